@@ -1,0 +1,3 @@
+"""Matplotlib displays for the library's estimators (optional extra ``plot``)."""
+
+__all__ = []

@@ -1,0 +1,47 @@
+"""Shared validation and converters between the library's two data shapes.
+
+Matches (a chronological table of pairwise games) and result matrices (agents x
+tasks) are checked here once, with errors that name the problem and where it is.
+"""
+
+from ._convert import (
+    baseline_normalize,
+    binarize_scores,
+    long_to_result_matrix,
+    matches_to_win_matrix,
+    matches_to_win_rate,
+    minmax_normalize,
+    win_probability_to_matches,
+)
+from ._validation import (
+    MatchData,
+    ResultMatrix,
+    check_antisymmetric,
+    check_binary_values,
+    check_in_bounds,
+    check_matches,
+    check_result_matrix,
+    check_square,
+    encode_players,
+    lookup_players,
+)
+
+__all__ = [
+    "MatchData",
+    "ResultMatrix",
+    "baseline_normalize",
+    "binarize_scores",
+    "check_antisymmetric",
+    "check_binary_values",
+    "check_in_bounds",
+    "check_matches",
+    "check_result_matrix",
+    "check_square",
+    "encode_players",
+    "long_to_result_matrix",
+    "lookup_players",
+    "matches_to_win_matrix",
+    "matches_to_win_rate",
+    "minmax_normalize",
+    "win_probability_to_matches",
+]

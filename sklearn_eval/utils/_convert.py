@@ -1,0 +1,398 @@
+"""Converters between the two data shapes and common score transformations."""
+
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+
+from ._validation import (
+    _is_dataframe,
+    _optional_pandas,
+    _py,
+    check_in_bounds,
+    check_matches,
+    check_result_matrix,
+    check_square,
+    encode_players,
+    lookup_players,
+)
+
+__all__ = [
+    "baseline_normalize",
+    "binarize_scores",
+    "long_to_result_matrix",
+    "matches_to_win_matrix",
+    "matches_to_win_rate",
+    "minmax_normalize",
+    "win_probability_to_matches",
+]
+
+
+def _code_matches(X, y, sample_weight, players):
+    data = check_matches(X, y, sample_weight)
+    if players is None:
+        players, i, j = encode_players(data.first, data.second)
+    else:
+        players = np.asarray(players)
+        i = lookup_players(data.first, players)
+        j = lookup_players(data.second, players)
+        unknown = (i < 0) | (j < 0)
+        if unknown.any():
+            row = int(np.argmax(unknown))
+            label = data.first[row] if i[row] < 0 else data.second[row]
+            raise ValueError(
+                f"Match at row {row} has player {_py(label)!r}, "
+                "which is not in players."
+            )
+    return data, players, i, j
+
+
+def matches_to_win_matrix(X, y, sample_weight=None, *, players=None):
+    """Count (weighted) wins and games between every pair of players.
+
+    Parameters
+    ----------
+    X : array-like or DataFrame of shape (n_matches, 2)
+        The two players of each match.
+    y : array-like of shape (n_matches,)
+        Outcome for the first player: 1 win, 0 loss, 0.5 draw.
+    sample_weight : array-like of shape (n_matches,), default=None
+        Weight of each match.
+    players : array-like, default=None
+        Fix the players and their order; by default the sorted labels seen.
+
+    Returns
+    -------
+    wins : ndarray of shape (n_players, n_players)
+        ``wins[i, j]`` is the weighted number of wins of i over j; a draw
+        counts half to each side.
+    counts : ndarray of shape (n_players, n_players)
+        Weighted number of games between i and j (symmetric).
+    players : ndarray of shape (n_players,)
+
+    Examples
+    --------
+    >>> from sklearn_eval.utils import matches_to_win_matrix
+    >>> wins, counts, players = matches_to_win_matrix(
+    ...     [["a", "b"], ["b", "a"], ["a", "b"]], [1, 0.5, 0])
+    >>> wins.tolist(), counts.tolist()
+    ([[0.0, 1.5], [1.5, 0.0]], [[0.0, 3.0], [3.0, 0.0]])
+    """
+    data, players, i, j = _code_matches(X, y, sample_weight, players)
+    n = len(players)
+    w = data.sample_weight
+    forward = i * n + j
+    backward = j * n + i
+    size = n * n
+    wins = np.bincount(forward, weights=w * data.y, minlength=size)
+    wins += np.bincount(backward, weights=w * (1.0 - data.y), minlength=size)
+    counts = np.bincount(forward, weights=w, minlength=size)
+    counts += np.bincount(backward, weights=w, minlength=size)
+    return wins.reshape(n, n), counts.reshape(n, n), players
+
+
+def matches_to_win_rate(X, y, sample_weight=None, *, players=None):
+    """Empirical win rate of every player against every other.
+
+    Returns
+    -------
+    rates : ndarray of shape (n_players, n_players)
+        ``wins / counts``; NaN where two players never met, 0.5 on the
+        diagonal.
+    counts : ndarray of shape (n_players, n_players)
+    players : ndarray of shape (n_players,)
+
+    Examples
+    --------
+    >>> from sklearn_eval.utils import matches_to_win_rate
+    >>> rates, counts, players = matches_to_win_rate(
+    ...     [["a", "b"], ["a", "b"], ["b", "c"]], [1, 0, 1])
+    >>> rates.round(2).tolist()
+    [[0.5, 0.5, nan], [0.5, 0.5, 1.0], [nan, 0.0, 0.5]]
+    """
+    wins, counts, players = matches_to_win_matrix(
+        X, y, sample_weight, players=players
+    )
+    with np.errstate(invalid="ignore", divide="ignore"):
+        rates = np.where(counts > 0, wins / np.where(counts > 0, counts, 1), np.nan)
+    np.fill_diagonal(rates, 0.5)
+    return rates, counts, players
+
+
+def win_probability_to_matches(P, players=None):
+    """Turn a win-probability matrix into weighted matches.
+
+    Each ordered pair ``(i, j)`` with ``i != j`` appears twice: once as a win
+    for ``i`` (``y = 1``) with weight ``P[i, j]`` and once as a loss
+    (``y = 0``) with weight ``1 - P[i, j]``. Every pair then counts equally in
+    a likelihood fit, whatever the number of games behind each probability.
+
+    Parameters
+    ----------
+    P : array-like of shape (n_players, n_players)
+        ``P[i, j]`` is the probability that i beats j; the diagonal is ignored.
+    players : array-like of shape (n_players,), default=None
+        Labels; ``0 .. n_players - 1`` by default.
+
+    Returns
+    -------
+    X : ndarray of shape (2 * n_players * (n_players - 1), 2)
+    y : ndarray of shape (2 * n_players * (n_players - 1),)
+    sample_weight : ndarray of shape (2 * n_players * (n_players - 1),)
+
+    Examples
+    --------
+    >>> from sklearn_eval.utils import win_probability_to_matches
+    >>> X, y, w = win_probability_to_matches([[0.5, 0.8], [0.2, 0.5]], ["a", "b"])
+    >>> X.tolist(), y.tolist(), w.round(2).tolist()
+    ([['a', 'b'], ['a', 'b'], ['b', 'a'], ['b', 'a']], [1.0, 0.0, 1.0, 0.0], [0.8, 0.2, 0.2, 0.8])
+    """  # noqa: E501
+    P = check_square(P, name="P")
+    off = ~np.eye(P.shape[0], dtype=bool)
+    if np.isnan(P[off]).any():
+        raise ValueError(
+            "P has a missing win probability (NaN) off the diagonal; fill it first."
+        )
+    check_in_bounds(np.where(off, P, 0.5), 0.0, 1.0, name="P")
+    n = P.shape[0]
+    labels = np.arange(n) if players is None else np.asarray(players)
+    if labels.shape != (n,):
+        raise ValueError(f"players must have {n} labels; got shape {labels.shape}.")
+    rows, cols = np.nonzero(off)
+    pairs = np.column_stack([labels[rows], labels[cols]])
+    X = np.repeat(pairs, 2, axis=0)
+    y = np.tile([1.0, 0.0], len(rows))
+    p = P[rows, cols]
+    weights = np.column_stack([p, 1.0 - p]).ravel()
+    return X, y, weights
+
+
+_AGGREGATES = ("mean", "sum", "min", "max", "first", "last", "error")
+
+
+def _long_columns(data, agent, task, score):
+    try:
+        columns = [data[agent], data[task], data[score]]
+    except (KeyError, IndexError, ValueError) as exc:
+        raise ValueError(
+            f"The long table needs columns {agent!r}, {task!r} and {score!r}; "
+            f"missing {exc}."
+        ) from exc
+    agents, tasks, scores = (np.asarray(c) for c in columns)
+    if not agents.shape == tasks.shape == scores.shape or agents.ndim != 1:
+        raise ValueError("The agent, task and score columns must be 1-D and aligned.")
+    try:
+        scores = scores.astype(np.float64)
+    except (TypeError, ValueError) as exc:
+        raise TypeError(f"Column {score!r} must be numeric: {exc}") from exc
+    return agents, tasks, scores
+
+
+def _aggregate(cell, scores, size, aggfunc):
+    observed = ~np.isnan(scores)
+    cell, scores = cell[observed], scores[observed]
+    count = np.bincount(cell, minlength=size)
+    if aggfunc == "error" and (count > 1).any():
+        raise ValueError(
+            "The long table has more than one score for an (agent, task) pair; "
+            "choose an aggfunc such as 'mean'."
+        )
+    out = np.full(size, np.nan)
+    if aggfunc in ("mean", "sum", "error"):
+        total = np.bincount(cell, weights=scores, minlength=size)
+        out[count > 0] = total[count > 0]
+        if aggfunc != "sum":
+            out[count > 0] /= count[count > 0]
+    elif aggfunc in ("min", "max"):
+        ufunc = np.fmin if aggfunc == "min" else np.fmax
+        ufunc.at(out, cell, scores)
+    else:
+        order = np.arange(len(cell))
+        if aggfunc == "first":
+            order = order[::-1]
+        out[cell[order]] = scores[order]
+    return out
+
+
+def long_to_result_matrix(
+    data, *, agent="agent", task="task", score="score", aggfunc="mean", as_frame=None
+):
+    """Pivot a long table (agent, task, score) into an agent x task matrix.
+
+    Parameters
+    ----------
+    data : DataFrame or mapping of column name to 1-D array
+        The long table.
+    agent, task, score : str, default="agent", "task", "score"
+        Column names.
+    aggfunc : {"mean", "sum", "min", "max", "first", "last", "error"}, \
+default="mean"
+        How repeated (agent, task) scores combine; "error" raises on repeats.
+        NaN scores count as missing and are skipped.
+    as_frame : bool, default=None
+        Return a DataFrame (None: when ``data`` is a DataFrame).
+
+    Returns
+    -------
+    DataFrame or ResultMatrix
+        Agents as rows and tasks as columns, both sorted; NaN where an agent
+        has no score on a task.
+
+    Examples
+    --------
+    >>> from sklearn_eval.utils import long_to_result_matrix
+    >>> table = {"agent": ["x", "x", "y"], "task": ["t1", "t2", "t1"],
+    ...          "score": [1.0, 3.0, 2.0]}
+    >>> m = long_to_result_matrix(table, as_frame=False)
+    >>> m.values.tolist(), m.agents.tolist(), m.tasks.tolist()
+    ([[1.0, 3.0], [2.0, nan]], ['x', 'y'], ['t1', 't2'])
+    """
+    if aggfunc not in _AGGREGATES:
+        raise ValueError(f"aggfunc must be one of {_AGGREGATES}; got {aggfunc!r}.")
+    agents, tasks, scores = _long_columns(data, agent, task, score)
+    if agents.shape[0] == 0:
+        raise ValueError("The long table is empty.")
+    if np.isinf(scores).any():
+        row = int(np.argmax(np.isinf(scores)))
+        raise ValueError(f"Column {score!r} has an infinite value at row {row}.")
+    agent_names, a_idx, _ = encode_players(agents, agents[:1])
+    task_names, t_idx, _ = encode_players(tasks, tasks[:1])
+    shape = (len(agent_names), len(task_names))
+    flat = _aggregate(a_idx * shape[1] + t_idx, scores, shape[0] * shape[1], aggfunc)
+    values = flat.reshape(shape)
+    if as_frame is None:
+        as_frame = _is_dataframe(data)
+    if as_frame:
+        pd = _optional_pandas()
+        if pd is None:  # pragma: no cover - exercised only without pandas
+            raise ImportError("as_frame=True needs pandas: pip install pandas")
+        return pd.DataFrame(
+            values,
+            index=pd.Index(agent_names, name=agent),
+            columns=pd.Index(task_names, name=task),
+        )
+    from ._validation import ResultMatrix
+
+    return ResultMatrix(values, agent_names, task_names)
+
+
+def _like_input(X, values):
+    """Return ``values`` as a DataFrame shaped like ``X`` when X is one."""
+    if _is_dataframe(X):
+        return X.__class__(values, index=X.index, columns=X.columns)
+    return values
+
+
+def _per_task(value, n_tasks, name):
+    arr = np.asarray(value, dtype=np.float64)
+    if arr.ndim == 0:
+        arr = np.full(n_tasks, float(arr))
+    if arr.shape != (n_tasks,):
+        raise ValueError(
+            f"{name} must be a scalar or have one value per task ({n_tasks}); "
+            f"got shape {arr.shape}."
+        )
+    if not np.isfinite(arr).all():
+        col = int(np.argmax(~np.isfinite(arr)))
+        raise ValueError(f"{name} has a non-finite value for task (column) {col}.")
+    return arr
+
+
+def binarize_scores(X, threshold, *, inclusive=True):
+    """Turn scores into successes (1) and failures (0) by a threshold.
+
+    Parameters
+    ----------
+    X : array-like or DataFrame of shape (n_agents, n_tasks)
+        Scores; NaN (missing) stays NaN.
+    threshold : float or array-like of shape (n_tasks,)
+        Success when ``score >= threshold`` (``>`` if not inclusive). E.g. 100
+        on human-normalised Atari scores, or 3 for "at least 3 wins of 5".
+    inclusive : bool, default=True
+        Whether a score equal to the threshold counts as a success.
+
+    Returns
+    -------
+    ndarray or DataFrame of float64 (0.0, 1.0 or NaN)
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from sklearn_eval.utils import binarize_scores
+    >>> binarize_scores([[120.0, 100.0, np.nan, 40.0]], 100).tolist()
+    [[1.0, 1.0, nan, 0.0]]
+    """
+    values, _, _ = check_result_matrix(X, allow_nan=True)
+    thresholds = _per_task(threshold, values.shape[1], "threshold")
+    success = values >= thresholds if inclusive else values > thresholds
+    out = np.where(np.isnan(values), np.nan, success.astype(np.float64))
+    return _like_input(X, out)
+
+
+def minmax_normalize(X, *, constant=0.0):
+    """Rescale each task (column) to [0, 1] by its minimum and maximum.
+
+    ``(x - min) / (max - min)`` per column, ignoring NaN. A constant column
+    has no range: it is set to ``constant`` (default 0) with a warning.
+
+    Examples
+    --------
+    >>> from sklearn_eval.utils import minmax_normalize
+    >>> minmax_normalize([[0.0, -1.0], [5.0, 1.0], [10.0, 0.0]]).tolist()
+    [[0.0, 0.0], [0.5, 1.0], [1.0, 0.5]]
+    """
+    values, _, _ = check_result_matrix(X, allow_nan=True)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)
+        low = np.nanmin(values, axis=0)
+        high = np.nanmax(values, axis=0)
+    span = high - low
+    flat = ~(span > 0)
+    if flat.any():
+        cols = np.flatnonzero(flat).tolist()
+        warnings.warn(
+            f"Tasks (columns) {cols} are constant or all missing; their normalised "
+            f"scores are set to {constant}.",
+            UserWarning,
+            stacklevel=2,
+        )
+    safe_span = np.where(flat, 1.0, span)
+    out = (values - np.where(flat, 0.0, low)) / safe_span
+    out[:, flat] = np.where(np.isnan(values[:, flat]), np.nan, constant)
+    return _like_input(X, out)
+
+
+def baseline_normalize(X, low, high, *, scale=100.0):
+    """Normalise each task between two reference scores.
+
+    ``scale * (x - low) / (high - low)`` per task: with ``low`` the random
+    agent's score and ``high`` the human's, this is the human-normalised score
+    in percent (0 = random, 100 = human).
+
+    Parameters
+    ----------
+    X : array-like or DataFrame of shape (n_agents, n_tasks)
+    low, high : float or array-like of shape (n_tasks,)
+        Reference scores; ``high != low`` for every task.
+    scale : float, default=100.0
+
+    Examples
+    --------
+    >>> from sklearn_eval.utils import baseline_normalize
+    >>> baseline_normalize([[227.8, 7127.7]], low=227.8, high=7127.7).tolist()
+    [[0.0, 100.0]]
+    """
+    values, _, _ = check_result_matrix(X, allow_nan=True)
+    n_tasks = values.shape[1]
+    low = _per_task(low, n_tasks, "low")
+    high = _per_task(high, n_tasks, "high")
+    same = high == low
+    if same.any():
+        col = int(np.argmax(same))
+        raise ValueError(
+            f"high equals low ({high[col]}) for task (column) {col}; the baseline "
+            "normalisation is undefined there."
+        )
+    out = scale * (values - low) / (high - low)
+    return _like_input(X, out)

@@ -1,0 +1,540 @@
+"""Validation of the library's two data shapes: matches and result matrices.
+
+Every check raises a ``ValueError`` or ``TypeError`` whose message names the
+problem and, where it applies, the offending row and column.
+"""
+
+from __future__ import annotations
+
+import numbers
+from typing import NamedTuple
+
+import numpy as np
+import scipy.sparse as sp
+
+__all__ = [
+    "MatchData",
+    "ResultMatrix",
+    "check_antisymmetric",
+    "check_binary_values",
+    "check_in_bounds",
+    "check_matches",
+    "check_result_matrix",
+    "check_square",
+    "encode_players",
+    "lookup_players",
+]
+
+_ALLOWED_OUTCOMES = (0.0, 0.5, 1.0)
+
+
+class MatchData(NamedTuple):
+    """Validated matches: the two players' labels, outcomes and weights."""
+
+    first: np.ndarray
+    second: np.ndarray
+    y: np.ndarray | None
+    sample_weight: np.ndarray
+
+
+class ResultMatrix(NamedTuple):
+    """A validated agent x task matrix with the names it came with."""
+
+    values: np.ndarray
+    agents: np.ndarray | None
+    tasks: np.ndarray | None
+
+
+def _is_dataframe(X):
+    return hasattr(X, "iloc") and hasattr(X, "columns")
+
+
+def _reject_sparse(X, name):
+    if sp.issparse(X):
+        raise TypeError(
+            f"{name} is a sparse matrix, which is not supported here; "
+            "convert it with X.toarray()."
+        )
+
+
+def _optional_pandas():
+    try:
+        import pandas as pd
+    except ImportError:  # pragma: no cover - exercised only without pandas
+        return None
+    return pd
+
+
+def _py(value):
+    """A numpy scalar as the Python value, for readable messages."""
+    return value.item() if isinstance(value, np.generic) else value
+
+
+def _first_true(mask):
+    """Index tuple of the first True entry of a boolean array (C order)."""
+    return tuple(int(k) for k in np.unravel_index(np.argmax(mask), mask.shape))
+
+
+def _location(index, labels=None):
+    if len(index) == 1:
+        return f"row {index[0]}"
+    row, col = index
+    where = f"row {row}, column {col}"
+    if labels is not None:
+        agents, tasks = labels
+        names = []
+        if agents is not None:
+            names.append(f"agent {_py(agents[row])!r}")
+        if tasks is not None:
+            names.append(f"task {_py(tasks[col])!r}")
+        if names:
+            where += " (" + ", ".join(names) + ")"
+    return where
+
+
+def _label_missing_mask(labels):
+    """Boolean mask of missing labels (None or NaN) in a 1-D label array."""
+    if labels.dtype.kind == "f":
+        return np.isnan(labels)
+    if labels.dtype.kind != "O":
+        return np.zeros(labels.shape, dtype=bool)
+    pd = _optional_pandas()
+    if pd is not None:
+        return np.asarray(pd.isna(labels), dtype=bool)
+    return np.fromiter(  # pragma: no cover - exercised only without pandas
+        (v is None or (isinstance(v, float) and v != v) for v in labels),
+        dtype=bool,
+        count=len(labels),
+    )
+
+
+def _match_columns(X):
+    if _is_dataframe(X):
+        if X.shape[1] != 2:
+            raise ValueError(
+                "X must have exactly 2 columns (first player, second player); "
+                f"got a DataFrame with {X.shape[1]} columns."
+            )
+        return X.iloc[:, 0].to_numpy(), X.iloc[:, 1].to_numpy()
+    arr = np.asarray(X)
+    if arr.ndim != 2 or arr.shape[1] != 2:
+        raise ValueError(
+            "X must have shape (n_matches, 2): one row per match, the two players' "
+            f"labels in the two columns; got shape {arr.shape}."
+        )
+    return arr[:, 0], arr[:, 1]
+
+
+def _check_labels(first, second):
+    for column, labels in ((0, first), (1, second)):
+        missing = _label_missing_mask(labels)
+        if missing.any():
+            row = int(np.argmax(missing))
+            raise ValueError(
+                f"X has a missing player label (NaN or None) at row {row}, "
+                f"column {column}."
+            )
+    same = np.asarray(first == second, dtype=bool)
+    if same.shape != first.shape:  # pragma: no cover - defensive, odd __eq__
+        raise TypeError("Player labels could not be compared element-wise.")
+    if same.any():
+        row = int(np.argmax(same))
+        raise ValueError(
+            f"Match at row {row} has player {_py(first[row])!r} playing against itself."
+        )
+
+
+def _check_vector(v, n, name, *, allow_none=False):
+    if v is None:
+        if allow_none:
+            return None
+        raise ValueError(f"{name} is required.")
+    _reject_sparse(v, name)
+    try:
+        arr = np.asarray(v, dtype=np.float64)
+    except (TypeError, ValueError) as exc:
+        raise TypeError(f"{name} must be numeric; could not convert it: {exc}") from exc
+    if arr.ndim != 1:
+        arr = arr.reshape(-1) if arr.ndim == 2 and 1 in arr.shape else arr
+    if arr.ndim != 1:
+        raise ValueError(f"{name} must be 1-D; got shape {np.shape(v)}.")
+    if arr.shape[0] != n:
+        raise ValueError(
+            f"{name} has {arr.shape[0]} entries but X has {n} matches; "
+            "they must have the same length."
+        )
+    bad = ~np.isfinite(arr)
+    if bad.any():
+        row = int(np.argmax(bad))
+        raise ValueError(f"{name} has a non-finite value ({arr[row]}) at row {row}.")
+    return arr
+
+
+def check_matches(X, y=None, sample_weight=None, *, require_y=True):
+    """Validate a table of matches.
+
+    Parameters
+    ----------
+    X : array-like or DataFrame of shape (n_matches, 2)
+        The two players of each match, in chronological order. Labels may be
+        any hashable values (str or int); missing labels are rejected.
+    y : array-like of shape (n_matches,), default=None
+        Outcome for the first player: 1 win, 0 loss, 0.5 draw.
+    sample_weight : array-like of shape (n_matches,), default=None
+        Non-negative weight of each match; ones when None.
+    require_y : bool, default=True
+        Whether ``y`` must be given (False for prediction).
+
+    Returns
+    -------
+    MatchData
+        Named tuple ``(first, second, y, sample_weight)``; ``y`` is float64 or
+        None, ``sample_weight`` float64.
+
+    Raises
+    ------
+    ValueError
+        On a wrong shape, no matches, a missing label, a player against
+        itself, an outcome outside {0, 0.5, 1}, a negative or non-finite
+        weight, or lengths that differ; the message names the row.
+    TypeError
+        On sparse input or non-numeric outcomes or weights.
+
+    Examples
+    --------
+    >>> from sklearn_eval.utils import check_matches
+    >>> m = check_matches([["a", "b"], ["b", "c"]], [1, 0.5])
+    >>> m.first.tolist(), m.y.tolist(), m.sample_weight.tolist()
+    (['a', 'b'], [1.0, 0.5], [1.0, 1.0])
+    """
+    _reject_sparse(X, "X")
+    first, second = _match_columns(X)
+    n = first.shape[0]
+    if n == 0:
+        raise ValueError("X holds no matches; at least one is required.")
+    _check_labels(first, second)
+    y_arr = _check_vector(y, n, "y", allow_none=not require_y)
+    if y_arr is not None:
+        bad = ~np.isin(y_arr, _ALLOWED_OUTCOMES)
+        if bad.any():
+            row = int(np.argmax(bad))
+            raise ValueError(
+                f"y must be 1 (first player wins), 0 (loses) or 0.5 (draw); "
+                f"got {_py(y_arr[row])!r} at row {row}."
+            )
+    if sample_weight is None:
+        weights = np.ones(n, dtype=np.float64)
+    else:
+        weights = _check_vector(sample_weight, n, "sample_weight")
+        negative = weights < 0
+        if negative.any():
+            row = int(np.argmax(negative))
+            raise ValueError(
+                f"sample_weight must be non-negative; got {weights[row]} at row {row}."
+            )
+    return MatchData(first, second, y_arr, weights)
+
+
+def _sorted_uniques(uniques):
+    try:
+        order = np.argsort(uniques, kind="stable")
+        sorted_uniques = uniques[order]
+        if uniques.dtype.kind == "O":
+            # argsort on object arrays may not raise on some mixed types; check
+            # the order with Python's own comparisons, which do.
+            sorted(uniques.tolist())
+    except TypeError as exc:
+        kinds = sorted({type(v).__name__ for v in uniques.tolist()})
+        raise TypeError(
+            "Player labels mix types that cannot be ordered "
+            f"({', '.join(kinds)}); use labels of one type, e.g. all str."
+        ) from exc
+    return sorted_uniques, order
+
+
+def _factorize(values):
+    """Codes and uniques of a 1-D array, without np.unique on object arrays."""
+    if values.dtype.kind in "biuf":
+        uniques, codes = np.unique(values, return_inverse=True)
+        return codes.astype(np.int64), uniques
+    pd = _optional_pandas()
+    if pd is not None:
+        codes, uniques = pd.factorize(values, sort=False)
+        uniques = np.asarray(uniques, dtype=values.dtype if values.dtype.kind == "U"
+                             else object)
+    else:  # pragma: no cover - exercised only without pandas
+        mapping = {}
+        codes = np.fromiter(
+            (mapping.setdefault(v, len(mapping)) for v in values.tolist()),
+            dtype=np.int64,
+            count=len(values),
+        )
+        uniques = np.empty(len(mapping), dtype=object)
+        uniques[:] = list(mapping)
+    uniques, order = _sorted_uniques(uniques)
+    rank = np.empty(len(order), dtype=np.int64)
+    rank[order] = np.arange(len(order))
+    return rank[np.asarray(codes, dtype=np.int64)], uniques
+
+
+def encode_players(first, second):
+    """Code two label columns as integer indices into their sorted union.
+
+    Parameters
+    ----------
+    first, second : array-like of shape (n_matches,)
+        Player labels of any one sortable hashable type.
+
+    Returns
+    -------
+    players : ndarray of shape (n_players,)
+        The distinct labels, sorted.
+    idx_first, idx_second : ndarray of int64, shape (n_matches,)
+        Positions of the labels in ``players``.
+
+    Raises
+    ------
+    TypeError
+        If the labels mix types that cannot be sorted (e.g. str and int).
+
+    Examples
+    --------
+    >>> from sklearn_eval.utils import encode_players
+    >>> players, i, j = encode_players(["b", "a"], ["c", "b"])
+    >>> players.tolist(), i.tolist(), j.tolist()
+    (['a', 'b', 'c'], [1, 0], [2, 1])
+    """
+    first = np.asarray(first)
+    second = np.asarray(second)
+    if first.dtype.kind != second.dtype.kind:
+        first = first.astype(object)
+        second = second.astype(object)
+    codes, players = _factorize(np.concatenate([first, second]))
+    n = first.shape[0]
+    return players, codes[:n], codes[n:]
+
+
+def lookup_players(labels, players):
+    """Positions of ``labels`` in the fitted ``players``, -1 for unseen ones.
+
+    Parameters
+    ----------
+    labels : array-like of shape (n,)
+        Labels to look up.
+    players : ndarray of shape (n_players,)
+        Known labels (e.g. an estimator's ``players_``).
+
+    Returns
+    -------
+    ndarray of int64, shape (n,)
+
+    Examples
+    --------
+    >>> from sklearn_eval.utils import lookup_players
+    >>> lookup_players(["c", "z", "a"], ["a", "b", "c"]).tolist()
+    [2, -1, 0]
+    """
+    labels = np.asarray(labels)
+    players = np.asarray(players)
+    pd = _optional_pandas()
+    if pd is not None:
+        index = pd.Index(players)
+        if index.is_unique:
+            return np.asarray(index.get_indexer(labels), dtype=np.int64)
+    mapping = {v: k for k, v in enumerate(players.tolist())}
+    return np.fromiter(
+        (mapping.get(v, -1) for v in labels.tolist()), dtype=np.int64, count=len(labels)
+    )
+
+
+def _frame_values(X, name):
+    columns = np.asarray(X.columns)
+    pd = _optional_pandas()
+    if pd is not None and not pd.Index(X.columns).is_unique:
+        dup = pd.Index(X.columns)[pd.Index(X.columns).duplicated()][0]
+        raise ValueError(f"{name} has duplicated column name {_py(dup)!r}.")
+    for k, dtype in enumerate(X.dtypes):
+        if not (dtype.kind in "biuf" or str(dtype) in ("boolean", "Int64", "Float64")):
+            raise TypeError(
+                f"{name} column {_py(columns[k])!r} (column {k}) is not numeric "
+                f"(dtype {dtype})."
+            )
+    values = X.to_numpy(dtype=np.float64, na_value=np.nan)
+    index = X.index
+    agents = None
+    if pd is not None and not isinstance(index, pd.RangeIndex):
+        agents = np.asarray(index)
+    return values, agents, columns
+
+
+def _array_values(X, name):
+    arr = np.asarray(X)
+    if arr.dtype.kind in "OUS":
+        try:
+            arr = arr.astype(np.float64)
+        except (TypeError, ValueError) as exc:
+            raise TypeError(
+                f"{name} must hold numbers; it has non-numeric entries "
+                f"(dtype {arr.dtype}): {exc}"
+            ) from exc
+    elif arr.dtype.kind not in "biuf":
+        raise TypeError(f"{name} must hold numbers; got dtype {arr.dtype}.")
+    return np.asarray(arr, dtype=np.float64), None, None
+
+
+def check_result_matrix(X, *, allow_nan=False, name="X"):
+    """Validate an agent x task result matrix and keep its names.
+
+    Parameters
+    ----------
+    X : array-like or DataFrame of shape (n_agents, n_tasks)
+        Rows are agents, columns are tasks.
+    allow_nan : bool, default=False
+        Whether NaN (a missing result) is allowed.
+    name : str, default="X"
+        Name used in error messages.
+
+    Returns
+    -------
+    ResultMatrix
+        Named tuple ``(values, agents, tasks)``: a float64 copy of the data,
+        the row labels (a DataFrame's index unless it is a RangeIndex) and the
+        column labels (a DataFrame's columns), or None.
+
+    Raises
+    ------
+    ValueError
+        On a shape other than 2-D, an empty matrix, inf anywhere, NaN when not
+        allowed, or duplicated column names; the message names row and column.
+    TypeError
+        On sparse or non-numeric input.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from sklearn_eval.utils import check_result_matrix
+    >>> check_result_matrix([[1, 0], [0, np.nan]], allow_nan=True).values.shape
+    (2, 2)
+    """
+    _reject_sparse(X, name)
+    if _is_dataframe(X):
+        values, agents, tasks = _frame_values(X, name)
+    else:
+        values, agents, tasks = _array_values(X, name)
+    if values.ndim != 2:
+        raise ValueError(
+            f"{name} must be 2-D (agents x tasks); got {values.ndim}-D input "
+            f"of shape {values.shape}. Reshape 1-D data with X.reshape(-1, 1) "
+            "for one task or X.reshape(1, -1) for one agent."
+        )
+    if values.shape[0] == 0 or values.shape[1] == 0:
+        raise ValueError(f"{name} is empty (shape {values.shape}).")
+    labels = (agents, tasks)
+    inf = np.isinf(values)
+    if inf.any():
+        where = _location(_first_true(inf), labels)
+        raise ValueError(f"{name} has an infinite value at {where}.")
+    if not allow_nan:
+        nan = np.isnan(values)
+        if nan.any():
+            where = _location(_first_true(nan), labels)
+            raise ValueError(
+                f"{name} has a missing value (NaN) at {where}, and this method "
+                "needs complete data."
+            )
+    return ResultMatrix(values, agents, tasks)
+
+
+def check_binary_values(A, name="X"):
+    """Check that every entry is 0, 1 or NaN.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from sklearn_eval.utils import check_binary_values
+    >>> check_binary_values(np.array([[0.0, 1.0], [np.nan, 1.0]])).shape
+    (2, 2)
+    """
+    A = np.asarray(A, dtype=np.float64)
+    bad = ~(np.isnan(A) | (A == 0) | (A == 1))
+    if bad.any():
+        index = _first_true(bad)
+        raise ValueError(
+            f"{name} must hold binary responses (0, 1, or NaN for missing); got "
+            f"{_py(A[index])!r} at {_location(index)}. Binarise scores first, "
+            "e.g. with sklearn_eval.utils.binarize_scores."
+        )
+    return A
+
+
+def check_in_bounds(A, low, high, name="X"):
+    """Check that every non-NaN entry lies in ``[low, high]``.
+
+    Examples
+    --------
+    >>> from sklearn_eval.utils import check_in_bounds
+    >>> check_in_bounds([[0.2, 0.9]], 0, 1).tolist()
+    [[0.2, 0.9]]
+    """
+    A = np.asarray(A, dtype=np.float64)
+    bad = (A < low) | (A > high)
+    if bad.any():
+        index = _first_true(bad)
+        raise ValueError(
+            f"{name} must lie in [{low}, {high}]; got {_py(A[index])!r} at "
+            f"{_location(index)}."
+        )
+    return A
+
+
+def check_square(A, name="payoff"):
+    """Check that ``A`` is a 2-D square matrix with at least two rows.
+
+    Examples
+    --------
+    >>> from sklearn_eval.utils import check_square
+    >>> check_square([[0, 1], [-1, 0]]).shape
+    (2, 2)
+    """
+    A = np.asarray(A, dtype=np.float64)
+    if A.ndim != 2 or A.shape[0] != A.shape[1]:
+        raise ValueError(f"{name} must be a square matrix; got shape {A.shape}.")
+    if A.shape[0] < 2:
+        raise ValueError(f"{name} needs at least 2 agents; got {A.shape[0]}.")
+    return A
+
+
+def check_antisymmetric(A, *, tol=1e-8, name="payoff"):
+    """Check that ``A`` is square, finite and antisymmetric (``A = -A.T``).
+
+    The tolerance is relative to the largest magnitude in ``A`` (absolute when
+    that is below 1).
+
+    Examples
+    --------
+    >>> from sklearn_eval.utils import check_antisymmetric
+    >>> check_antisymmetric([[0, 2], [-2, 0]]).tolist()
+    [[0.0, 2.0], [-2.0, 0.0]]
+    """
+    A = check_square(A, name=name)
+    nonfinite = ~np.isfinite(A)
+    if nonfinite.any():
+        index = _first_true(nonfinite)
+        raise ValueError(f"{name} has a non-finite value at {_location(index)}.")
+    excess = np.abs(A + A.T)
+    limit = tol * max(1.0, float(np.max(np.abs(A))))
+    if excess.max() > limit:
+        i, j = _first_true(excess > limit)
+        raise ValueError(
+            f"{name} must be antisymmetric (A[i, j] = -A[j, i]); A[{i}, {j}] = "
+            f"{_py(A[i, j])!r} but A[{j}, {i}] = {_py(A[j, i])!r} "
+            f"(tolerance {limit:.3g})."
+        )
+    return A
+
+
+def check_scalar_threshold(value, name):
+    """Reject non-finite thresholds and bounds early (internal helper)."""
+    if isinstance(value, numbers.Real) and not np.isfinite(value):
+        raise ValueError(f"{name} must be finite; got {value}.")
+    return value
