@@ -23,11 +23,13 @@ class CommandError(Exception):
 def _format_table(header, rows):
     table = [[str(cell) for cell in row] for row in [header, *rows]]
     widths = [max(len(row[k]) for row in table) for k in range(len(header))]
-    lines = ["  ".join(c.ljust(w) for c, w in zip(table[0], widths, strict=True))]
-    lines.append("  ".join("-" * w for w in widths))
-    for row in table[1:]:
-        lines.append("  ".join(c.ljust(w) for c, w in zip(row, widths, strict=True)))
-    return "\n".join(lines)
+
+    def line(cells):
+        return "  ".join(c.ljust(w) for c, w in zip(cells, widths, strict=True))
+
+    lines = [line(table[0]), line(["-" * w for w in widths])]
+    lines += [line(row) for row in table[1:]]
+    return "\n".join(text.rstrip() for text in lines)
 
 
 def _demo(args, out):

@@ -1,0 +1,41 @@
+"""Built-in benchmark datasets (``load_*``) and synthetic generators (``make_*``).
+
+The ``load_*`` functions read small, permissively licensed files shipped inside
+the package (see the repository's NOTICE) and return a scikit-learn
+:class:`~sklearn.utils.Bunch`; ``describe_datasets`` summarises them all. The
+``make_*`` functions draw seeded synthetic data from documented models.
+"""
+
+from ._generators import (
+    make_agent_task_scores,
+    make_cyclic_game,
+    make_irt_responses,
+    make_matches,
+)
+from ._loaders import (
+    describe_datasets,
+    load_atari,
+    load_atari_reference_scores,
+    load_automl_benchmark,
+    load_chembench,
+    load_international_football,
+    load_rrps,
+    load_soccer,
+    load_vicuna80,
+)
+
+__all__ = [
+    "describe_datasets",
+    "load_atari",
+    "load_atari_reference_scores",
+    "load_automl_benchmark",
+    "load_chembench",
+    "load_international_football",
+    "load_rrps",
+    "load_soccer",
+    "load_vicuna80",
+    "make_agent_task_scores",
+    "make_cyclic_game",
+    "make_irt_responses",
+    "make_matches",
+]
