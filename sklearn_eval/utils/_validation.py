@@ -377,6 +377,8 @@ def _array_values(X, name):
                 f"{name} must hold numbers; it has non-numeric entries "
                 f"(dtype {arr.dtype}): {exc}"
             ) from exc
+    elif arr.dtype.kind == "c":
+        raise ValueError(f"Complex data not supported: {name} has dtype {arr.dtype}.")
     elif arr.dtype.kind not in "biuf":
         raise TypeError(f"{name} must hold numbers; got dtype {arr.dtype}.")
     return np.asarray(arr, dtype=np.float64), None, None
@@ -424,11 +426,19 @@ def check_result_matrix(X, *, allow_nan=False, name="X"):
     if values.ndim != 2:
         raise ValueError(
             f"{name} must be 2-D (agents x tasks); got {values.ndim}-D input "
-            f"of shape {values.shape}. Reshape 1-D data with X.reshape(-1, 1) "
+            f"of shape {values.shape}. Reshape your data with X.reshape(-1, 1) "
             "for one task or X.reshape(1, -1) for one agent."
         )
-    if values.shape[0] == 0 or values.shape[1] == 0:
-        raise ValueError(f"{name} is empty (shape {values.shape}).")
+    if values.shape[0] == 0:
+        raise ValueError(
+            f"{name} is empty: found array with 0 sample(s) (shape={values.shape}) "
+            "while a minimum of 1 is required."
+        )
+    if values.shape[1] == 0:
+        raise ValueError(
+            f"{name} is empty: found array with 0 feature(s) (shape={values.shape}) "
+            "while a minimum of 1 is required."
+        )
     labels = (agents, tasks)
     inf = np.isinf(values)
     if inf.any():
