@@ -1,3 +1,6 @@
-"""Scores and scorers for rankings and matches, usable as ``scoring=`` in GridSearchCV."""
+"""Scores and scorers for rankings and matches (usable as ``scoring=``)."""
+
+from ._ranking import kendall_tau, spearman_rho
 
 __all__ = []
+__all__ += ["kendall_tau", "spearman_rho"]
