@@ -6,4 +6,6 @@ agents against tasks) as scikit-learn estimators.
 
 __version__ = "0.1.0.dev0"
 
-__all__ = ["__version__"]
+from .selection import InfoGainSelector  # noqa: E402
+
+__all__ = ["InfoGainSelector", "__version__"]
