@@ -23,7 +23,15 @@ extensions = [
 ]
 
 autosummary_generate = True
-autodoc_default_options = {"members": True, "inherited-members": False}
+autodoc_default_options = {
+    "members": True,
+    "inherited-members": False,
+    # scikit-learn's generated metadata-routing setters document themselves
+    # with cross-references into scikit-learn's own docs
+    "exclude-members": "set_fit_request,set_transform_request,set_score_request,"
+    "set_predict_request,set_partial_fit_request,set_predict_proba_request,"
+    "get_metadata_routing,set_output,set_params,get_params",
+}
 numpydoc_show_class_members = False
 numpydoc_class_members_toctree = False
 exclude_patterns = ["_build", "auto_examples/*.ipynb", "auto_examples/*.py",

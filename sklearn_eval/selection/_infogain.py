@@ -456,15 +456,15 @@ class InfoGainSelector(SelectorMixin, BaseEstimator):
     tasks_ : ndarray of shape (n_tasks_total,)
         Task labels: the ``groups`` labels in order of first appearance, or the
         column names (indices) without groups.
-    means_ : ndarray of shape (n_agents, n_features_in_)
+    means_ : ndarray of shape (n_agents, n_features)
         Mean result of every agent on every column.
-    stds_ : ndarray of shape (n_agents, n_features_in_)
+    stds_ : ndarray of shape (n_agents, n_features)
         Final spreads used (population std of the runs plus ``std_offset``).
-    n_runs_ : ndarray of shape (n_agents, n_features_in_) or None
+    n_runs_ : ndarray of shape (n_agents, n_features) or None
         Number of runs behind every mean (``input="runs"``).
     information_gain_ : ndarray of shape (n_tasks_total,)
         Gain of every task alone (its measures combined).
-    scores_ : ndarray of shape (n_features_in_,)
+    scores_ : ndarray of shape (n_features,)
         ``information_gain_`` of the task of every column.
     selection_order_ : ndarray of int
         Indices into ``tasks_`` in greedy pick order (with
@@ -478,7 +478,7 @@ class InfoGainSelector(SelectorMixin, BaseEstimator):
         ``cumulative_gain_[-1] / max_information_``.
     confusion_matrix_ : ndarray of shape (n_agents, n_agents)
         Confusion matrix of the selected set.
-    support_ : ndarray of bool of shape (n_features_in_,)
+    support_ : ndarray of bool of shape (n_features,)
         Selected columns.
     n_features_in_ : int
     feature_names_in_ : ndarray of str
