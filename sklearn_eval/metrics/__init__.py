@@ -1,6 +1,8 @@
 """Scores and scorers for rankings and matches (usable as ``scoring=``)."""
 
+from ._match import match_log_loss, match_log_loss_scorer
 from ._ranking import kendall_tau, spearman_rho
 
 __all__ = []
 __all__ += ["kendall_tau", "spearman_rho"]
+__all__ += ["match_log_loss", "match_log_loss_scorer"]

@@ -1,0 +1,480 @@
+"""Shared machinery of the match-based rating estimators (EloRanker, MultiElo).
+
+Both estimators read matches (DESIGN.md section 3): ``X`` of shape
+(n_matches, 2) with the two players' labels, ``y`` the first player's outcome
+(1 win, 0 loss, 0.5 draw). They keep their state on the natural-logit scale,
+relative to the initial rating (so an unseen player has internal rating 0),
+and publish it on the scale the user asked for.
+"""
+
+import math
+from numbers import Integral, Real
+
+import numpy as np
+from sklearn.base import BaseEstimator, ClassifierMixin, _fit_context
+from sklearn.utils._param_validation import Interval, StrOptions
+from sklearn.utils.validation import check_is_fitted, validate_data
+
+from ..utils import check_matches, encode_players, lookup_players
+from . import _kernels
+from ._batch import aggregate_pairs
+from ._labels import check_and_encode_matches
+
+__all__ = ["ELO_UNITS_PER_LOGIT", "BaseMatchRater"]
+
+#: Elo points per natural-logit unit: 400 / ln(10), about 173.72.
+ELO_UNITS_PER_LOGIT = 400.0 / math.log(10.0)
+
+_DEFAULT_INITIAL = {"elo": 1500.0, "logit": 0.0}
+
+
+def _log_sigmoid(z):
+    """log(sigmoid(z)) computed without overflow."""
+    return -np.logaddexp(0.0, -z)
+
+
+def _forward_fill(values):
+    """Replace NaN in each column by the last non-NaN value above it."""
+    index = np.where(np.isnan(values), 0, np.arange(values.shape[0])[:, None])
+    np.maximum.accumulate(index, axis=0, out=index)
+    return np.take_along_axis(values, index, axis=0)
+
+
+class BaseMatchRater(ClassifierMixin, BaseEstimator):
+    """Common fit / partial_fit / predict logic of the match-based raters.
+
+    Subclasses implement ``_new_state``, ``_extend_state``, ``_run_online``,
+    ``_run_batch``, ``_logits`` and ``_publish``. The state is a dict of numpy
+    arrays on the natural-logit scale; ``"ratings"`` is always present.
+    """
+
+    _parameter_constraints: dict = {
+        "method": [StrOptions({"online", "batch"})],
+        "k_factor": [Interval(Real, 0, None, closed="neither")],
+        "initial_rating": [Interval(Real, None, None, closed="neither"), None],
+        "scale": [StrOptions({"elo", "logit"})],
+        "first_advantage": [Interval(Real, None, None, closed="neither")],
+        "alpha": [Interval(Real, 0, None, closed="left")],
+        "tol": [Interval(Real, 0, None, closed="neither")],
+        "max_iter": [Interval(Integral, 1, None, closed="left")],
+        "keep_history": ["boolean"],
+    }
+
+    # ----------------------------------------------------------------- scale
+    def _units_per_logit(self):
+        return ELO_UNITS_PER_LOGIT if self.scale == "elo" else 1.0
+
+    def _initial(self):
+        if self.initial_rating is None:
+            return _DEFAULT_INITIAL[self.scale]
+        return float(self.initial_rating)
+
+    def _advantage_logit(self):
+        return float(self.first_advantage) / self._units_per_logit()
+
+    def _step_logit(self):
+        """Online rating step on the natural-logit scale (K points -> K / 173.7)."""
+        return float(self.k_factor) / ELO_UNITS_PER_LOGIT
+
+    def _to_reported(self, logit_ratings):
+        return self._initial() + self._units_per_logit() * logit_ratings
+
+    # ------------------------------------------------------------ validation
+    def _check_training_data(self, X, y, sample_weight):
+        return check_and_encode_matches(X, y, sample_weight)
+
+    def _code_for_prediction(self, X):
+        check_is_fitted(self)
+        matches = check_matches(X, require_y=False)
+        validate_data(self, X, reset=False, skip_check_array=True)
+        return (
+            lookup_players(matches.first, self.players_),
+            lookup_players(matches.second, self.players_),
+        )
+
+    # ------------------------------------------------------------------- fit
+    @_fit_context(prefer_skip_nested_validation=True)
+    def fit(self, X, y, sample_weight=None):
+        """Rate the players from a table of matches.
+
+        Parameters
+        ----------
+        X : array-like or DataFrame of shape (n_matches, 2)
+            Labels of the first and second player of each match, in
+            chronological order (the order matters for ``method="online"``
+            only).
+        y : array-like of shape (n_matches,)
+            Outcome for the first player: 1 win, 0 loss, 0.5 draw.
+        sample_weight : array-like of shape (n_matches,), default=None
+            Non-negative match weights. Online, a weight multiplies the
+            update step; in batch, it multiplies the match's log-likelihood.
+
+        Returns
+        -------
+        self : object
+            The fitted estimator.
+        """
+        matches, players, first, second = self._check_training_data(
+            X, y, sample_weight
+        )
+        n_players = players.shape[0]
+        state = self._new_state(n_players)
+        if self.method == "batch":
+            stats = aggregate_pairs(
+                first, second, matches.y, matches.sample_weight, n_players,
+                ordered=self._advantage_logit() != 0.0,
+            )
+            state, n_iter = self._run_batch(state, stats, players)
+            # A batch fit records no matches: trajectories start from it.
+            history = np.empty((0, 2)) if self.keep_history else None
+            first, second = first[:0], second[:0]
+            origin = state["ratings"].copy()
+        else:
+            history = self._history_buffer(first.shape[0])
+            origin = state["ratings"].copy()
+            self._run_online(
+                state, first, second, matches.y, matches.sample_weight, history
+            )
+            _check_finite_state(state)
+            n_iter = 1
+        # Everything is computed: only now touch the fitted attributes.
+        validate_data(self, X, reset=True, skip_check_array=True)
+        self.players_ = players
+        self.classes_ = np.array([0, 1])
+        self.n_iter_ = n_iter
+        self.n_matches_seen_ = int(matches.y.shape[0])
+        self._state = state
+        self._history = None
+        self._record_history(history, first, second, origin)
+        self._publish()
+        return self
+
+    def partial_fit(self, X, y, sample_weight=None):
+        """Continue online rating from the fitted state with more matches.
+
+        Runs the online updates (whatever ``method`` was used by ``fit``)
+        over the new matches in order, starting from the current ratings.
+        Players not seen before enter with ``initial_rating``. On an unfitted
+        estimator this is ``fit`` with online updates.
+
+        Parameters
+        ----------
+        X : array-like or DataFrame of shape (n_matches, 2)
+            The new matches, in chronological order.
+        y : array-like of shape (n_matches,)
+            Outcome for the first player: 1 win, 0 loss, 0.5 draw.
+        sample_weight : array-like of shape (n_matches,), default=None
+            Non-negative weights multiplying each update step.
+
+        Returns
+        -------
+        self : object
+            The updated estimator.
+        """
+        self._validate_params()
+        fitted = hasattr(self, "players_")
+        matches, new_players, first, second = self._check_training_data(
+            X, y, sample_weight
+        )
+        if fitted:
+            validate_data(self, X, reset=False, skip_check_array=True)
+            players, old_to_merged = _merge_players(self.players_, new_players)
+            to_merged = lookup_players(new_players, players)
+            first, second = to_merged[first], to_merged[second]
+            state = self._extend_state(self._state, old_to_merged, players.shape[0])
+        else:
+            players = new_players
+            state = self._new_state(players.shape[0])
+        history = self._history_buffer(first.shape[0])
+        origin = state["ratings"].copy()
+        self._run_online(
+            state, first, second, matches.y, matches.sample_weight, history
+        )
+        _check_finite_state(state)
+        # Everything is computed: only now touch the fitted attributes.
+        if fitted:
+            self._remap_history(old_to_merged, players.shape[0])
+            self.n_matches_seen_ += int(first.shape[0])
+        else:
+            validate_data(self, X, reset=True, skip_check_array=True)
+            self.classes_ = np.array([0, 1])
+            self.n_iter_ = 1
+            self.n_matches_seen_ = int(first.shape[0])
+            self._history = None
+        self.players_ = players
+        self._state = state
+        self._record_history(history, first, second, origin)
+        self._publish()
+        return self
+
+    # --------------------------------------------------------------- history
+    def _history_buffer(self, n_matches):
+        if self.keep_history:
+            return np.empty((n_matches, 2), dtype=np.float64)
+        return _kernels.no_history()
+
+    def _record_history(self, history, first, second, origin):
+        """Append post-match ratings (natural scale) and the players' indices.
+
+        History is contiguous: a call with ``keep_history=False`` drops it,
+        and recording restarts (from ``origin``, the ratings before the scan)
+        at the next call that keeps it.
+        """
+        if not self.keep_history or history is None:
+            self._history = None
+            return
+        pairs = np.column_stack([first, second]).astype(np.int64)
+        current = getattr(self, "_history", None)
+        if current is None:
+            self._history = {"values": history, "pairs": pairs, "origin": origin}
+            return
+        self._history = {
+            "values": np.concatenate([current["values"], history]),
+            "pairs": np.concatenate([current["pairs"], pairs]),
+            "origin": current["origin"],
+        }
+
+    def _remap_history(self, old_to_merged, n_players):
+        current = getattr(self, "_history", None)
+        if current is None:
+            return
+        origin = np.zeros(n_players)
+        origin[old_to_merged] = current["origin"]
+        self._history = {
+            "values": current["values"],
+            "pairs": old_to_merged[current["pairs"]],
+            "origin": origin,
+        }
+
+    @property
+    def history_(self):
+        """Ratings of the two players after each online match, shape (n, 2).
+
+        Reported on ``scale``; only available when ``keep_history=True``
+        (``None`` otherwise). Row t holds the first and the second player's
+        rating right after match t (over all ``fit``/``partial_fit`` calls
+        since the last ``fit``; a batch ``fit`` records no matches).
+        """
+        check_is_fitted(self)
+        current = getattr(self, "_history", None)
+        if current is None:
+            return None
+        return self._to_reported(current["values"])
+
+    def rating_history(self, players=None):
+        """Rating trajectories over the recorded matches.
+
+        Parameters
+        ----------
+        players : array-like of labels, default=None
+            Players whose trajectories to return; all of ``players_`` when
+            None (memory grows as n_matches x n_players).
+
+        Returns
+        -------
+        trajectories : ndarray of shape (n_recorded_matches + 1, n_selected)
+            Row 0 holds the ratings before the first recorded match, row t the
+            ratings after match t (a player's rating stays constant between
+            its matches). Reported on ``scale``.
+
+        Raises
+        ------
+        ValueError
+            If history was not kept (``keep_history=False``) or a label is
+            unknown.
+        """
+        check_is_fitted(self)
+        current = getattr(self, "_history", None)
+        if current is None:
+            raise ValueError(
+                "No rating history was recorded; fit with keep_history=True."
+            )
+        selected = self.players_ if players is None else np.asarray(players)
+        if selected.ndim == 0:
+            selected = selected.reshape(1)
+        columns = lookup_players(selected, self.players_)
+        if (columns < 0).any():
+            bad = selected[int(np.argmax(columns < 0))]
+            raise ValueError(f"Unknown player {bad!r}; it is not in players_.")
+        n_steps = current["values"].shape[0]
+        column_of = np.full(self.players_.shape[0], -1, dtype=np.int64)
+        column_of[columns] = np.arange(columns.shape[0])
+        out = np.full((n_steps + 1, columns.shape[0]), np.nan)
+        out[0] = current["origin"][columns]
+        for side in (0, 1):
+            col = column_of[current["pairs"][:, side]]
+            rows = np.flatnonzero(col >= 0)
+            out[rows + 1, col[rows]] = current["values"][rows, side]
+        return self._to_reported(_forward_fill(out))
+
+    # ------------------------------------------------------------ prediction
+    def decision_function(self, X):
+        """Logit of the first player winning (natural-logit scale).
+
+        Players unseen during fitting get ``initial_rating`` (and, for
+        MultiElo, a zero vector, i.e. no cyclic interaction).
+
+        Parameters
+        ----------
+        X : array-like or DataFrame of shape (n_matches, 2)
+            Pairs of player labels.
+
+        Returns
+        -------
+        logits : ndarray of shape (n_matches,)
+        """
+        first, second = self._code_for_prediction(X)
+        return self._logits(first, second)
+
+    def predict_proba(self, X):
+        """Probability that each player of a pair wins.
+
+        Parameters
+        ----------
+        X : array-like or DataFrame of shape (n_matches, 2)
+            Pairs of player labels; unseen players get ``initial_rating``.
+
+        Returns
+        -------
+        proba : ndarray of shape (n_matches, 2)
+            Column 1: the first player wins; column 0: the second player wins
+            (``classes_ = [0, 1]``).
+        """
+        logits = self.decision_function(X)
+        proba = np.empty((logits.shape[0], 2))
+        proba[:, 1] = 0.5 * (1.0 + np.tanh(0.5 * logits))
+        proba[:, 0] = 0.5 * (1.0 - np.tanh(0.5 * logits))
+        return proba
+
+    def win_probabilities(self, players=None):
+        """Predicted win-probability matrix among players.
+
+        Parameters
+        ----------
+        players : array-like of labels, default=None
+            The players, in the order wanted; ``players_`` when None. Unseen
+            labels get ``initial_rating``.
+
+        Returns
+        -------
+        P : ndarray of shape (n_selected, n_selected)
+            ``P[i, j]`` = probability that player i beats player j (as the
+            first-listed player); 0.5 on the diagonal.
+        """
+        check_is_fitted(self)
+        selected = self.players_ if players is None else np.asarray(players)
+        index = lookup_players(selected, self.players_)
+        n = index.shape[0]
+        logits = self._logits(np.repeat(index, n), np.tile(index, n)).reshape(n, n)
+        np.fill_diagonal(logits, 0.0)
+        return 0.5 * (1.0 + np.tanh(0.5 * logits))
+
+    def predict(self, X):
+        """Likely winner: 1 if the first player is favoured, else 0.
+
+        Parameters
+        ----------
+        X : array-like or DataFrame of shape (n_matches, 2)
+            Pairs of player labels.
+
+        Returns
+        -------
+        y_pred : ndarray of shape (n_matches,), int
+            1 when the first player's win probability exceeds 1/2.
+        """
+        return (self.decision_function(X) > 0).astype(np.int64)
+
+    def score(self, X, y, sample_weight=None):
+        """Mean log-likelihood per match, draws counted as half a win.
+
+        ``mean(y log p + (1 - y) log(1 - p))`` (weighted by
+        ``sample_weight``), with p the predicted probability that the first
+        player wins; higher is better. It equals
+        ``-sklearn_eval.metrics.match_log_loss(y, p)``.
+
+        Parameters
+        ----------
+        X : array-like or DataFrame of shape (n_matches, 2)
+            Pairs of player labels.
+        y : array-like of shape (n_matches,)
+            Outcome for the first player: 1 win, 0 loss, 0.5 draw.
+        sample_weight : array-like of shape (n_matches,), default=None
+            Non-negative weights.
+
+        Returns
+        -------
+        score : float
+        """
+        check_is_fitted(self)
+        matches = check_matches(X, y, sample_weight, require_y=True)
+        logits = self.decision_function(X)
+        loglik = matches.y * _log_sigmoid(logits) + (1.0 - matches.y) * _log_sigmoid(
+            -logits
+        )
+        total = matches.sample_weight.sum()
+        if total <= 0:
+            raise ValueError("sample_weight sums to zero; the score is undefined.")
+        return float(matches.sample_weight @ loglik / total)
+
+    # ----------------------------------------------------------------- table
+    def rating_table(self):
+        """The ratings as a DataFrame sorted from strongest to weakest.
+
+        Requires pandas. Columns: ``player``, ``rating`` and the
+        estimator-specific ones (``transitive_rating`` for MultiElo).
+
+        Returns
+        -------
+        table : pandas.DataFrame
+        """
+        check_is_fitted(self)
+        try:
+            import pandas as pd
+        except ImportError as exc:  # pragma: no cover - pandas is installed in CI
+            raise ImportError(
+                "rating_table() needs pandas; install it with "
+                "`pip install pandas` or use players_ and ratings_ directly."
+            ) from exc
+        columns = {"player": self.players_, "rating": self.ratings_}
+        columns.update(self._extra_table_columns())
+        table = pd.DataFrame(columns)
+        order = np.argsort(-self.ratings_, kind="stable")
+        return table.iloc[order].reset_index(drop=True)
+
+    def _extra_table_columns(self):
+        return {}
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.input_tags.string = True
+        tags.input_tags.categorical = True
+        tags.target_tags.required = True
+        return tags
+
+
+def _check_finite_state(state):
+    """Raise if online updates overflowed (the fitted state stays untouched)."""
+    for name, values in state.items():
+        if not isinstance(values, np.ndarray):
+            continue
+        with np.errstate(over="ignore", invalid="ignore"):
+            finite = np.isfinite(values * ELO_UNITS_PER_LOGIT).all()
+        if not finite:
+            raise FloatingPointError(
+                f"The online updates diverged: the {name} became infinite or NaN. "
+                "Lower k_factor (or lr_vectors for MultiElo) or the sample weights."
+            )
+
+
+def _merge_players(old, new):
+    """Sorted union of fitted and new labels, and where the old ones moved."""
+    unseen = lookup_players(new, old) < 0
+    if not unseen.any():
+        return old, np.arange(old.shape[0])
+    extra = new[unseen]
+    if old.dtype.kind != extra.dtype.kind:
+        # Never let numpy turn 1 into "1": mixed kinds are compared as objects.
+        old, extra = old.astype(object), extra.astype(object)
+    combined = np.concatenate([old, extra])
+    merged, codes, _ = encode_players(combined, combined[:0])
+    return merged, codes[: old.shape[0]]
