@@ -6,7 +6,14 @@ agents against tasks) as scikit-learn estimators.
 
 __version__ = "0.1.0.dev0"
 
+from .game import NashAverager  # noqa: E402
 from .pairwise import EloRanker, MultiElo  # noqa: E402
 from .selection import InfoGainSelector  # noqa: E402
 
-__all__ = ["EloRanker", "InfoGainSelector", "MultiElo", "__version__"]
+__all__ = [
+    "EloRanker",
+    "InfoGainSelector",
+    "MultiElo",
+    "NashAverager",
+    "__version__",
+]

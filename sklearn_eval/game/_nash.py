@@ -1,0 +1,385 @@
+"""NashAverager: rank agents (and tasks) by the maximum-entropy Nash equilibrium."""
+
+from __future__ import annotations
+
+import numbers
+import warnings
+
+import numpy as np
+from sklearn.base import BaseEstimator, TransformerMixin, _fit_context
+from sklearn.utils._param_validation import Interval, StrOptions
+from sklearn.utils.validation import check_is_fitted, validate_data
+
+from ._maxent_nash import maxent_nash, symmetric_maxent_nash
+
+__all__ = ["NashAverager"]
+
+_MISSING_HELP = (
+    "Nash averaging needs complete data: keep the largest complete block with "
+    "sklearn_eval.game.complete_submatrix, drop sparse agents/tasks with "
+    "sklearn_eval.game.drop_incomplete, or (agent vs agent from matches) fill "
+    "unobserved pairs with sklearn_eval.game.fill_win_rates."
+)
+
+
+def _check_finite(X, name="X"):
+    bad = ~np.isfinite(X)
+    if bad.any():
+        i, j = (int(k) for k in np.unravel_index(np.argmax(bad), X.shape))
+        kind = "a missing value (NaN)" if np.isnan(X[i, j]) else "an infinite value"
+        raise ValueError(f"{name} has {kind} at row {i}, column {j}. {_MISSING_HELP}")
+
+
+class NashAverager(TransformerMixin, BaseEstimator):
+    """Maximum-entropy Nash averaging of agents against agents or tasks.
+
+    Nash averaging (Balduzzi, Tuyls, Perolat and Graepel, "Re-evaluating
+    evaluation", NeurIPS 2018) evaluates agents against the hardest mixture of
+    opponents or tasks, found as the maximum-entropy Nash equilibrium of a
+    zero-sum meta-game. Unlike a uniform average it is invariant to redundant
+    copies: duplicating a task or an agent splits its probability and leaves
+    every Nash average unchanged (when the equilibrium is unique).
+
+    Two games are supported:
+
+    * ``game="agent_vs_task"`` (AvT): ``X`` is a score matrix ``S`` (agents x
+      tasks, higher = better). An agent player maximises ``p_a^T S p_e``
+      against a task player who minimises it; this is the zero-sum game on
+      ``S`` over a product of simplices (appendix D of the paper), not a single
+      distribution over agents and tasks together. Adding a constant to ``S``
+      leaves both distributions unchanged.
+    * ``game="agent_vs_agent"`` (AvA): ``X`` is a square matrix of win
+      probabilities ``P`` (``payoff="probability"``) or log-odds
+      ``A = logit(P)`` (``payoff="logit"``) between the same agents. The game
+      is symmetric with value 0 and the Nash averages ``A p*`` are ``<= 0``:
+      0 means unbeaten on average by the equilibrium team.
+
+    Parameters
+    ----------
+    game : {"agent_vs_task", "agent_vs_agent"}, default="agent_vs_task"
+        Which meta-game ``X`` describes.
+    payoff : {"logit", "probability"}, default="logit"
+        Agent vs agent only: whether ``X`` holds log-odds (antisymmetric) or
+        win probabilities (``X[i, j] + X[j, i] = 1``; the diagonal is
+        ignored). Ignored for agent vs task.
+    normalize : {None, "minmax", "zscore"}, default=None
+        Agent vs task only: rescale each task (column) before solving.
+        ``"minmax"`` maps each task to [0, 1] by its minimum and maximum over
+        the fitted agents, as in the paper's Atari experiment; ``"zscore"``
+        subtracts the task mean and divides by its standard deviation. A
+        constant task is mapped to 0 with a warning. The same fitted
+        transformation is applied in :meth:`transform`, and all fitted
+        averages are on the normalised scale.
+    clip : float, default=1e-3
+        Probabilities are clipped to ``[clip, 1 - clip]`` before the logit
+        (``payoff="probability"`` only), so a 0/1 win rate becomes a finite
+        log-odds of about +-6.9. Equilibria can depend on it when dominance
+        is exact; the paper's Example 1 uses 0.99, i.e. ``clip=0.01``.
+    antisymmetry_tol : float, default=1e-8
+        Agent vs agent only: largest accepted ``|A + A^T|`` (logits, relative
+        to ``max|A|`` when that exceeds 1) or ``|P + P^T - 1|``
+        (probabilities). Within it the input is symmetrised; beyond it a
+        ValueError is raised.
+    tol : float, default=1e-9
+        Tie tolerance of the solver, relative to the largest payoff: payoffs
+        closer than this count as equal when deciding best responses and
+        supports.
+
+    Attributes
+    ----------
+    agent_distribution_ : ndarray of shape (n_agents,)
+        Maximum-entropy Nash distribution over agents (the "core agents" are
+        its support).
+    task_distribution_ : ndarray of shape (n_tasks,)
+        Agent vs task only: maximum-entropy Nash distribution over tasks (the
+        hardest mixture of tasks).
+    agent_skill_ : ndarray of shape (n_agents,)
+        The Nash averages of the agents: ``S p_e`` (AvT) or ``A p*`` (AvA).
+        Every entry is ``<= value_``, with equality on the support.
+    task_difficulty_ : ndarray of shape (n_tasks,)
+        Agent vs task only: ``-S^T p_a``, the negated Nash-averaged score of
+        each task against the core agents. Higher means harder (the
+        orientation of IRT difficulty); every entry is ``<= -value_``, with
+        equality on the support of ``task_distribution_``.
+    value_ : float
+        Value of the game: ``p_a^T S p_e`` (AvT) or 0 (AvA).
+    exploitability_ : float
+        Mean gain of the two players' best deviations from the returned
+        equilibrium (AvA: ``max_i (A p*)_i``); about 1e-15 when solved
+        exactly.
+    agent_support_ : ndarray of bool of shape (n_agents,)
+        Agents that some equilibrium plays.
+    task_support_ : ndarray of bool of shape (n_tasks,)
+        Agent vs task only: tasks that some equilibrium plays.
+    n_iter_ : int
+        Iterations of the solver's first pass (interior point, or simplex
+        when it fell back); non-convergence raises a ``ConvergenceWarning``.
+    payoff_ : ndarray
+        The game actually solved: the normalised ``S`` or the logit matrix.
+    n_features_in_ : int
+        Number of tasks (AvT) or agents (AvA).
+    feature_names_in_ : ndarray of shape (n_features,)
+        Column names, when ``X`` was a DataFrame with string column names.
+
+    See Also
+    --------
+    maxent_nash : The solver for general zero-sum games.
+    hodge_decomposition : Transitive and cyclic parts of an AvA game.
+
+    Notes
+    -----
+    An Elo-generated matrix is exactly transitive (``A = grad(r)``), so its
+    maximum-entropy Nash equilibrium is uniform over the top-rated agent(s)
+    (Theorem 1, P3(ii)); Nash averaging adds information only when the data
+    have cyclic structure.
+
+    Duplicating an agent or task keeps every Nash average when the
+    equilibrium is unique (the generic case); with several equilibria the
+    maximum-entropy choice can move (spec section 4, counterexample).
+
+    References
+    ----------
+    D. Balduzzi, K. Tuyls, J. Perolat and T. Graepel. Re-evaluating
+    evaluation. NeurIPS 2018.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from sklearn_eval.game import NashAverager
+    >>> S = np.array([[89, 93, 76], [85, 85, 85], [79, 74, 99]])
+    >>> nash = NashAverager().fit(S)
+    >>> nash.agent_distribution_.round(3), round(nash.value_, 3)
+    (array([0.606, 0.   , 0.394]), 85.061)
+    >>> nash.agent_skill_.round(2)
+    array([85.06, 85.  , 85.06])
+    >>> nash.task_difficulty_.round(2)
+    array([-85.06, -85.52, -85.06])
+
+    Rock-paper-scissors with a copy of scissors (win probabilities):
+
+    >>> P = [[0.5, 0.9, 0.1, 0.1], [0.1, 0.5, 0.9, 0.9],
+    ...      [0.9, 0.1, 0.5, 0.5], [0.9, 0.1, 0.5, 0.5]]
+    >>> ava = NashAverager(game="agent_vs_agent", payoff="probability").fit(P)
+    >>> ava.agent_distribution_.round(4)
+    array([0.3333, 0.3333, 0.1667, 0.1667])
+    """
+
+    _parameter_constraints: dict = {
+        "game": [StrOptions({"agent_vs_task", "agent_vs_agent"})],
+        "payoff": [StrOptions({"logit", "probability"})],
+        "normalize": [None, StrOptions({"minmax", "zscore"})],
+        "clip": [Interval(numbers.Real, 0.0, 0.5, closed="neither")],
+        "antisymmetry_tol": [Interval(numbers.Real, 0.0, None, closed="left")],
+        "tol": [Interval(numbers.Real, 0.0, None, closed="neither")],
+    }
+
+    def __init__(
+        self,
+        game="agent_vs_task",
+        payoff="logit",
+        normalize=None,
+        clip=1e-3,
+        antisymmetry_tol=1e-8,
+        tol=1e-9,
+    ):
+        self.game = game
+        self.payoff = payoff
+        self.normalize = normalize
+        self.clip = clip
+        self.antisymmetry_tol = antisymmetry_tol
+        self.tol = tol
+
+    # ------------------------------------------------------------------ fit
+    @_fit_context(prefer_skip_nested_validation=True)
+    def fit(self, X, y=None):
+        """Solve the meta-game and store the Nash distributions and averages.
+
+        Parameters
+        ----------
+        X : array-like or DataFrame of shape (n_agents, n_tasks) or (n_agents, n_agents)
+            Scores of agents (rows) on tasks (columns) for agent vs task; a
+            square matrix of log-odds or win probabilities for agent vs agent.
+            No NaN or inf (see ``complete_submatrix``, ``drop_incomplete``
+            and ``fill_win_rates`` for missing results).
+        y : None
+            Ignored.
+
+        Returns
+        -------
+        self : NashAverager
+        """
+        state = dict(self.__dict__)
+        try:
+            return self._fit(X)
+        except Exception:
+            # a failing call leaves a previously fitted estimator untouched
+            self.__dict__.clear()
+            self.__dict__.update(state)
+            raise
+
+    def _fit(self, X):
+        ava = self.game == "agent_vs_agent"
+        X = validate_data(
+            self,
+            X,
+            ensure_all_finite=False,
+            ensure_min_samples=2,
+            ensure_min_features=2 if ava else 1,
+            dtype=np.float64,
+        )
+        _check_finite(X)
+        if ava:
+            A = self._ava_payoff(X)
+            ne = symmetric_maxent_nash(A, tol=self.tol)
+            self.payoff_ = A
+            self.agent_distribution_ = ne.row
+            self.agent_skill_ = A @ ne.row
+            self.value_ = 0.0
+            self.exploitability_ = float(max(0.0, np.max(self.agent_skill_)))
+            self.agent_support_ = ne.row_support
+            self.n_iter_ = ne.n_iter
+            return self
+        self._fit_normalization(X)
+        S = self._normalize(X)
+        ne = maxent_nash(S, tol=self.tol)
+        self.payoff_ = S
+        self.agent_distribution_ = ne.row
+        self.task_distribution_ = ne.column
+        self.agent_skill_ = S @ ne.column
+        self.task_difficulty_ = -(S.T @ ne.row)
+        self.value_ = float(ne.value)
+        self.exploitability_ = float(max(0.0, ne.exploitability))
+        self.agent_support_ = ne.row_support
+        self.task_support_ = ne.column_support
+        self.n_iter_ = ne.n_iter
+        return self
+
+    def _ava_payoff(self, X):
+        n = X.shape[0]
+        if X.shape[1] != n:
+            raise ValueError(
+                "agent_vs_agent needs a square matrix (agents x the same agents); "
+                f"got shape {X.shape}."
+            )
+        off = ~np.eye(n, dtype=bool)
+        if self.payoff == "probability":
+            bad = off & ((X < 0) | (X > 1))
+            if bad.any():
+                i, j = np.unravel_index(np.argmax(bad), X.shape)
+                raise ValueError(
+                    "payoff='probability' needs win probabilities in [0, 1]; got "
+                    f"{float(X[i, j])!r} at row {i}, column {j}."
+                )
+            excess = np.where(off, np.abs(X + X.T - 1.0), 0.0)
+            self._check_excess(excess, X, "P[i, j] + P[j, i] = 1")
+            P = 0.5 * (X + 1.0 - X.T)
+            P = np.clip(P, self.clip, 1.0 - self.clip)
+            A = np.log(P) - np.log1p(-P)
+            np.fill_diagonal(A, 0.0)
+            return 0.5 * (A - A.T)
+        scale = max(1.0, float(np.max(np.abs(X))))
+        excess = np.abs(X + X.T) / scale
+        self._check_excess(excess, X, "A[i, j] = -A[j, i]")
+        return 0.5 * (X - X.T)
+
+    def _check_excess(self, excess, X, rule):
+        if excess.max() > self.antisymmetry_tol:
+            i, j = np.unravel_index(np.argmax(excess), X.shape)
+            x_ij, x_ji = float(X[i, j]), float(X[j, i])
+            raise ValueError(
+                f"agent_vs_agent payoff must satisfy {rule}; at row {i}, column "
+                f"{j}: X[{i}, {j}] = {x_ij!r}, X[{j}, {i}] = {x_ji!r} "
+                f"(antisymmetry_tol={self.antisymmetry_tol})."
+            )
+
+    def _fit_normalization(self, X):
+        n = X.shape[1]
+        if self.normalize is None:
+            shift, scale = np.zeros(n), np.ones(n)
+        elif self.normalize == "minmax":
+            shift = X.min(axis=0)
+            scale = X.max(axis=0) - shift
+        else:
+            shift = X.mean(axis=0)
+            scale = X.std(axis=0)
+        flat = ~(scale > 0)
+        if flat.any():
+            warnings.warn(
+                f"Tasks (columns) {np.flatnonzero(flat).tolist()} are constant; "
+                f"normalize={self.normalize!r} maps them to 0.",
+                UserWarning,
+                stacklevel=3,
+            )
+            shift = np.where(flat, X.mean(axis=0), shift)
+            scale = np.where(flat, 1.0, scale)
+        self._norm_shift, self._norm_scale = shift, scale
+        self._norm_flat = flat
+
+    def _normalize(self, X):
+        Z = (X - self._norm_shift) / self._norm_scale
+        if self._norm_flat.any():
+            Z[:, self._norm_flat] = 0.0
+        return Z
+
+    # ------------------------------------------------------------ transform
+    def transform(self, X):
+        """Nash average of each row against the fitted equilibrium.
+
+        For agent vs task, each row is an agent's scores on the fitted tasks
+        (normalised as in ``fit``) and the output is its expected score under
+        ``task_distribution_``. For agent vs agent, each row is an agent's
+        log-odds (or win probabilities) against the fitted agents and the
+        output is its expected log-odds against the equilibrium team
+        ``agent_distribution_``. On the training matrix this returns
+        ``agent_skill_``.
+
+        Parameters
+        ----------
+        X : array-like or DataFrame of shape (n_rows, n_features)
+
+        Returns
+        -------
+        ndarray of shape (n_rows, 1)
+            Column ``"nash_average"``.
+        """
+        check_is_fitted(self)
+        X = validate_data(
+            self, X, reset=False, ensure_all_finite=False, dtype=np.float64
+        )
+        _check_finite(X)
+        if self.game == "agent_vs_agent":
+            if self.payoff == "probability":
+                bad = (X < 0) | (X > 1)
+                if bad.any():
+                    i, j = np.unravel_index(np.argmax(bad), X.shape)
+                    raise ValueError(
+                        "payoff='probability' needs win probabilities in [0, 1]; "
+                        f"got {X[i, j]!r} at row {i}, column {j}."
+                    )
+                P = np.clip(X, self.clip, 1.0 - self.clip)
+                X = np.log(P) - np.log1p(-P)
+            return (X @ self.agent_distribution_)[:, None]
+        return (self._normalize(X) @ self.task_distribution_)[:, None]
+
+    def get_feature_names_out(self, input_features=None):
+        """Name of the single output column, ``"nash_average"``.
+
+        Parameters
+        ----------
+        input_features : array-like of str or None, default=None
+            Ignored (checked against ``feature_names_in_`` when given).
+
+        Returns
+        -------
+        ndarray of str objects, shape (1,)
+        """
+        check_is_fitted(self)
+        if input_features is not None and hasattr(self, "feature_names_in_"):
+            if list(input_features) != list(self.feature_names_in_):
+                raise ValueError("input_features do not match feature_names_in_.")
+        return np.asarray(["nash_average"], dtype=object)
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.input_tags.allow_nan = False
+        return tags
