@@ -1,0 +1,17 @@
+"""Item response theory on agent x task result matrices."""
+
+from ._generality import (
+    GeneralityScorer,
+    ctest_score,
+    policy_difficulty,
+    theoretical_generality,
+)
+from ._irt2pl import IRT2PL
+
+__all__ = [
+    "GeneralityScorer",
+    "IRT2PL",
+    "ctest_score",
+    "policy_difficulty",
+    "theoretical_generality",
+]
