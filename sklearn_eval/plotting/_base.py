@@ -1,0 +1,244 @@
+"""Shared helpers of the Display classes: matplotlib access, validation, labels.
+
+matplotlib is an optional dependency (extra ``plot``): it is imported inside
+the functions that draw, never at module import.
+"""
+
+from __future__ import annotations
+
+import numbers
+
+import numpy as np
+
+__all__ = []
+
+# largest number of labels pushed apart (the pairwise pass is O(n^2))
+_MAX_REPEL = 400
+
+
+def _pyplot(caller):
+    """Import ``matplotlib.pyplot`` or raise an ImportError naming ``caller``."""
+    try:
+        import matplotlib.pyplot as plt
+    except ImportError as exc:
+        raise ImportError(
+            f"{caller} requires matplotlib. Install it with "
+            "`pip install sklearn-eval[plot]` (or `pip install matplotlib`)."
+        ) from exc
+
+    return plt
+
+
+def _single_ax(ax, caller, **subplots_kw):
+    """The Axes to draw on: ``ax``, or a new figure's single Axes."""
+    plt = _pyplot(caller)
+    if ax is None:
+        _, ax = plt.subplots(**subplots_kw)
+        return ax
+    from matplotlib.axes import Axes
+
+    if not isinstance(ax, Axes):
+        raise TypeError(
+            f"{caller}: ax must be a matplotlib Axes or None; got {type(ax).__name__}."
+        )
+    return ax
+
+
+def _panel_axes(ax, n_panels, caller, *, figsize=None, ncols=None, width_ratios=None):
+    """``n_panels`` Axes: from ``ax`` (Axes or sequence of Axes) or a new figure."""
+    plt = _pyplot(caller)
+    from matplotlib.axes import Axes
+
+    if ax is None:
+        ncols = n_panels if ncols is None else ncols
+        nrows = -(-n_panels // ncols)
+        _, axes = plt.subplots(
+            nrows,
+            ncols,
+            figsize=figsize,
+            squeeze=False,
+            layout="constrained",
+            width_ratios=width_ratios,
+        )
+        flat = list(axes.ravel())
+        for extra in flat[n_panels:]:
+            extra.remove()
+        return flat[:n_panels]
+    if isinstance(ax, Axes):
+        if n_panels != 1:
+            raise ValueError(
+                f"{caller}: this plot has {n_panels} panels; pass a sequence of "
+                f"{n_panels} Axes as ax (or ax=None), not a single Axes."
+            )
+        return [ax]
+    flat = list(np.ravel(np.asarray(ax, dtype=object)))
+    if len(flat) != n_panels or not all(isinstance(a, Axes) for a in flat):
+        raise ValueError(
+            f"{caller}: ax must hold exactly {n_panels} matplotlib Axes; got "
+            f"{len(flat)} object(s)."
+        )
+    return flat
+
+
+def _as_float_vector(values, name, n=None, *, allow_nan=False, allow_inf=False):
+    """1-D float64 copy of ``values``; checks its length and finiteness."""
+    try:
+        array = np.asarray(values, dtype=np.float64)
+    except (TypeError, ValueError) as exc:
+        raise TypeError(f"{name} must hold numbers; got {values!r:.80}.") from exc
+    if array.ndim != 1:
+        raise ValueError(f"{name} must be 1-D; got shape {array.shape}.")
+    if n is not None and array.shape[0] != n:
+        raise ValueError(f"{name} must have {n} entries; got {array.shape[0]}.")
+    bad = np.zeros(array.shape, dtype=bool)
+    if not allow_nan:
+        bad |= np.isnan(array)
+    if not allow_inf:
+        bad |= np.isinf(array)
+    if bad.any():
+        i = int(np.argmax(bad))
+        raise ValueError(f"{name} has a non-finite value {array[i]!r} at index {i}.")
+    return array.copy()
+
+
+def _as_labels(labels, n, name, default_prefix):
+    """``n`` display labels as an object array (defaults ``prefix 0..n-1``)."""
+    if labels is None:
+        return np.asarray([f"{default_prefix} {i}" for i in range(n)], dtype=object)
+    array = np.asarray(labels, dtype=object).ravel()
+    if array.shape[0] != n:
+        raise ValueError(f"{name} must have {n} labels; got {array.shape[0]}.")
+    return array.copy()
+
+
+def _check_positive_int(value, name, *, allow_none=True):
+    if value is None and allow_none:
+        return None
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral) or value < 1:
+        raise ValueError(f"{name} must be a positive integer or None; got {value!r}.")
+    return int(value)
+
+
+def _check_fitted_attrs(estimator, attributes, caller):
+    """Raise NotFittedError / TypeError when ``estimator`` lacks ``attributes``."""
+    from sklearn.exceptions import NotFittedError
+
+    if isinstance(estimator, type):
+        raise TypeError(f"{caller} needs a fitted estimator instance, not a class.")
+    missing = [a for a in attributes if not hasattr(estimator, a)]
+    if missing:
+        name = type(estimator).__name__
+        if hasattr(estimator, "fit"):
+            raise NotFittedError(
+                f"{caller}: this {name} is not fitted (missing {missing}); call "
+                "fit first."
+            )
+        raise TypeError(f"{caller}: {name} has none of the attributes {missing}.")
+
+
+def _frame_labels(X, axis):
+    """Index (axis 0) or column (axis 1) labels of a DataFrame, else None."""
+    if axis == 0 and hasattr(X, "index") and hasattr(X, "iloc"):
+        return np.asarray(X.index, dtype=object)
+    if axis == 1 and hasattr(X, "columns"):
+        return np.asarray(X.columns, dtype=object)
+    return None
+
+
+def _overlaps(centre_a, size_a, centre_b, size_b):
+    """Pairwise overlap extents (x, y) and centre offsets of two box sets."""
+    d = centre_a[:, None, :] - centre_b[None, :, :]
+    extent = (size_a[:, None, :] + size_b[None, :, :]) / 2 - np.abs(d)
+    return extent, d
+
+
+def _push(extent, d, tie_break):
+    """Displacement of the first boxes out of the overlapping second boxes.
+
+    Each clash is resolved along the axis of smaller overlap (half the
+    overlap for label pairs, applied by both; the caller scales it).
+    """
+    clash = (extent[..., 0] > 0) & (extent[..., 1] > 0)
+    along_y = extent[..., 1] <= extent[..., 0]
+    sign_y = np.where(np.abs(d[..., 1]) < 1e-9, tie_break, np.sign(d[..., 1]))
+    sign_x = np.where(np.abs(d[..., 0]) < 1e-9, tie_break, np.sign(d[..., 0]))
+    push_y = np.where(clash & along_y, sign_y * (extent[..., 1] + 0.5), 0.0)
+    push_x = np.where(clash & ~along_y, sign_x * (extent[..., 0] + 0.5), 0.0)
+    return np.stack([push_x.sum(axis=1), push_y.sum(axis=1)], axis=1), clash.any()
+
+
+def _spread_labels(ax, x, y, labels, *, fontsize=8, n_iter=400, **text_kw):
+    """Label points, pushing labels off each other and off the points.
+
+    Labels start just above-right of their points. Overlaps are measured in
+    display pixels on the labels' bounding boxes (and small boxes around
+    every point); each round moves every clashing label out along the axis
+    of least overlap (vectorised over all pairs), for up to ``n_iter``
+    rounds, keeping labels within a few label heights of their points. A
+    label moved away from its point gets a thin leader line. Call it once
+    the axis limits are final. Returns the Text artists (one per label).
+    """
+    x = np.asarray(x, dtype=np.float64)
+    y = np.asarray(y, dtype=np.float64)
+    n = x.shape[0]
+    if n == 0:
+        return []
+    fig = ax.figure
+    ax.autoscale_view()
+    # settle the layout (constrained layout, colour bars, equal aspect) first:
+    # the pixel positions of the points must be the final ones
+    fig.draw_without_rendering()
+    renderer = fig.canvas.get_renderer()
+    probes = [ax.text(0, 0, str(label), fontsize=fontsize) for label in labels]
+    boxes = np.array(
+        [p.get_window_extent(renderer).size for p in probes], dtype=np.float64
+    )
+    for probe in probes:
+        probe.remove()
+    scale = fig.dpi / 72.0
+    anchors = ax.transData.transform(np.column_stack([x, y]))
+    marker = np.full((n, 2), 7.0 * scale)
+    offsets = np.tile([3.0 * scale, 2.0 * scale], (n, 1))
+    index = np.arange(n)
+    tie_break = np.sign(index[:, None] - index[None, :]).astype(np.float64)
+    limit = np.column_stack([boxes[:, 0] + 6 * boxes[:, 1], 12 * boxes[:, 1]])
+    # each round is O(n^2): bound the work (about a second at most), and stop
+    # when the number of clashes has not improved for a while
+    n_iter = 0 if n > _MAX_REPEL else min(n_iter, max(30, int(6e6 / n**2)))
+    best, stale = np.inf, 0
+    for _ in range(n_iter):
+        centre = anchors + offsets + boxes / 2
+        extent, d = _overlaps(centre, boxes, centre, boxes)
+        extent[index, index] = -1.0
+        between, clash_labels = _push(extent, d, tie_break)
+        extent, d = _overlaps(centre, boxes, anchors, marker)
+        off_points, clash_points = _push(extent, d, np.ones((n, n)))
+        if not (clash_labels or clash_points):
+            break
+        n_clashes = int(np.count_nonzero(between)) + int(np.count_nonzero(off_points))
+        best, stale = (n_clashes, 0) if n_clashes < best else (best, stale + 1)
+        if stale > 40:
+            break
+        offsets += 0.5 * between + off_points
+        preferred = boxes / 2 + 3.0 * scale
+        offsets = np.clip(offsets, -limit - preferred, limit)
+    texts = []
+    for xi, yi, label, offset, box in zip(x, y, labels, offsets, boxes, strict=True):
+        moved = np.hypot(*(offset + box / 2)) > box[0] / 2 + box[1] + 6 * scale
+        arrowprops = (
+            {"arrowstyle": "-", "lw": 0.4, "color": "0.6", "shrinkA": 0, "shrinkB": 3}
+            if moved
+            else None
+        )
+        texts.append(
+            ax.annotate(
+                str(label),
+                (xi, yi),
+                xytext=tuple(offset / scale),
+                textcoords="offset points",
+                fontsize=fontsize,
+                arrowprops=arrowprops,
+                **text_kw,
+            )
+        )
+    return texts
