@@ -1,0 +1,529 @@
+"""The analyses behind the benchmark report, on one agents x tasks matrix.
+
+:func:`prepare_benchmark` turns scores into the two matrices the methods read
+(the scores, possibly normalised; and 0/1 successes for IRT), and
+:func:`analyze_benchmark` runs every method of the library on them:
+
+* Nash averaging and uniform averages on the largest complete block of the
+  min-max normalised scores (Balduzzi et al., 2018, section 4.2);
+* the Hodge split of the agent-vs-task flow (skill - difficulty against the
+  residual);
+* a 2PL IRT model of the successes (all agents, missing results allowed);
+* generality and agent response curves against the IRT difficulties;
+* information-gain selection of a reduced task subset and its agreement with
+  the full benchmark;
+* bootstrap intervals (tasks resampled) for the three rankings.
+"""
+
+from __future__ import annotations
+
+import numbers
+import sys
+import time
+import warnings
+
+import numpy as np
+from sklearn.base import BaseEstimator, clone
+from sklearn.frozen import FrozenEstimator
+from sklearn.utils import Bunch
+
+from ..game import NashAverager, avt_embedding, complete_submatrix, hodge_decomposition
+from ..irt import IRT2PL, GeneralityScorer
+from ..selection import InfoGainSelector, subset_agreement
+from ..uncertainty import bootstrap_ranking
+from ..utils import baseline_normalize, binarize_scores
+
+__all__ = ["analyze_benchmark", "prepare_benchmark"]
+
+
+def _progress_printer(progress):
+    """A callable writing timestamped progress lines, or a no-op."""
+    if progress is None or progress is False:
+        return lambda message: None
+    stream = sys.stderr if progress is True else progress
+    start = time.perf_counter()
+
+    def report(message):
+        stream.write(f"[sklearn-eval {time.perf_counter() - start:5.1f}s] {message}\n")
+        stream.flush()
+
+    return report
+
+
+def _as_labels(labels, n, prefix):
+    if labels is None:
+        return np.array([f"{prefix}{k}" for k in range(n)], dtype=object)
+    labels = np.asarray(labels, dtype=object)
+    if labels.shape != (n,):
+        raise ValueError(f"expected {n} {prefix} labels; got shape {labels.shape}.")
+    return np.array([str(label) for label in labels], dtype=object)
+
+
+def _check_scores(scores):
+    values = np.asarray(scores, dtype=np.float64)
+    if values.ndim != 2 or 0 in values.shape:
+        raise ValueError(f"scores must be a non-empty 2-D matrix; got {values.shape}.")
+    if np.isinf(values).any():
+        i, j = np.unravel_index(np.argmax(np.isinf(values)), values.shape)
+        raise ValueError(f"scores has an infinite value at row {i}, column {j}.")
+    return values
+
+
+def _check_size(values):
+    if values.shape[0] < 3:
+        raise ValueError(
+            "a benchmark report needs at least 3 agents with a result; got "
+            f"{values.shape[0]}."
+        )
+    if values.shape[1] < 2:
+        raise ValueError(
+            "a benchmark report needs at least 2 tasks with a result; got "
+            f"{values.shape[1]}."
+        )
+
+
+def _is_binary(values):
+    observed = values[~np.isnan(values)]
+    return bool(np.isin(observed, (0.0, 1.0)).all())
+
+
+def prepare_benchmark(
+    scores,
+    *,
+    agents=None,
+    tasks=None,
+    low=None,
+    high=None,
+    threshold=None,
+    stds=None,
+    name="benchmark",
+):
+    """Scores and 0/1 successes of a benchmark, ready for :func:`analyze_benchmark`.
+
+    Parameters
+    ----------
+    scores : array-like of shape (n_agents, n_tasks)
+        Scores (higher is better), NaN where missing.
+    agents, tasks : array-like of str, default=None
+        Row and column labels (``agent0, ...`` and ``task0, ...`` if None).
+    low, high : float or array-like of shape (n_tasks,), default=None
+        Baselines per task (e.g. random and human scores). When both are
+        given, scores are baseline-normalised,
+        ``100 * (score - low) / (high - low)``, before thresholding.
+    threshold : float, "median" or None, default=None
+        Success rule for IRT and generality: ``score >= threshold`` (on the
+        normalised scale when baselines are given); ``"median"`` compares
+        each score with its task's median over agents. None uses the scores
+        as they are when they are already 0/1, and ``"median"`` otherwise.
+    stds : array-like of shape (n_agents, n_tasks), default=None
+        Spread (population standard deviation over runs) of each score, for
+        information gain.
+    name : str, default="benchmark"
+        Title of the benchmark.
+
+    Returns
+    -------
+    benchmark : Bunch
+        ``scores`` (as given), ``normalized`` (baseline-normalised or None),
+        ``responses`` (0/1 with NaN), ``response_rule`` (a sentence),
+        ``agents``, ``tasks``, ``stds``, ``name``, and ``dropped_agents`` /
+        ``dropped_tasks``: those without any result, left out of every
+        matrix.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from sklearn_eval.report import prepare_benchmark
+    >>> bench = prepare_benchmark([[1.0, 5.0], [2.0, 3.0], [0.0, np.nan]])
+    >>> bench.responses.tolist()
+    [[1.0, 1.0], [1.0, 0.0], [0.0, nan]]
+    """
+    values = _check_scores(scores)
+    n_agents, n_tasks = values.shape
+    agents = _as_labels(agents, n_agents, "agent")
+    tasks = _as_labels(tasks, n_tasks, "task")
+    normalized = None
+    basis = values
+    if (low is None) != (high is None):
+        raise ValueError("give both low and high baselines, or neither.")
+    if low is not None:
+        normalized = baseline_normalize(values, low, high)
+        basis = normalized
+    if stds is not None:
+        stds = np.asarray(stds, dtype=np.float64)
+        if stds.shape != values.shape:
+            raise ValueError(
+                f"stds must have the shape of the scores {values.shape}; got "
+                f"{stds.shape}."
+            )
+    responses, rule = _successes(basis, threshold, normalized is not None)
+    # agents and tasks without any result carry no information: leave them out
+    rows = ~np.isnan(values).all(axis=1)
+    cols = ~np.isnan(values).all(axis=0)
+    _check_size(values[np.ix_(rows, cols)])
+
+    def keep(matrix):
+        return None if matrix is None else matrix[np.ix_(rows, cols)]
+
+    return Bunch(
+        scores=keep(values),
+        normalized=keep(normalized),
+        responses=keep(responses),
+        response_rule=rule,
+        agents=agents[rows],
+        tasks=tasks[cols],
+        stds=keep(stds),
+        dropped_agents=agents[~rows],
+        dropped_tasks=tasks[~cols],
+        name=str(name),
+    )
+
+
+def _successes(basis, threshold, normalized):
+    scale = "baseline-normalised score" if normalized else "score"
+    if threshold is None:
+        if _is_binary(basis):
+            return basis.copy(), "the results are already successes (0/1)"
+        threshold = "median"
+    if isinstance(threshold, str):
+        if threshold != "median":
+            raise ValueError(
+                f"threshold must be a number or 'median'; got {threshold!r}."
+            )
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", RuntimeWarning)
+            medians = np.nanmedian(basis, axis=0)
+        medians = np.where(np.isnan(medians), 0.0, medians)
+        responses = binarize_scores(basis, medians)
+        return responses, f"success = {scale} >= the task's median over agents"
+    if not isinstance(threshold, numbers.Real) or not np.isfinite(threshold):
+        raise ValueError(f"threshold must be a finite number; got {threshold!r}.")
+    responses = binarize_scores(basis, float(threshold))
+    return responses, f"success = {scale} >= {float(threshold):g}"
+
+
+# ---------------------------------------------------------------------------
+# Small estimators for the bootstrap
+# ---------------------------------------------------------------------------
+class _UniformMean(BaseEstimator):
+    """Mean score of each agent over the tasks (the uniform average)."""
+
+    def fit(self, X, y=None):
+        self.agent_mean_ = np.asarray(X, dtype=np.float64).mean(axis=1)
+        return self
+
+
+class _Abilities(BaseEstimator):
+    """IRT abilities of the agents; NaN when a resample cannot be fitted."""
+
+    def __init__(self, irt=None):
+        self.irt = irt
+
+    def fit(self, X, y=None):
+        X = np.asarray(X, dtype=np.float64)
+        try:
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                self.abilities_ = clone(self.irt).fit(X).abilities_
+        except (ValueError, FloatingPointError, np.linalg.LinAlgError):
+            # e.g. a resample on which some agent has no observed result
+            self.abilities_ = np.full(X.shape[0], np.nan)
+        return self
+
+
+def _quiet(function, *args, **kwargs):
+    """Run ``function`` and return (result, list of warning messages)."""
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        result = function(*args, **kwargs)
+    messages = []
+    for item in caught:
+        text = str(item.message)
+        if text not in messages:
+            messages.append(text)
+    return result, messages
+
+
+# ---------------------------------------------------------------------------
+# The analyses
+# ---------------------------------------------------------------------------
+def _minmax(values):
+    low, high = values.min(axis=0), values.max(axis=0)
+    span = high - low
+    flat = ~(span > 0)
+    return np.where(flat, 0.0, (values - low) / np.where(flat, 1.0, span))
+
+
+def _complete_block(bench):
+    _, agent_mask, task_mask = complete_submatrix(bench.scores, return_masks=True)
+    if agent_mask.sum() < 2 or task_mask.sum() < 2:
+        raise ValueError(
+            "the scores have no complete block of at least 2 agents x 2 tasks; "
+            "Nash averaging needs results of the same agents on the same tasks."
+        )
+    block = bench.scores[np.ix_(agent_mask, task_mask)]
+    return Bunch(
+        agent_mask=agent_mask,
+        task_mask=task_mask,
+        raw=block,
+        scaled=_minmax(block),
+        agents=bench.agents[agent_mask],
+        tasks=bench.tasks[task_mask],
+    )
+
+
+def _summary(bench, block):
+    missing = np.isnan(bench.scores)
+    return Bunch(
+        name=bench.name,
+        n_agents=bench.scores.shape[0],
+        n_tasks=bench.scores.shape[1],
+        missing_share=float(missing.mean()),
+        n_missing=int(missing.sum()),
+        complete_agents=int(block.agent_mask.sum()),
+        complete_tasks=int(block.task_mask.sum()),
+        success_rate=float(np.nanmean(bench.responses)),
+        response_rule=bench.response_rule,
+        normalized=bench.normalized is not None,
+        dropped_agents=list(bench.get("dropped_agents", [])),
+        dropped_tasks=list(bench.get("dropped_tasks", [])),
+    )
+
+
+def _nash(block):
+    nash, messages = _quiet(NashAverager().fit, block.scaled)
+    return Bunch(
+        model=nash,
+        agent_probability=nash.agent_distribution_,
+        task_probability=nash.task_distribution_,
+        agent_nash=nash.agent_skill_,
+        task_nash=nash.task_difficulty_,
+        agent_uniform=block.scaled.mean(axis=1),
+        task_uniform=-block.scaled.mean(axis=0),
+        value=float(nash.value_),
+        exploitability=float(nash.exploitability_),
+        core_agents=np.flatnonzero(nash.agent_support_),
+        core_tasks=np.flatnonzero(nash.task_support_),
+        warnings=messages,
+    )
+
+
+def _hodge(block, n_planes=2):
+    """Hodge split of the agent-vs-task flow, with its leading cyclic planes.
+
+    The cyclic part of the flow is ``[[0, R], [-R^T, 0]]`` with ``R`` the
+    double-centred residual, so its Schur planes have the singular values
+    ``sigma_k`` of ``R`` and squared norms ``2 sigma_k^2``: an SVD of the
+    small agents x tasks residual instead of a Schur decomposition of the
+    (agents + tasks) square flow.
+    """
+    embedding = avt_embedding(block.scaled)
+    split = hodge_decomposition(embedding.flow)
+    residual = embedding.residual
+    total = float(np.sum(embedding.flow**2))
+    sigma = np.linalg.svd(residual, compute_uv=False)[:n_planes]
+    planes = 2.0 * sigma**2 / total if total > 0 else np.zeros_like(sigma)
+    return Bunch(
+        flow=embedding.flow,
+        transitive=split.transitive_share,
+        cyclic=split.cyclic_share,
+        plane_shares=planes,
+        agent_skill=embedding.skill,
+        task_difficulty=embedding.difficulty,
+        agent_residual=np.sqrt(np.mean(residual**2, axis=1)),
+        task_residual=np.sqrt(np.mean(residual**2, axis=0)),
+    )
+
+
+def _irt_estimator(prior):
+    if prior:
+        return IRT2PL(a_prior=(1.0, 2.0), b_prior=(0.0, 2.0))
+    return IRT2PL()
+
+
+def _irt(bench, prior):
+    estimator = _irt_estimator(prior)
+    model, messages = _quiet(clone(estimator).fit, bench.responses)
+    return Bunch(
+        model=model,
+        estimator=estimator,
+        ability=model.abilities_,
+        ability_sd=model.abilities_sd_,
+        difficulty=model.difficulty_,
+        discrimination=model.discrimination_,
+        success_rate=np.nanmean(bench.responses, axis=0),
+        prior=prior,
+        warnings=messages,
+    )
+
+
+def _generality(bench, irt):
+    scorer = GeneralityScorer(difficulty=FrozenEstimator(irt.model))
+    scorer, messages = _quiet(scorer.fit, bench.responses)
+    values = scorer.transform(bench.responses)
+    names = list(scorer.get_feature_names_out())
+    curves = scorer.response_curves(bench.responses)
+    items = scorer.item_curves(bench.responses, abilities=irt.ability)
+    return Bunch(
+        model=scorer,
+        table={name: values[:, k] for k, name in enumerate(names)},
+        curves=curves,
+        bin_points=np.where(
+            np.isnan(scorer.bin_medians_), scorer.bin_centers_, scorer.bin_medians_
+        ),
+        item_curves=items,
+        warnings=messages,
+    )
+
+
+def _selection(bench, block, n_tasks, spread):
+    n_select = int(min(n_tasks, block.scaled.shape[1]))
+    stds = None
+    std_offset = float(spread)
+    rule = (
+        f"assumed run-to-run spread {spread:g} on the min-max scale of every task "
+        "(the data have one score per agent and task)"
+    )
+    if bench.stds is not None:
+        block_stds = bench.stds[np.ix_(block.agent_mask, block.task_mask)]
+        span = block.raw.max(axis=0) - block.raw.min(axis=0)
+        span = np.where(span > 0, span, 1.0)
+        stds = np.nan_to_num(block_stds / span)
+        std_offset = 1e-3
+        rule = "spreads of the repeated runs (min-max scaled) + 0.001"
+    selector = InfoGainSelector(n_tasks=n_select, input="agents", std_offset=std_offset)
+    selector, messages = _quiet(selector.fit, block.scaled, None, stds)
+    agreement = None
+    if block.scaled.shape[0] >= 3:
+        agreement, more = _quiet(subset_agreement, block.scaled, selector)
+        messages += more
+    return Bunch(
+        model=selector,
+        order=np.asarray(selector.selection_order_),
+        cumulative_gain=np.asarray(selector.cumulative_gain_),
+        information_gain=np.asarray(selector.information_gain_),
+        max_information=float(selector.max_information_),
+        agreement=agreement,
+        spread_rule=rule,
+        warnings=messages,
+    )
+
+
+def _intervals(bench, block, irt, n_resamples, random_state, n_jobs):
+    common = dict(
+        resample="tasks",
+        n_resamples=n_resamples,
+        random_state=random_state,
+        n_jobs=n_jobs,
+    )
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        uniform = bootstrap_ranking(
+            _UniformMean(), block.scaled, statistic="agent_mean_", **common
+        )
+        nash = bootstrap_ranking(
+            NashAverager(), block.scaled, statistic="agent_skill_", **common
+        )
+        ability = bootstrap_ranking(
+            _Abilities(irt.estimator),
+            bench.responses,
+            statistic="abilities_",
+            **common,
+        )
+    return Bunch(uniform=uniform, nash=nash, ability=ability)
+
+
+def analyze_benchmark(
+    benchmark,
+    *,
+    n_tasks=10,
+    spread=0.05,
+    irt_prior=True,
+    n_resamples=100,
+    random_state=0,
+    n_jobs=None,
+    progress=None,
+):
+    """Run every analysis of the benchmark report.
+
+    Parameters
+    ----------
+    benchmark : Bunch
+        From :func:`prepare_benchmark`.
+    n_tasks : int, default=10
+        Size of the reduced task subset chosen by information gain.
+    spread : float, default=0.05
+        Run-to-run spread assumed for information gain when the data have a
+        single score per (agent, task), on the min-max scale of each task.
+    irt_prior : bool, default=True
+        Fit the 2PL model with weak normal priors (``a ~ N(1, 2)``,
+        ``b ~ N(0, 2)``). Leaderboards have few agents, and plain marginal
+        maximum likelihood then drives the discriminations of items that
+        separate the agents to infinity.
+    n_resamples : int, default=100
+        Bootstrap resamples of the tasks for the ranking intervals; 0 skips
+        the intervals.
+    random_state : int, default=0
+        Seed of the bootstrap.
+    n_jobs : int or None, default=None
+        Parallel workers of the bootstrap.
+    progress : bool, file-like or None, default=None
+        Write progress lines to stderr (True) or to the given stream.
+
+    Returns
+    -------
+    analysis : Bunch
+        ``summary``, ``block`` (the complete block), ``nash``, ``hodge``,
+        ``irt``, ``generality``, ``selection``, ``intervals`` (None when
+        ``n_resamples=0``), ``benchmark``.
+
+    Examples
+    --------
+    >>> from sklearn_eval.datasets import make_irt_responses
+    >>> from sklearn_eval.report import analyze_benchmark, prepare_benchmark
+    >>> X = make_irt_responses(40, 12, random_state=0)
+    >>> analysis = analyze_benchmark(prepare_benchmark(X), n_tasks=3,
+    ...                              n_resamples=0)
+    >>> analysis.selection.order.shape, round(float(analysis.nash.value), 3) <= 1
+    ((3,), True)
+    """
+    say = _progress_printer(progress)
+    block = _complete_block(benchmark)
+    say(
+        f"{benchmark.name}: {benchmark.scores.shape[0]} agents x "
+        f"{benchmark.scores.shape[1]} tasks; complete block "
+        f"{block.scaled.shape[0]} x {block.scaled.shape[1]}"
+    )
+    say("Nash averaging (maximum-entropy equilibrium)")
+    start = time.perf_counter()
+    nash = _nash(block)
+    nash_seconds = time.perf_counter() - start
+    say("Hodge decomposition")
+    hodge = _hodge(block)
+    say("IRT 2PL on the successes")
+    start = time.perf_counter()
+    irt = _irt(benchmark, irt_prior)
+    fit_seconds = time.perf_counter() - start + nash_seconds
+    say("generality and agent response curves")
+    generality = _generality(benchmark, irt)
+    say(f"information-gain selection of {min(n_tasks, block.scaled.shape[1])} tasks")
+    selection = _selection(benchmark, block, n_tasks, spread)
+    intervals = None
+    if n_resamples:
+        say(
+            f"bootstrap intervals ({n_resamples} resamples of the tasks; about "
+            f"{max(1, round(n_resamples * fit_seconds))} s of refits)"
+        )
+        intervals = _intervals(benchmark, block, irt, n_resamples, random_state, n_jobs)
+    say("analyses done")
+    return Bunch(
+        benchmark=benchmark,
+        summary=_summary(benchmark, block),
+        block=block,
+        nash=nash,
+        hodge=hodge,
+        irt=irt,
+        generality=generality,
+        selection=selection,
+        intervals=intervals,
+    )

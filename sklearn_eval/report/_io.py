@@ -1,0 +1,704 @@
+"""Reading benchmark results from CSV files for the command line and the report.
+
+Only the standard library's :mod:`csv` and numpy are used (pandas stays
+optional). Every error names the file, the column and the line of the file,
+so that the command line can print it as one line.
+
+Three shapes are read:
+
+* a **long** result table: one row per (agent, task, score), repeats allowed
+  (repeated scores of a pair are runs: their mean and spread are kept);
+* a **wide** result matrix: one row per agent, the agent's name in one column
+  and one numeric column per task;
+* a **matches** table: one row per game with the two players and the first
+  player's outcome (or both players' scores).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import csv
+import gc
+import gzip
+import io
+import os
+from typing import NamedTuple
+
+import numpy as np
+
+from ..utils import encode_players
+
+__all__ = [
+    "CSVError",
+    "MatchTable",
+    "ResultTable",
+    "read_csv",
+    "read_matches",
+    "read_result_matrix",
+]
+
+_MISSING = frozenset({"", "nan", "na", "n/a", "null", "none", "-"})
+_OUTCOME_WORDS = {
+    "win": 1.0,
+    "w": 1.0,
+    "won": 1.0,
+    "loss": 0.0,
+    "lose": 0.0,
+    "lost": 0.0,
+    "l": 0.0,
+    "draw": 0.5,
+    "d": 0.5,
+    "tie": 0.5,
+    "1-0": 1.0,
+    "0-1": 0.0,
+    "1/2-1/2": 0.5,
+}
+
+
+class CSVError(ValueError):
+    """A problem with a CSV file, described in one line."""
+
+
+class ResultTable(NamedTuple):
+    """An agents x tasks result matrix read from a file.
+
+    ``values`` holds the mean score of every (agent, task) cell (NaN when
+    missing); ``stds`` the population standard deviation of repeated scores
+    and ``counts`` their number (both None for a wide file, where every cell
+    is one score).
+    """
+
+    values: np.ndarray
+    agents: np.ndarray
+    tasks: np.ndarray
+    stds: np.ndarray | None
+    counts: np.ndarray | None
+    source: str
+
+
+class MatchTable(NamedTuple):
+    """Matches read from a file: players, first player's outcome, weights."""
+
+    X: np.ndarray
+    y: np.ndarray
+    sample_weight: np.ndarray | None
+    source: str
+
+
+def _open(path):
+    if str(path).endswith(".gz"):
+        return io.TextIOWrapper(gzip.open(path, "rb"), encoding="utf-8-sig")
+    return open(path, encoding="utf-8-sig", newline="")
+
+
+def read_csv(path, *, sep=None):
+    """Read a CSV file into its header and rows of strings.
+
+    Parameters
+    ----------
+    path : str or path-like
+        The file (``.gz`` files are decompressed).
+    sep : str or None, default=None
+        Field separator; None sniffs it among ``,``, ``;``, tab and ``|``
+        (``,`` when unsure).
+
+    Returns
+    -------
+    header : list of str
+    rows : list of list of str
+        Data rows, each with as many fields as the header. Blank lines are
+        skipped.
+
+    Raises
+    ------
+    CSVError
+        If the file cannot be read, is empty, has no data rows, repeats a
+        column name or has a row with the wrong number of fields (the line is
+        named).
+
+    Examples
+    --------
+    >>> import os, tempfile
+    >>> from sklearn_eval.report import read_csv
+    >>> path = os.path.join(tempfile.mkdtemp(), "t.csv")
+    >>> with open(path, "w") as f:
+    ...     _ = f.write("agent,score\\nA,1\\nB,2\\n")
+    >>> read_csv(path)
+    (['agent', 'score'], [['A', '1'], ['B', '2']])
+    """
+    with _gc_paused():
+        header, rows, _ = _read_csv_lines(path, sep=sep)
+    return header, rows
+
+
+class _LineNumbers:
+    """File line number of each data row (for error messages)."""
+
+    def __init__(self, numbers):
+        self._numbers = numbers
+
+    def __getitem__(self, row):
+        return int(self._numbers[row])
+
+
+def _is_blank(fields):
+    return not fields or (len(fields) == 1 and not fields[0].strip())
+
+
+@contextlib.contextmanager
+def _gc_paused():
+    """Pause the cyclic garbage collector while millions of strings are built.
+
+    Parsing allocates one list per row; the collector would otherwise rescan
+    them over and over (4-6x slower on a million rows). Nothing here makes
+    reference cycles, so pausing it is safe.
+    """
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if enabled:
+            gc.enable()
+
+
+def _records(text, sep, name):
+    """Rows of the file and the physical line number of each row."""
+    reader = csv.reader(io.StringIO(text), delimiter=sep)
+    try:
+        if '"' not in text:
+            # no quoted field can span lines: row k is on line k + 1
+            rows = list(reader)
+            return rows, np.arange(1, len(rows) + 1)
+        rows, numbers = [], []
+        for fields in reader:
+            rows.append(fields)
+            numbers.append(reader.line_num)
+    except csv.Error as exc:
+        raise CSVError(f"{name}, line {reader.line_num}: {exc}") from None
+    return rows, np.asarray(numbers)
+
+
+def _read_csv_lines(path, *, sep=None, fast=False):
+    """Header, data rows and the file line number of every data row.
+
+    With ``fast=True`` a regular file (no quotes, every line with the header's
+    number of fields) is parsed by pandas when it is installed; line numbers
+    are then approximate, so callers re-read with ``fast=False`` to report an
+    error (see :func:`_with_exact_errors`).
+    """
+    name = os.fspath(path)
+    if os.path.isdir(name):
+        raise CSVError(f"{name} is a directory, not a CSV file")
+    try:
+        with _open(name) as handle:
+            text = handle.read()
+    except FileNotFoundError:
+        raise CSVError(f"file not found: {name}") from None
+    except (OSError, UnicodeDecodeError, EOFError) as exc:
+        reason = getattr(exc, "strerror", None) or str(exc)
+        raise CSVError(f"cannot read {name}: {reason}") from None
+    if not text.strip():
+        raise CSVError(f"{name} is empty")
+    if sep is None:
+        sep = _sniff_separator(text)
+    if fast:
+        parsed = _fast_columns(text, sep)
+        if parsed is not None:
+            header, columns = parsed
+            _check_header(header, name)
+            if not len(columns):
+                raise CSVError(f"{name} has a header but no data rows")
+            return header, columns, _LineNumbers(np.arange(2, len(columns) + 2))
+    rows, numbers = _records(text, sep, name)
+    first = next((k for k, fields in enumerate(rows) if not _is_blank(fields)), None)
+    header = [field.strip() for field in rows[first]]
+    _check_header(header, name)
+    body, numbers = rows[first + 1 :], numbers[first + 1 :]
+    lengths = np.fromiter(map(len, body), dtype=np.int64, count=len(body))
+    odd = np.flatnonzero(lengths != len(header))
+    if odd.size:
+        blank = np.array([_is_blank(body[k]) for k in odd], dtype=bool)
+        if not blank.all():
+            k = int(odd[np.argmin(blank)])
+            raise CSVError(
+                f"{name}, line {numbers[k]}: {lengths[k]} fields, expected "
+                f"{len(header)} as in the header"
+            )
+        keep = np.ones(len(body), dtype=bool)
+        keep[odd] = False
+        body = [fields for fields, kept in zip(body, keep, strict=True) if kept]
+        numbers = numbers[keep]
+    if not body:
+        raise CSVError(f"{name} has a header but no data rows")
+    return header, _Rows(body), _LineNumbers(numbers)
+
+
+class _Columns:
+    """Data columns parsed by pandas (object arrays of str)."""
+
+    def __init__(self, columns):
+        self._columns = columns
+
+    def __len__(self):
+        return len(self._columns[0]) if self._columns else 0
+
+    def column(self, index):
+        return self._columns[index]
+
+
+def _fast_columns(text, sep):
+    """(header, _Columns) parsed by pandas, or None when not applicable.
+
+    Applicable when pandas is installed, the separator is one character, the
+    text has no quote and every non-empty line has the header's number of
+    separators: then pandas' C parser gives exactly the fields of the csv
+    module, about 5x faster.
+    """
+    if len(sep) != 1 or '"' in text:
+        return None
+    try:
+        import pandas as pd
+    except ImportError:
+        return None
+    data = np.frombuffer(text.encode("utf-8"), dtype=np.uint8)
+    newlines = np.flatnonzero(data == ord("\n"))
+    ends = np.append(newlines, data.size)
+    starts = np.concatenate([[0], newlines + 1])
+    separators = np.concatenate([[0], np.cumsum(data == ord(sep))])
+    counts = separators[ends] - separators[starts]
+    nonempty = (ends - starts) > (data[np.maximum(ends - 1, 0)] == ord("\r"))
+    counts = counts[nonempty]
+    if counts.size < 2 or (counts != counts[0]).any():
+        return None
+    frame = pd.read_csv(
+        io.StringIO(text),
+        sep=sep,
+        header=None,
+        dtype=str,
+        keep_default_na=False,
+        na_filter=False,
+        skip_blank_lines=True,
+        quoting=csv.QUOTE_NONE,
+        engine="c",
+    )
+    values = [frame[column].to_numpy(dtype=object) for column in frame.columns]
+    header = [str(column[0]).strip() for column in values]
+    return header, _Columns([column[1:] for column in values])
+
+
+class _Rows(list):
+    """Data rows that also hand out whole columns (transposed once, in C)."""
+
+    _columns = None
+
+    def column(self, index):
+        if self._columns is None:
+            self._columns = list(zip(*self, strict=True))
+        return self._columns[index]
+
+
+def _column_values(rows, index):
+    """One column of the rows as a sequence of strings."""
+    if isinstance(rows, (_Rows, _Columns)):
+        return rows.column(index)
+    return [row[index] for row in rows]
+
+
+def _sniff_separator(text):
+    sample = text[:20000]
+    try:
+        return csv.Sniffer().sniff(sample, delimiters=",;\t|").delimiter
+    except csv.Error:
+        return ","
+
+
+def _check_header(header, name):
+    seen = set()
+    for position, column in enumerate(header):
+        if not column:
+            raise CSVError(f"{name}: column {position + 1} of the header has no name")
+        if column in seen:
+            raise CSVError(f"{name}: column {column!r} appears twice in the header")
+        seen.add(column)
+
+
+def _column(header, column, name, option):
+    if column not in header:
+        shown = ", ".join(header[:12]) + (", ..." if len(header) > 12 else "")
+        raise CSVError(
+            f"{name} has no column {column!r} (columns: {shown}); choose one with "
+            f"{option}"
+        )
+    return header.index(column)
+
+
+def _columns(header, wanted, name):
+    """Indices of several columns; one error naming every missing one."""
+    missing = [(column, option) for column, option in wanted if column not in header]
+    if missing:
+        shown = ", ".join(header[:12]) + (", ..." if len(header) > 12 else "")
+        names = ", ".join(f"{column!r} ({option})" for column, option in missing)
+        raise CSVError(f"{name} has no column {names}; its columns are: {shown}")
+    return [header.index(column) for column, _ in wanted]
+
+
+def _parse_number(text, column, line, name):
+    token = text.strip()
+    if token.lower() in _MISSING:
+        return np.nan
+    try:
+        value = float(token)
+    except ValueError:
+        raise CSVError(
+            f"{name}, line {line}, column {column!r}: {token!r} is not a number"
+        ) from None
+    if not np.isfinite(value):
+        raise CSVError(f"{name}, line {line}, column {column!r}: {token!r} is infinite")
+    return value
+
+
+def _numeric_column(rows, index, column, name, lines):
+    """Parse one column as floats, naming the file line of a bad cell."""
+    cells = _column_values(rows, index)
+    try:
+        values = np.array(cells, dtype=np.float64)
+    except ValueError:
+        values = None
+    if values is not None and np.isfinite(values).all():
+        return values
+    # slow path: missing tokens, a bad cell, or an infinite value to report
+    values = np.empty(len(cells), dtype=np.float64)
+    for k, cell in enumerate(cells):
+        values[k] = _parse_number(cell, column, lines[k], name)
+    return values
+
+
+def _label_column(rows, index, column, name, lines):
+    labels = np.array(list(map(str.strip, _column_values(rows, index))), dtype=object)
+    empty = np.flatnonzero(labels == "")
+    if empty.size:
+        raise CSVError(
+            f"{name}, line {lines[int(empty[0])]}, column {column!r}: empty label"
+        )
+    return labels
+
+
+def _detect_format(header, task_col, score_col):
+    if task_col in header and score_col in header:
+        return "long"
+    return "wide"
+
+
+def read_result_matrix(
+    path,
+    *,
+    format="auto",
+    agent_col="agent",
+    task_col="task",
+    score_col="score",
+    sep=None,
+):
+    """Read an agents x tasks result matrix from a long or wide CSV file.
+
+    Parameters
+    ----------
+    path : str or path-like
+    format : {"auto", "long", "wide"}, default="auto"
+        ``"long"``: columns ``agent_col``, ``task_col`` and ``score_col``, one
+        score per row; repeated (agent, task) rows are runs, averaged (their
+        population standard deviation is kept in ``stds``). ``"wide"``: one row
+        per agent, ``agent_col`` (or the first column when the file has no
+        such column) naming it, every other column a task. ``"auto"`` picks
+        long when the task and score columns exist.
+    agent_col, task_col, score_col : str
+        Column names.
+    sep : str or None, default=None
+        Field separator (sniffed when None).
+
+    Returns
+    -------
+    ResultTable
+
+    Raises
+    ------
+    CSVError
+        For a missing file or column, a non-numeric score, an empty file, a
+        repeated agent in a wide file, or no score at all.
+
+    Examples
+    --------
+    >>> import os, tempfile
+    >>> from sklearn_eval.report import read_result_matrix
+    >>> path = os.path.join(tempfile.mkdtemp(), "long.csv")
+    >>> with open(path, "w") as f:
+    ...     _ = f.write("agent,task,score\\nA,t1,1\\nA,t1,3\\nB,t2,5\\n")
+    >>> table = read_result_matrix(path)
+    >>> table.values.tolist(), table.stds.tolist()
+    ([[2.0, nan], [nan, 5.0]], [[1.0, nan], [nan, 0.0]])
+    """
+    name = os.fspath(path)
+    if format not in ("auto", "long", "wide"):
+        raise CSVError(f"format must be 'auto', 'long' or 'wide'; got {format!r}")
+    return _with_exact_errors(
+        _read_result_matrix, name, format, agent_col, task_col, score_col, sep
+    )
+
+
+def _with_exact_errors(reader, *args):
+    """Read fast; on any error re-read exactly, for the right line numbers."""
+    with _gc_paused():
+        try:
+            return reader(*args, fast=True)
+        except CSVError:
+            return reader(*args, fast=False)
+
+
+def _read_result_matrix(name, format, agent_col, task_col, score_col, sep, *, fast):
+    header, rows, lines = _read_csv_lines(name, sep=sep, fast=fast)
+    if format == "auto":
+        format = _detect_format(header, task_col, score_col)
+    if format == "long":
+        table = _read_long(header, rows, lines, name, agent_col, task_col, score_col)
+    else:
+        table = _read_wide(header, rows, lines, name, agent_col)
+    if np.isnan(table.values).all():
+        raise CSVError(f"{name} has no score (every cell is missing)")
+    return table
+
+
+def _read_long(header, rows, lines, name, agent_col, task_col, score_col):
+    agent_index, task_index, score_index = _columns(
+        header,
+        [
+            (agent_col, "--agent-col"),
+            (task_col, "--task-col"),
+            (score_col, "--score-col"),
+        ],
+        name,
+    )
+    agents = _label_column(rows, agent_index, agent_col, name, lines)
+    tasks = _label_column(rows, task_index, task_col, name, lines)
+    scores = _numeric_column(rows, score_index, score_col, name, lines)
+    agent_names, agent_code = _factorize_sorted(agents)
+    task_names, task_code = _factorize_sorted(tasks)
+    shape = (len(agent_names), len(task_names))
+    observed = ~np.isnan(scores)
+    cell = (agent_code * shape[1] + task_code)[observed]
+    size = shape[0] * shape[1]
+    counts = np.bincount(cell, minlength=size).astype(np.float64)
+    total = np.bincount(cell, weights=scores[observed], minlength=size)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        means = total / counts
+        squares = np.bincount(cell, weights=scores[observed] ** 2, minlength=size)
+        variance = np.maximum(squares / counts - means**2, 0.0)
+    means[counts == 0] = np.nan
+    stds = np.sqrt(variance)
+    stds[counts == 0] = np.nan
+    return ResultTable(
+        means.reshape(shape),
+        agent_names,
+        task_names,
+        stds.reshape(shape),
+        counts.reshape(shape),
+        name,
+    )
+
+
+def _factorize_sorted(labels):
+    names, codes, _ = encode_players(labels, labels[:0])
+    return names.astype(object), codes
+
+
+def _read_wide(header, rows, lines, name, agent_col):
+    agent_index = header.index(agent_col) if agent_col in header else 0
+    agents = _label_column(rows, agent_index, header[agent_index], name, lines)
+    _, first, counts = np.unique(
+        agents.astype(str), return_index=True, return_counts=True
+    )
+    if (counts > 1).any():
+        repeated = np.flatnonzero(counts > 1)[0]
+        label = agents[first[repeated]]
+        raise CSVError(
+            f"{name}: agent {label!r} appears in more than one row of a wide "
+            "file (use --format long for repeated runs)"
+        )
+    task_indices = [k for k in range(len(header)) if k != agent_index]
+    if not task_indices:
+        raise CSVError(f"{name} has no task column besides the agent column")
+    values = np.column_stack(
+        [_numeric_column(rows, k, header[k], name, lines) for k in task_indices]
+    )
+    tasks = np.array([header[k] for k in task_indices], dtype=object)
+    return ResultTable(values, agents, tasks, None, None, name)
+
+
+def _parse_outcome(text, column, line, name):
+    token = text.strip().lower()
+    if token in _OUTCOME_WORDS:
+        return _OUTCOME_WORDS[token]
+    try:
+        value = _parse_number(token, column, line, name)
+    except CSVError:
+        value = np.inf  # not a number: reported below as a bad outcome
+    if np.isnan(value):
+        raise CSVError(f"{name}, line {line}, column {column!r}: missing value")
+    if value not in (0.0, 0.5, 1.0):
+        raise CSVError(
+            f"{name}, line {line}, column {column!r}: outcome {text.strip()!r} is "
+            "not 1 (win), 0 (loss) or 0.5 (draw)"
+        )
+    return value
+
+
+def _outcome_column(rows, index, column, name, lines):
+    """Outcomes of a column: each distinct token is parsed once."""
+    cells = _column_values(rows, index)
+    mapping = {}
+    for token in set(cells):
+        try:
+            mapping[token] = _parse_outcome(token, column, 0, name)
+        except CSVError:
+            bad = int(np.flatnonzero(np.asarray(cells, dtype=object) == token)[0])
+            _parse_outcome(token, column, lines[bad], name)  # raises with the line
+    if len(mapping) > 20:
+        return np.fromiter(map(mapping.__getitem__, cells), np.float64, len(cells))
+    tokens = np.array(cells)
+    values = np.empty(len(cells), dtype=np.float64)
+    for token, value in mapping.items():
+        values[tokens == token] = value
+    return values
+
+
+def read_matches(
+    path,
+    *,
+    first_col="first",
+    second_col="second",
+    outcome_col="outcome",
+    first_score_col=None,
+    second_score_col=None,
+    weight_col=None,
+    sep=None,
+):
+    """Read a table of matches (two players and an outcome) from a CSV file.
+
+    Parameters
+    ----------
+    path : str or path-like
+    first_col, second_col : str
+        Columns holding the two players' labels.
+    outcome_col : str, default="outcome"
+        Outcome for the first player: 1, 0 or 0.5, or the words win / loss /
+        draw (also w, l, d, tie, 1-0, 0-1, 1/2-1/2). Not used when both score
+        columns are given.
+    first_score_col, second_score_col : str or None, default=None
+        Columns with the two players' scores (e.g. goals); the outcome is
+        then 1, 0.5 or 0 as the first score is above, equal to or below the
+        second.
+    weight_col : str or None, default=None
+        Optional column of non-negative match weights.
+    sep : str or None, default=None
+
+    Returns
+    -------
+    MatchTable
+
+    Raises
+    ------
+    CSVError
+        For a missing file or column, a bad outcome, a missing player or
+        score, or a player against itself (the line is named).
+
+    Examples
+    --------
+    >>> import os, tempfile
+    >>> from sklearn_eval.report import read_matches
+    >>> path = os.path.join(tempfile.mkdtemp(), "m.csv")
+    >>> with open(path, "w") as f:
+    ...     _ = f.write("first,second,outcome\\nA,B,win\\nB,C,0.5\\n")
+    >>> table = read_matches(path)
+    >>> table.X.tolist(), table.y.tolist()
+    ([['A', 'B'], ['B', 'C']], [1.0, 0.5])
+    """
+    name = os.fspath(path)
+    return _with_exact_errors(
+        _read_matches,
+        name,
+        first_col,
+        second_col,
+        outcome_col,
+        first_score_col,
+        second_score_col,
+        weight_col,
+        sep,
+    )
+
+
+def _read_matches(
+    name,
+    first_col,
+    second_col,
+    outcome_col,
+    first_score_col,
+    second_score_col,
+    weight_col,
+    sep,
+    *,
+    fast,
+):
+    header, rows, lines = _read_csv_lines(name, sep=sep, fast=fast)
+    first_index, second_index = _columns(
+        header, [(first_col, "--first-col"), (second_col, "--second-col")], name
+    )
+    first = _label_column(rows, first_index, first_col, name, lines)
+    second = _label_column(rows, second_index, second_col, name, lines)
+    same = np.flatnonzero(first == second)
+    if same.size:
+        raise CSVError(
+            f"{name}, line {lines[int(same[0])]}: player {first[same[0]]!r} plays "
+            "against itself"
+        )
+    if (first_score_col is None) != (second_score_col is None):
+        raise CSVError("give both --first-score-col and --second-score-col, or neither")
+    if first_score_col is not None:
+        y = _outcomes_from_scores(
+            header, rows, lines, name, first_score_col, second_score_col
+        )
+    else:
+        index = _column(header, outcome_col, name, "--outcome-col")
+        y = _outcome_column(rows, index, outcome_col, name, lines)
+    weights = None
+    if weight_col is not None:
+        index = _column(header, weight_col, name, "--weight-col")
+        weights = _numeric_column(rows, index, weight_col, name, lines)
+        _reject_missing(weights, weight_col, name, lines)
+        negative = np.flatnonzero(weights < 0)
+        if negative.size:
+            raise CSVError(
+                f"{name}, line {lines[int(negative[0])]}, column {weight_col!r}: "
+                "negative weight"
+            )
+    X = np.column_stack([first, second])
+    return MatchTable(X, y, weights, name)
+
+
+def _reject_missing(values, column, name, lines):
+    missing = np.flatnonzero(np.isnan(values))
+    if missing.size:
+        raise CSVError(
+            f"{name}, line {lines[int(missing[0])]}, column {column!r}: missing value"
+        )
+
+
+def _outcomes_from_scores(header, rows, lines, name, first_score_col, second_score_col):
+    columns = []
+    for column, option in (
+        (first_score_col, "--first-score-col"),
+        (second_score_col, "--second-score-col"),
+    ):
+        index = _column(header, column, name, option)
+        values = _numeric_column(rows, index, column, name, lines)
+        _reject_missing(values, column, name, lines)
+        columns.append(values)
+    return 0.5 + 0.5 * np.sign(columns[0] - columns[1])
