@@ -811,14 +811,14 @@ class IRT2PL(TransformerMixin, BaseEstimator):
 
         Parameters
         ----------
-        X : array-like or DataFrame of shape (n_agents, n_features_in_)
+        X : array-like or DataFrame of shape (n_agents, n_features)
             0/1 responses, NaN for missing.
 
         Returns
         -------
-        statistic : ndarray of shape (n_features_in_,)
+        statistic : ndarray of shape (n_features,)
             NaN for items left out in ``fit``.
-        pvalue : ndarray of shape (n_features_in_,)
+        pvalue : ndarray of shape (n_features,)
             Upper tail of chi-square with ``G - k`` degrees of freedom (``G``
             groups of agents, ``k`` parameters per item; at least 1).
         """
@@ -913,7 +913,7 @@ class IRT2PL(TransformerMixin, BaseEstimator):
 
         Parameters
         ----------
-        X : array-like or DataFrame of shape (n_agents, n_features_in_), optional
+        X : array-like or DataFrame of shape (n_agents, n_features), optional
             Responses on which to compute the item-fit statistic
             (``item_fit``); usually the training data.
 
@@ -1230,7 +1230,7 @@ class IRT2PL(TransformerMixin, BaseEstimator):
 
         Returns
         -------
-        ndarray of shape (n_points, n_features_in_)
+        ndarray of shape (n_points, n_features)
             Success probabilities; items left out in ``fit`` get their
             training success rate (0 or 1; NaN for an item never observed).
 
