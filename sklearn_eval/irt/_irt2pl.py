@@ -14,15 +14,18 @@ missingness at random.
 """
 
 import warnings
+from contextlib import nullcontext
 from numbers import Integral, Real
 
 import numpy as np
+from joblib import effective_n_jobs
 from scipy.special import expit, log_expit
 from scipy.stats import chi2
 from sklearn.base import BaseEstimator, TransformerMixin, _fit_context
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils import check_random_state
 from sklearn.utils._param_validation import Interval, StrOptions
+from sklearn.utils.parallel import Parallel, delayed
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from ..utils import check_binary_values, check_result_matrix
@@ -48,14 +51,19 @@ class _Responses:
 
     ``blocks()`` yields ``(rows, Y, M)`` with ``Y`` the float64 responses (0
     where missing) and ``M`` the float64 observation mask, or ``None`` when no
-    response is missing anywhere.
+    response is missing anywhere; ``raw_blocks()`` yields the stored blocks
+    (uint8 at leaderboard scale) for workers to convert themselves.
+    ``chunk_size`` agents per block (None: about ``_BLOCK_ENTRIES``
+    responses). ``parallel`` is None (serial E-step) or a running
+    ``joblib.Parallel`` that computes the blocks of an E-step concurrently.
     """
 
-    def __init__(self, values, keep=None):
+    def __init__(self, values, keep=None, *, chunk_size=None, parallel=None):
         columns = slice(None) if keep is None or keep.all() else keep
         self.n_agents = values.shape[0]
         self.n_items = values.shape[1] if keep is None else int(np.sum(keep))
-        rows = max(1, _BLOCK_ENTRIES // max(self.n_items, 1))
+        self.parallel = parallel
+        rows = chunk_size or max(1, _BLOCK_ENTRIES // max(self.n_items, 1))
         self._starts = range(0, self.n_agents, rows)
         self._rows = rows
         self.dense = self.n_agents * self.n_items <= _DENSE_LIMIT
@@ -83,20 +91,26 @@ class _Responses:
                 out[rows] = Y.sum(axis=1) / n_obs
         return out
 
-    def blocks(self):
+    def raw_blocks(self):
         for start in self._starts:
             rows = slice(start, min(start + self._rows, self.n_agents))
-            Y = self._Y[rows]
-            M = None if self._M is None else self._M[rows]
-            if not self.dense:
-                Y = Y.astype(np.float64)
-                M = None if M is None else M.astype(np.float64)
-            yield rows, Y, M
+            yield rows, self._Y[rows], None if self._M is None else self._M[rows]
+
+    def blocks(self):
+        for rows, Y, M in self.raw_blocks():
+            yield (rows, *_as_float_block(Y, M))
 
     def n_observed(self):
         if self._M is None:
             return np.full(self.n_agents, float(self.n_items))
         return np.asarray(self._M.sum(axis=1), dtype=np.float64)
+
+
+def _as_float_block(Y, M):
+    """float64 views (or copies, for uint8 storage) of a block of responses."""
+    if Y.dtype == np.float64:
+        return Y, M
+    return Y.astype(np.float64), None if M is None else M.astype(np.float64)
 
 
 # --------------------------------------------------------------------------
@@ -128,12 +142,21 @@ def _e_step(data, a, b, grid, *, counts=True, moments=False):
     Returns a dict with ``loglik`` (sum over agents), and if ``counts`` the
     expected successes ``r`` and observations ``n`` per (node, item); if
     ``moments`` the posterior mean and sd of every agent and the per-agent
-    log-likelihoods.
+    log-likelihoods. The blocks of agents are independent: with
+    ``data.parallel`` set they are computed concurrently and their partial
+    sums are added in block order, so the result does not depend on the
+    number of workers.
     """
     nodes, log_w = grid.nodes, grid.log_weights
     logits = a * (nodes[:, None] - b)  # (K, J)
     log_fail = log_expit(-logits)
     K, J = logits.shape
+    args = (logits, log_fail, log_w, nodes, counts, moments)
+    if data.parallel is None or len(data._starts) == 1:
+        parts = (_e_step_block(Y, M, *args) for _, Y, M in data.raw_blocks())
+    else:
+        task = delayed(_e_step_block)
+        parts = data.parallel(task(Y, M, *args) for _, Y, M in data.raw_blocks())
     out = {"loglik": 0.0}
     mass = np.zeros(K)
     if counts:
@@ -143,24 +166,14 @@ def _e_step(data, a, b, grid, *, counts=True, moments=False):
         mean = np.empty(data.n_agents)
         sd = np.empty(data.n_agents)
         per_agent = np.empty(data.n_agents)
-    for rows, Y, M in data.blocks():
-        table = _log_likelihood_table(Y, M, logits, log_fail)
-        table += log_w
-        lse, post = _log_normalise(table)
-        out["loglik"] += float(lse.sum())
-        mass += post.sum(axis=0)
+    for (rows, _, _), part in zip(data.raw_blocks(), parts, strict=True):
+        out["loglik"] += part["loglik"]
+        mass += part["mass"]
         if counts:
-            r += (Y.T @ post).T
-            if M is None:
-                n += post.sum(axis=0)
-            else:
-                n += (M.T @ post).T
+            r += part["r"]
+            n += part["n"]
         if moments:
-            m1 = post @ nodes
-            m2 = post @ nodes**2
-            mean[rows] = m1
-            sd[rows] = np.sqrt(np.maximum(m2 - m1**2, 0.0))
-            per_agent[rows] = lse
+            mean[rows], sd[rows], per_agent[rows] = part["moments"]
     out["mass"] = mass
     if counts:
         out["r"] = r
@@ -168,6 +181,23 @@ def _e_step(data, a, b, grid, *, counts=True, moments=False):
     if moments:
         out["mean"], out["sd"], out["per_agent"] = mean, sd, per_agent
     return out
+
+
+def _e_step_block(Y, M, logits, log_fail, log_w, nodes, counts, moments):
+    """E-step contributions of one block of agents (runs on a worker)."""
+    Y, M = _as_float_block(Y, M)
+    table = _log_likelihood_table(Y, M, logits, log_fail)
+    table += log_w
+    lse, post = _log_normalise(table)
+    part = {"loglik": float(lse.sum()), "mass": post.sum(axis=0)}
+    if counts:
+        part["r"] = (Y.T @ post).T
+        part["n"] = part["mass"] if M is None else (M.T @ post).T
+    if moments:
+        m1 = post @ nodes
+        m2 = post @ nodes**2
+        part["moments"] = (m1, np.sqrt(np.maximum(m2 - m1**2, 0.0)), lse)
+    return part
 
 
 # --------------------------------------------------------------------------
@@ -383,6 +413,11 @@ def _m_step_common(a, b, r, n, nodes, a_prior, b_prior, estimate_a, n_newton=4):
 # --------------------------------------------------------------------------
 # Abilities
 # --------------------------------------------------------------------------
+def _map_raw_block(Y, M, a, b, theta):
+    """``_map_block`` on a stored (possibly uint8) block (runs on a worker)."""
+    return _map_block(*_as_float_block(Y, M), a, b, theta)
+
+
 def _map_block(Y, M, a, b, theta, max_iter=100):
     """MAP abilities under N(0, 1) for one block: safeguarded Newton.
 
@@ -444,19 +479,17 @@ def _item_information_louis(data, a, b, grid, a_prior, b_prior):
     r = np.zeros((K, J))
     n = np.zeros((K, J))
     outer = [np.zeros(J), np.zeros(J), np.zeros(J)]  # sum_i E s E s^T (aa, ad, dd)
-    Pq = P * nodes[:, None]
-    for _rows, Y, M in data.blocks():
-        table = _log_likelihood_table(Y, M, logits, log_fail) + log_w
-        _, post = _log_normalise(table)
-        Mb = np.ones_like(Y) if M is None else M
-        r += (Y.T @ post).T
-        n += (Mb.T @ post).T
-        mean = post @ nodes
-        e_a = Y * mean[:, None] - Mb * (post @ Pq)
-        e_d = Y - Mb * (post @ P)
-        outer[0] += np.einsum("ij,ij->j", e_a, e_a)
-        outer[1] += np.einsum("ij,ij->j", e_a, e_d)
-        outer[2] += np.einsum("ij,ij->j", e_d, e_d)
+    args = (logits, log_fail, log_w, nodes, P)
+    if data.parallel is None or len(data._starts) == 1:
+        parts = (_louis_block(Y, M, *args) for _, Y, M in data.raw_blocks())
+    else:
+        task = delayed(_louis_block)
+        parts = data.parallel(task(Y, M, *args) for _, Y, M in data.raw_blocks())
+    for part in parts:  # partial sums added in block order
+        r += part[0]
+        n += part[1]
+        for total, value in zip(outer, part[2:], strict=True):
+            total += value
     q = nodes[:, None]
     complete = n * P * (1.0 - P)
     second = r * (1.0 - 2.0 * P) + n * P * P
@@ -470,6 +503,24 @@ def _item_information_louis(data, a, b, grid, a_prior, b_prior):
     _, info_ab = _to_discrimination_difficulty(a, b, zero, info_ad)
     _, info_ab = _add_priors(zero, info_ab, a, b, a_prior, b_prior)
     return info_ab
+
+
+def _louis_block(Y, M, logits, log_fail, log_w, nodes, P):
+    """Expected counts and posterior score products of one block of agents."""
+    Y, M = _as_float_block(Y, M)
+    table = _log_likelihood_table(Y, M, logits, log_fail) + log_w
+    _, post = _log_normalise(table)
+    Mb = np.ones_like(Y) if M is None else M
+    mean = post @ nodes
+    e_a = Y * mean[:, None] - Mb * (post @ (P * nodes[:, None]))
+    e_d = Y - Mb * (post @ P)
+    return (
+        (Y.T @ post).T,
+        (Mb.T @ post).T,
+        np.einsum("ij,ij->j", e_a, e_a),
+        np.einsum("ij,ij->j", e_a, e_d),
+        np.einsum("ij,ij->j", e_d, e_d),
+    )
 
 
 def _standard_errors(info, model):
@@ -586,6 +637,20 @@ class IRT2PL(TransformerMixin, BaseEstimator):
     random_state : int, RandomState instance or None, default=None
         Seeds the jitter of starts 3 and later (the fit is deterministic
         otherwise).
+    n_jobs : int or None, default=None
+        Number of workers computing the E-step (and the abilities) in chunks
+        of agents, with ``joblib``: threads by default, since the work is
+        matrix products that release the GIL. None means 1 unless in a
+        ``joblib.parallel_config`` context, -1 all processors. Under
+        ``joblib.parallel_config(backend="dask")`` the chunks of every E-step
+        go to the ``dask.distributed`` cluster (each task carries its chunk of
+        responses). The partial sums are added in chunk order, so the fit does
+        not depend on ``n_jobs``. On one machine, threads help most when the
+        BLAS runs single-threaded (``threadpoolctl``); measure first.
+    chunk_size : int or None, default=None
+        Number of agents per chunk; None means about 4 million responses per
+        chunk. Chunking changes only the order of floating-point sums (fits
+        agree to about 1e-12 relative).
 
     Attributes
     ----------
@@ -683,6 +748,8 @@ class IRT2PL(TransformerMixin, BaseEstimator):
         "accelerate": ["boolean"],
         "rescale_latent": ["boolean", StrOptions({"auto"})],
         "random_state": ["random_state"],
+        "n_jobs": [Integral, None],
+        "chunk_size": [Interval(Integral, 1, None, closed="left"), None],
     }
 
     def __init__(
@@ -701,6 +768,8 @@ class IRT2PL(TransformerMixin, BaseEstimator):
         accelerate=True,
         rescale_latent="auto",
         random_state=None,
+        n_jobs=None,
+        chunk_size=None,
     ):
         self.model = model
         self.quadrature = quadrature
@@ -715,6 +784,8 @@ class IRT2PL(TransformerMixin, BaseEstimator):
         self.accelerate = accelerate
         self.rescale_latent = rescale_latent
         self.random_state = random_state
+        self.n_jobs = n_jobs
+        self.chunk_size = chunk_size
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
@@ -752,31 +823,33 @@ class IRT2PL(TransformerMixin, BaseEstimator):
                 UserWarning,
                 stacklevel=3,
             )
-        data = _Responses(values, keep)
-        a, b, loglik, n_iter, converged = self._em(data, grid, a_prior, b_prior)
-        moments = _e_step(data, a, b, grid, counts=False, moments=True)
-        proportion = data.success_rate()
-        if _should_flip(moments["mean"], proportion):
-            a, b = -a, -b
+        with self._executor() as parallel:
+            data = _Responses(values, keep, chunk_size=self.chunk_size,
+                              parallel=parallel)
+            a, b, loglik, n_iter, converged = self._em(data, grid, a_prior, b_prior)
             moments = _e_step(data, a, b, grid, counts=False, moments=True)
-        if not converged:
-            warnings.warn(
-                f"EM did not converge in max_iter={self.max_iter} iterations "
-                f"(tol={self.tol}); increase max_iter or set priors.",
-                ConvergenceWarning,
-                stacklevel=3,
-            )
-        steep = np.abs(a) > 10
-        if steep.any() and a_prior is None:
-            warnings.warn(
-                f"{int(steep.sum())} item(s) have |discrimination| > 10: they "
-                "(nearly) separate the agents and their a is where EM stopped, "
-                f"not a finite optimum: {list(labels[keep][steep])[:10]}. Set "
-                "a_prior, e.g. (1.0, 2.0), for finite values.",
-                UserWarning,
-                stacklevel=3,
-            )
-        info = _item_information_louis(data, a, b, grid, a_prior, b_prior)
+            proportion = data.success_rate()
+            if _should_flip(moments["mean"], proportion):
+                a, b = -a, -b
+                moments = _e_step(data, a, b, grid, counts=False, moments=True)
+            if not converged:
+                warnings.warn(
+                    f"EM did not converge in max_iter={self.max_iter} iterations "
+                    f"(tol={self.tol}); increase max_iter or set priors.",
+                    ConvergenceWarning,
+                    stacklevel=3,
+                )
+            steep = np.abs(a) > 10
+            if steep.any() and a_prior is None:
+                warnings.warn(
+                    f"{int(steep.sum())} item(s) have |discrimination| > 10: they "
+                    "(nearly) separate the agents and their a is where EM stopped, "
+                    f"not a finite optimum: {list(labels[keep][steep])[:10]}. Set "
+                    "a_prior, e.g. (1.0, 2.0), for finite values.",
+                    UserWarning,
+                    stacklevel=3,
+                )
+            info = _item_information_louis(data, a, b, grid, a_prior, b_prior)
         se_a, se_b = _standard_errors(info, self.model)
         n_items = values.shape[1]
         self.discrimination_ = _scatter(a, keep, n_items)
@@ -951,7 +1024,7 @@ class IRT2PL(TransformerMixin, BaseEstimator):
 
     def _validate_fit_input(self, X):
         checked = check_result_matrix(X, allow_nan=True)
-        values = check_binary_values(checked.values)
+        values = _check_binary_in_blocks(checked.values)
         n_agents, n_items = values.shape
         if n_items < 2:
             raise ValueError(
@@ -961,7 +1034,7 @@ class IRT2PL(TransformerMixin, BaseEstimator):
             raise ValueError(
                 f"IRT2PL needs at least 2 agents (rows); got {n_agents}."
             )
-        empty = np.isnan(values).all(axis=1)
+        empty = _empty_rows(values)
         if empty.any():
             row = int(np.flatnonzero(empty)[0])
             name = "" if checked.agents is None else f" ({checked.agents[row]!r})"
@@ -1076,17 +1149,37 @@ class IRT2PL(TransformerMixin, BaseEstimator):
         keep = self._keep
         a = self.discrimination_[keep]
         b = self.difficulty_[keep]
-        data = _Responses(values, keep)
-        if moments is None or self.quadrature != "rectangular":
-            moments = _e_step(data, a, b, self._ability_grid(), counts=False,
-                              moments=True)
-        if method == "eap":
-            return moments["mean"].copy(), moments["sd"].copy()
+        with self._executor() as parallel:
+            data = _Responses(values, keep, chunk_size=self.chunk_size,
+                              parallel=parallel)
+            if moments is None or self.quadrature != "rectangular":
+                moments = _e_step(data, a, b, self._ability_grid(), counts=False,
+                                  moments=True)
+            if method == "eap":
+                return moments["mean"].copy(), moments["sd"].copy()
+            tasks = [(rows, Y, M, a, b, moments["mean"][rows])
+                     for rows, Y, M in data.raw_blocks()]
+            if parallel is None or len(tasks) == 1:
+                parts = [_map_raw_block(*task[1:]) for task in tasks]
+            else:
+                parts = parallel(delayed(_map_raw_block)(*task[1:]) for task in tasks)
         theta = np.empty(data.n_agents)
         sd = np.empty(data.n_agents)
-        for rows, Y, M in data.blocks():
-            theta[rows], sd[rows] = _map_block(Y, M, a, b, moments["mean"][rows])
+        for task, (theta_block, sd_block) in zip(tasks, parts, strict=True):
+            theta[task[0]], sd[task[0]] = theta_block, sd_block
         return theta, sd
+
+    def _executor(self):
+        """Context giving a running ``joblib.Parallel``, or None when serial.
+
+        Threads by default (the E-step is matrix products, which release the
+        GIL); an enclosing ``joblib.parallel_config`` (for instance
+        ``backend="dask"``) overrides the backend and, with ``n_jobs=None``,
+        the number of workers.
+        """
+        if effective_n_jobs(self.n_jobs) == 1:
+            return nullcontext(None)
+        return Parallel(n_jobs=self.n_jobs, prefer="threads")
 
     def _ability_grid(self):
         # EAP on a 21-node Gauss-Hermite grid collapses with steep items
@@ -1098,7 +1191,7 @@ class IRT2PL(TransformerMixin, BaseEstimator):
     def _validate_new(self, X):
         check_is_fitted(self, "difficulty_")
         checked = check_result_matrix(X, allow_nan=True)
-        values = check_binary_values(checked.values)
+        values = _check_binary_in_blocks(checked.values)
         validate_data(self, X, reset=False, skip_check_array=True)
         return values, checked
 
@@ -1172,9 +1265,11 @@ class IRT2PL(TransformerMixin, BaseEstimator):
         """
         values, _ = self._validate_new(X)
         keep = self._keep
-        data = _Responses(values, keep)
-        out = _e_step(data, self.discrimination_[keep], self.difficulty_[keep],
-                      self._grid(), counts=False, moments=True)
+        with self._executor() as parallel:
+            data = _Responses(values, keep, chunk_size=self.chunk_size,
+                              parallel=parallel)
+            out = _e_step(data, self.discrimination_[keep], self.difficulty_[keep],
+                          self._grid(), counts=False, moments=True)
         return out["per_agent"]
 
     def score(self, X, y=None):
@@ -1320,6 +1415,34 @@ def _item_fit(values, a, b, grid, max_groups=10):
         statistic += np.where(var > 0, (obs - exp) ** 2 / np.where(var > 0, var, 1.0),
                               0.0)
     return statistic, n_groups
+
+
+def _row_blocks(values):
+    """Row slices of about ``_BLOCK_ENTRIES`` entries each."""
+    rows = max(1, _BLOCK_ENTRIES // max(values.shape[1], 1))
+    return (slice(start, start + rows) for start in range(0, values.shape[0], rows))
+
+
+def _check_binary_in_blocks(values):
+    """``check_binary_values`` without full-size temporaries.
+
+    Checks block by block; on failure the shared check runs on the whole
+    matrix to name the first offending (row, column).
+    """
+    for rows in _row_blocks(values):
+        part = values[rows]
+        if not np.all(np.isnan(part) | (part == 0.0) | (part == 1.0)):
+            check_binary_values(values)  # raises, naming the first bad entry
+            raise ValueError("X must hold binary responses (0, 1, or NaN).")
+    return values
+
+
+def _empty_rows(values):
+    """Boolean mask of the agents with no observed response (row blocks)."""
+    out = np.empty(values.shape[0], dtype=bool)
+    for rows in _row_blocks(values):
+        out[rows] = np.isnan(values[rows]).all(axis=1)
+    return out
 
 
 def _column_counts(values):

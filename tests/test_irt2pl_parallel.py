@@ -1,0 +1,198 @@
+"""IRT2PL's E-step in chunks of agents through joblib (issue 9): n_jobs, chunk_size,
+and joblib's dask backend."""
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from joblib import parallel_config
+from numpy.testing import assert_allclose
+
+from sklearn_eval.datasets import make_irt_responses
+from sklearn_eval.irt import IRT2PL
+from sklearn_eval.irt import _irt2pl as module
+from sklearn_eval.irt._quadrature import make_grid
+from sklearn_eval.utils.estimator_checks import check_estimator_contract
+
+FITTED = (
+    "discrimination_",
+    "difficulty_",
+    "discrimination_se_",
+    "difficulty_se_",
+    "abilities_",
+    "abilities_sd_",
+)
+
+
+@pytest.fixture(scope="module")
+def responses():
+    return make_irt_responses(240, 30, missing_rate=0.2, random_state=0)
+
+
+def _assert_same_fit(left, right, rtol):
+    for name in FITTED:
+        assert_allclose(getattr(left, name), getattr(right, name), rtol=rtol,
+                        atol=1e-12, err_msg=name)
+    assert_allclose(left.log_likelihood_, right.log_likelihood_, rtol=rtol)
+    assert left.n_iter_ == right.n_iter_
+
+
+def _fit(X, **params):
+    return IRT2PL(**params).fit(X)
+
+
+@pytest.mark.parametrize("model", ["2PL", "1PL"])
+def test_n_jobs_gives_the_serial_fit(responses, model):
+    serial = _fit(responses, model=model, chunk_size=17)
+    for n_jobs in (1, 2, -1):
+        parallel = _fit(responses, model=model, chunk_size=17, n_jobs=n_jobs)
+        for name in FITTED:  # partial sums are added in chunk order
+            assert_allclose(getattr(parallel, name), getattr(serial, name),
+                            rtol=1e-12, atol=1e-14)
+        assert_allclose(parallel.log_likelihood_, serial.log_likelihood_, rtol=1e-12)
+        assert parallel.n_iter_ == serial.n_iter_
+
+
+@pytest.mark.parametrize("chunk_size", [1, 7, 64, 239, 240, 10_000])
+def test_any_chunking_gives_the_same_fit(responses, chunk_size):
+    reference = _fit(responses)  # one chunk: 240 x 30 is far below the default
+    _assert_same_fit(_fit(responses, chunk_size=chunk_size, n_jobs=2), reference,
+                     rtol=1e-12)
+
+
+def test_uint8_storage_is_converted_on_the_workers(responses, monkeypatch):
+    reference = _fit(responses, chunk_size=31)
+    monkeypatch.setattr(module, "_DENSE_LIMIT", 100)  # store 0/1 as uint8
+    compact = _fit(responses, chunk_size=31, n_jobs=2)
+    _assert_same_fit(compact, reference, rtol=1e-12)
+
+
+def test_prediction_paths_follow_n_jobs(responses):
+    serial = _fit(responses, ability_method="eap", chunk_size=20)
+    parallel = _fit(responses, ability_method="eap", chunk_size=20, n_jobs=2)
+    new = responses[:50]
+    assert_allclose(parallel.transform(new), serial.transform(new), rtol=1e-12)
+    assert_allclose(parallel.score_samples(new), serial.score_samples(new),
+                    rtol=1e-12)
+    for method in ("map", "eap"):
+        assert_allclose(parallel.estimate_abilities(new, method=method),
+                        serial.estimate_abilities(new, method=method), rtol=1e-12)
+    # EAP abilities are posterior means: inside the grid, sd positive
+    theta, sd = parallel.estimate_abilities(new, method="eap")
+    assert np.all(np.abs(theta) < 6) and np.all(sd > 0)
+
+
+def test_fit_recovers_the_generating_items_in_parallel():
+    X, params = make_irt_responses(600, 25, missing_rate=0.2, random_state=4,
+                                   return_params=True)
+    fit = _fit(X, chunk_size=50, n_jobs=2)
+    assert np.corrcoef(fit.difficulty_, params["b"])[0, 1] > 0.97
+    assert np.corrcoef(fit.discrimination_, params["a"])[0, 1] > 0.7
+    assert np.corrcoef(fit.abilities_, params["theta"])[0, 1] > 0.85  # ~20 items
+
+
+def test_n_jobs_from_joblib_context_is_used(responses, monkeypatch):
+    seen = []
+    original = module._e_step_block
+
+    def spy(*args):
+        import threading
+
+        seen.append(threading.current_thread().name)
+        return original(*args)
+
+    monkeypatch.setattr(module, "_e_step_block", spy)
+    with parallel_config(backend="threading", n_jobs=2):
+        in_context = _fit(responses, chunk_size=40)
+    assert any(name != "MainThread" for name in seen)
+    seen.clear()
+    serial = _fit(responses, chunk_size=40)
+    assert set(seen) == {"MainThread"}
+    _assert_same_fit(in_context, serial, rtol=1e-12)
+
+
+@pytest.mark.parametrize(
+    "params, message",
+    [({"n_jobs": "2"}, "n_jobs"), ({"n_jobs": 0}, "n_jobs"),
+     ({"chunk_size": 0}, "chunk_size"), ({"chunk_size": 2.5}, "chunk_size")],
+)
+def test_invalid_parallel_params_are_rejected(responses, params, message):
+    with pytest.raises(ValueError, match=message):
+        IRT2PL(**params).fit(responses)
+    fitted = IRT2PL().fit(responses)
+    before = fitted.difficulty_.copy()
+    with pytest.raises(ValueError, match=message):
+        fitted.set_params(**params).fit(responses[:, ::-1])
+    assert_allclose(fitted.difficulty_, before, rtol=0)  # fitted state untouched
+
+
+def test_contract_suite_with_chunks_and_threads(responses):
+    check_estimator_contract(IRT2PL(n_jobs=2, chunk_size=25), responses[:120])
+
+
+@settings(max_examples=25, deadline=None)
+@given(
+    n_agents=st.integers(2, 40),
+    n_items=st.integers(2, 12),
+    chunk_size=st.integers(1, 45),
+    seed=st.integers(0, 2**31 - 1),
+)
+def test_e_step_is_invariant_to_chunking(n_agents, n_items, chunk_size, seed):
+    rng = np.random.default_rng(seed)
+    values = (rng.random((n_agents, n_items)) < 0.5).astype(float)
+    values[rng.random(values.shape) < 0.3] = np.nan
+    a = rng.normal(1.0, 1.0, n_items)
+    b = rng.normal(0.0, 1.5, n_items)
+    grid = make_grid("rectangular", 31, 6.0)
+    whole = module._e_step(module._Responses(values, chunk_size=n_agents), a, b,
+                           grid, moments=True)
+    chunked = module._e_step(module._Responses(values, chunk_size=chunk_size), a,
+                             b, grid, moments=True)
+    for key in ("mass", "r", "n", "mean", "sd", "per_agent"):
+        assert_allclose(chunked[key], whole[key], rtol=1e-12, atol=1e-13,
+                        err_msg=key)
+    assert_allclose(chunked["loglik"], whole["loglik"], rtol=1e-12)
+    # the expected observations per item are the observed counts
+    assert_allclose(whole["n"].sum(axis=0), (~np.isnan(values)).sum(axis=0))
+
+
+# ------------------------------------------------------------------- dask
+@pytest.fixture(scope="module")
+def dask_client():
+    distributed = pytest.importorskip("distributed")
+    cluster = distributed.LocalCluster(
+        n_workers=1, threads_per_worker=2, processes=False, dashboard_address=None,
+        silence_logs=40,
+    )
+    with distributed.Client(cluster) as client:
+        yield client
+    cluster.close()
+
+
+def test_fit_on_dask_matches_n_jobs_1(responses, dask_client):
+    from distributed import get_task_stream
+
+    local = _fit(responses, chunk_size=60, n_jobs=1)
+    with get_task_stream(dask_client) as stream, parallel_config(backend="dask"):
+        remote = _fit(responses, chunk_size=60, n_jobs=-1)
+    _assert_same_fit(remote, local, rtol=1e-12)
+    # the chunks of the E-steps really ran as tasks on the cluster
+    assert sum("e_step_block" in str(task["key"]) for task in stream.data) > 0
+
+
+# ------------------------------------------------- validation in row blocks
+def test_blockwise_validation_names_the_offending_entry(responses, monkeypatch):
+    monkeypatch.setattr(module, "_BLOCK_ENTRIES", 30 * 8)  # 8 agents per block
+    bad = responses.copy()
+    bad[5, 2], bad[130, 7] = 1.0, 0.5  # the bad value sits in block 17
+    with pytest.raises(ValueError, match=r"binary.*0\.5.*row 130.*column 7"):
+        IRT2PL().fit(bad)
+    fitted = IRT2PL(chunk_size=50).fit(responses)
+    new = responses[:40].copy()
+    new[33, 4] = 2.0
+    with pytest.raises(ValueError, match=r"binary.*2\.0.*row 33, column 4"):
+        fitted.transform(new)
+    empty = responses.copy()
+    empty[201] = np.nan
+    with pytest.raises(ValueError, match="row 201 has no observed response"):
+        IRT2PL().fit(empty)
