@@ -120,11 +120,17 @@ class BaseMatchRater(ClassifierMixin, BaseEstimator):
         n_players = players.shape[0]
         state = self._new_state(n_players)
         if self.method == "batch":
+            # The batch loss is a weighted sum: dividing the weights and alpha
+            # by the same constant keeps the minimiser, and unit-scale weights
+            # keep the Newton/L-BFGS sums clear of overflow and underflow.
+            weight_scale = _mean_positive(matches.sample_weight)
             stats = aggregate_pairs(
-                first, second, matches.y, matches.sample_weight, n_players,
-                ordered=self._advantage_logit() != 0.0,
+                first, second, matches.y, matches.sample_weight / weight_scale,
+                n_players, ordered=self._advantage_logit() != 0.0,
             )
-            state, n_iter = self._run_batch(state, stats, players)
+            state, n_iter = self._run_batch(
+                state, stats, players, float(self.alpha) / weight_scale
+            )
             # A batch fit records no matches: trajectories start from it.
             history = np.empty((0, 2)) if self.keep_history else None
             first, second = first[:0], second[:0]
@@ -450,6 +456,16 @@ class BaseMatchRater(ClassifierMixin, BaseEstimator):
         tags.input_tags.categorical = True
         tags.target_tags.required = True
         return tags
+
+
+def _mean_positive(weights):
+    """Mean of the positive weights (1.0 when there is none)."""
+    positive = weights[weights > 0]
+    if positive.shape[0] == 0:
+        return 1.0
+    # max-first: the mean of huge weights must not overflow in the sum
+    top = float(positive.max())
+    return top * float(np.mean(positive / top))
 
 
 def _check_finite_state(state):

@@ -200,9 +200,9 @@ class EloRanker(BaseMatchRater):
             self._advantage_logit(), history,
         )
 
-    def _run_batch(self, state, stats, players):
+    def _run_batch(self, state, stats, players, alpha):
         alpha, flagged = effective_alpha(
-            stats, players, self.alpha, type(self).__name__
+            stats, players, alpha, type(self).__name__
         )
         ratings, n_iter, converged = fit_bradley_terry(
             stats, alpha=alpha, advantage=self._advantage_logit(),

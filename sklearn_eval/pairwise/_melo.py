@@ -221,9 +221,9 @@ class MultiElo(BaseMatchRater):
             history,
         )
 
-    def _run_batch(self, state, stats, players):
+    def _run_batch(self, state, stats, players, alpha):
         alpha, flagged = effective_alpha(
-            stats, players, self.alpha, type(self).__name__
+            stats, players, alpha, type(self).__name__
         )
         advantage = self._advantage_logit()
         with warnings.catch_warnings():
