@@ -34,12 +34,14 @@ _CACHE_BYTES = 1024 * 2**20
 _TINY_NORM = 1e-250
 # Gains closer than this (bits) to the best are ties: the lowest index wins.
 _TIE_BITS = 1e-12
+# Largest standardised distance kept in a log kernel (its square is finite).
+_MAX_DISTANCE = 1e150
 
 
 def pair_spread(stds_a, stds_b, scale):
     """Spread ``s_ij`` of every pair, broadcasting ``stds_a`` against ``stds_b``."""
     if scale == "pooled":
-        return np.sqrt(stds_a**2 + stds_b**2)
+        return np.hypot(stds_a, stds_b)
     return stds_a + stds_b
 
 
@@ -47,9 +49,14 @@ def column_log_kernels(means, stds, scale):
     """Log kernels of single columns, shape (n_columns, n_agents, n_agents)."""
     mu = means.T
     sd = stds.T
-    diff = mu[:, :, None] - mu[:, None, :]
-    spread = pair_spread(sd[:, :, None], sd[:, None, :], scale)
-    return -0.5 * (diff / spread) ** 2 - np.log(spread)
+    with np.errstate(over="ignore"):
+        diff = mu[:, :, None] - mu[:, None, :]
+        spread = pair_spread(sd[:, :, None], sd[:, None, :], scale)
+        # Cap the standardised distance: beyond 1e150 the kernel is exactly 0
+        # anyway, and a finite log kernel keeps 0 * log 0 terms out of the
+        # entropies (huge means would otherwise give NaN gains).
+        z = np.minimum(np.abs(diff / spread), _MAX_DISTANCE)
+    return -0.5 * z**2 - np.log(spread)
 
 
 def set_log_kernel(means, stds, scale):
