@@ -54,6 +54,21 @@ def _as_square(A, name="A"):
     return A
 
 
+def _as_flow(A, name="A"):
+    """A finite square matrix that is antisymmetric up to rounding."""
+    A = _as_square(A, name)
+    scale = max(1.0, float(np.max(np.abs(A))))
+    excess = np.abs(A + A.T)
+    if excess.max() > 1e-8 * scale:
+        i, j = (int(k) for k in np.unravel_index(np.argmax(excess), A.shape))
+        raise ValueError(
+            f"{name} must be antisymmetric (A[i, j] = -A[j, i]); A[{i}, {j}] = "
+            f"{float(A[i, j])!r} but A[{j}, {i}] = {float(A[j, i])!r}. Pass "
+            "log-odds (logit of win probabilities), not the probabilities."
+        )
+    return A
+
+
 def grad(r):
     """Gradient flow of a rating vector: ``grad(r)[i, j] = r[i] - r[j]``.
 
@@ -207,7 +222,7 @@ def hodge_decomposition(A):
     >>> round(h.transitive_share, 3), round(h.cyclic_share, 3)
     (0.333, 0.667)
     """
-    A = _as_square(A)
+    A = _as_flow(A)
     ratings = A.mean(axis=1)
     transitive = ratings[:, None] - ratings[None, :]
     cyclic = A - transitive
@@ -370,7 +385,7 @@ def schur_embedding(A, n_components=None, *, remove_transitive=True):
     >>> np.linalg.norm(emb.coordinates[:, 0, :], axis=1).round(4)
     array([0.7071, 0.7071, 0.7071, 0.7071])
     """
-    A = _as_square(A)
+    A = _as_flow(A)
     ratings = None
     if remove_transitive:
         ratings = A.mean(axis=1)

@@ -301,7 +301,11 @@ class NashAverager(TransformerMixin, BaseEstimator):
             scale = X.max(axis=0) - shift
         else:
             shift = X.mean(axis=0)
-            scale = X.std(axis=0)
+            # std of X / max|X|, rescaled: no overflow or underflow of the
+            # squares at extreme magnitudes (1e300, 1e-300)
+            size = np.max(np.abs(X), axis=0)
+            size = np.where(size > 0, size, 1.0)
+            scale = size * (X / size).std(axis=0)
         flat = ~(scale > 0)
         if flat.any():
             warnings.warn(
