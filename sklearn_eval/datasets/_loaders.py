@@ -771,10 +771,14 @@ _AMLB_STR_COLUMNS = (
 def _parse_amlb_cell(cell, where):
     """'0.84251 (1)' -> (0.84251, 1); 'nan' -> (nan, 0)."""
     match = _AMLB_CELL.match(cell.strip())
-    if match is None:
+    try:
+        value = _to_float(match["value"]) if match is not None else None
+    except ValueError:
+        value = None
+    if value is None:
         raise ValueError(f"AutoML benchmark summary: cannot parse {cell!r} {where}")
     failed = int(match["failed"]) if match["failed"] else 0
-    return _to_float(match["value"]), failed
+    return value, failed
 
 
 def _load_amlb_summary(budget, as_frame):

@@ -220,7 +220,17 @@ def theoretical_generality(abilities, difficulty_levels, discrimination=1.0):
     """
     theta = np.asarray(abilities, dtype=np.float64)
     levels = np.asarray(difficulty_levels, dtype=np.float64).ravel()
-    p = special.expit(discrimination * (theta[..., None] - levels))
+    a = float(discrimination)
+    if levels.size == 0:
+        raise ValueError("difficulty_levels must hold at least one level.")
+    for name, values in (
+        ("abilities", theta),
+        ("difficulty_levels", levels),
+        ("discrimination", a),
+    ):
+        if not np.all(np.isfinite(values)):
+            raise ValueError(f"{name} must be finite (no NaN or inf).")
+    p = special.expit(a * (theta[..., None] - levels))
     result = 1.0 / np.sum(p * (1.0 - p), axis=-1)
     return float(result) if result.ndim == 0 else result
 
