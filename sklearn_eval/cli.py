@@ -337,7 +337,11 @@ def _nash(args, out):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", UserWarning)
         model = estimator.fit(matrix)
-    out.write(f"value {model.value_:.4f}, exploitability {model.exploitability_:.1e}\n")
+    # below 1e-12 the digits are rounding noise (they differ between -0.0 and
+    # 0.0 inputs); print the bound instead
+    gap = model.exploitability_
+    gap_text = f"{gap:.1e}" if gap >= 1e-12 else "< 1e-12"
+    out.write(f"value {model.value_:.4f}, exploitability {gap_text}\n")
     out.write(f"Hodge transitive share: {_transitive_share(model, game):.1%}\n")
     # the uniform average: mean payoff against all tasks (or all agents)
     uniform = model.payoff_.mean(axis=1)

@@ -1194,7 +1194,7 @@ def test_cli_hostile_but_valid_matrix_gives_a_table(tmp_path, capsys):
 
 
 # ---------------------------------------------------------------------------
-# uncertainty (owned by another engineer: failures are strict xfails)
+# uncertainty
 # ---------------------------------------------------------------------------
 UNCERTAINTY_CASES = [
     ("resample", {"resample": "rows"}, "resample must be one of"),
@@ -1224,11 +1224,6 @@ def test_bootstrap_rejects_bad_arguments(case, kwargs, message):
         bootstrap_ranking(NashAverager(), _scores()[0], **params)
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="bootstrap_ranking returns all-NaN intervals and ranks of -1 without "
-    "an error or warning when the statistic is NaN (reported to the owner)",
-)
 def test_bootstrap_nan_statistic_is_not_silent():
     from sklearn_eval.uncertainty import bootstrap_ranking
 
@@ -1248,11 +1243,6 @@ def test_bootstrap_nan_statistic_is_not_silent():
     assert caught, "a NaN statistic gave NaN intervals silently"
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="statistic=3 fails with 'attribute name must be string, not int' "
-    "instead of naming the statistic parameter (reported to the owner)",
-)
 def test_bootstrap_bad_statistic_type_names_the_parameter():
     from sklearn_eval.uncertainty import bootstrap_ranking
 
@@ -1262,12 +1252,6 @@ def test_bootstrap_bad_statistic_type_names_the_parameter():
         )
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="bootstrap_bradley_terry's Newton refits use the raw weights: with "
-    "sample_weight=1e-150 every resample stays at the full-data ratings and the "
-    "intervals collapse to zero width (EloRanker itself was fixed; reported)",
-)
 def test_bradley_terry_bootstrap_does_not_depend_on_the_weight_scale():
     from sklearn_eval.uncertainty import bootstrap_bradley_terry
 

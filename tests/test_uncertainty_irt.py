@@ -44,7 +44,9 @@ def test_item_intervals_and_labels_from_a_dataframe():
     ok = np.arange(12) != 3
     np.testing.assert_allclose((res.high - res.low)[ok],
                                2 * 1.959963984540054 * model.difficulty_se_[ok])
-    disc = irt_intervals(IRT2PL(), frame, target="discrimination", random_state=0)
+    with pytest.warns(UserWarning, match=r"NaN for 1 item\(s\) \['task3'\]"):
+        disc = irt_intervals(IRT2PL(), frame, target="discrimination",
+                             random_state=0)
     assert np.all(disc.low[ok] < disc.estimate[ok])
     abilities = irt_intervals(IRT2PL(), frame, random_state=0)
     assert abilities.labels[0] == "agent0"

@@ -158,8 +158,13 @@ def _statistic_values(estimator, statistic, X_fit=None):
             values = statistic(estimator, X_fit)
         else:
             values = statistic(estimator)
-    else:
+    elif isinstance(statistic, str):
         values = getattr(estimator, statistic)
+    else:
+        raise TypeError(
+            "statistic must be the name of a fitted attribute (str) or a "
+            f"callable; got {type(statistic).__name__}."
+        )
     values = np.asarray(values, dtype=np.float64)
     if values.ndim != 1:
         raise ValueError(
@@ -287,6 +292,22 @@ def _prob_above(samples, higher_is_better):
     return prob
 
 
+def _warn_missing_items(labels, estimate, samples):
+    """Say which items have no value, instead of NaN intervals in silence."""
+    missing = np.isnan(estimate)
+    if samples.size:
+        missing |= np.isnan(samples).all(axis=0)
+    if missing.any():
+        names = np.asarray(labels)[missing][:10].tolist()
+        more = " ..." if missing.sum() > 10 else ""
+        warnings.warn(
+            f"The statistic is NaN for {int(missing.sum())} item(s) {names}{more}: "
+            "their intervals are NaN and their rank is -1.",
+            UserWarning,
+            stacklevel=3,
+        )
+
+
 def summarize_samples(labels, estimate, samples, *, confidence_level=0.95,
                       higher_is_better=True, low=None, high=None, prob_above=None,
                       method="percentile bootstrap", note="", covariance=None):
@@ -332,6 +353,7 @@ def summarize_samples(labels, estimate, samples, *, confidence_level=0.95,
     """
     samples = np.asarray(samples, dtype=np.float64)
     estimate = np.asarray(estimate, dtype=np.float64)
+    _warn_missing_items(labels, estimate, samples)
     alpha = (1.0 - confidence_level) / 2.0
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", RuntimeWarning)

@@ -26,6 +26,7 @@ from sklearn.base import clone
 from threadpoolctl import threadpool_limits
 
 from ..pairwise import EloRanker, _kernels
+from ..pairwise._base import _mean_positive
 from ..pairwise._batch import (
     _bt_gradient,
     _line_search,
@@ -154,11 +155,10 @@ def _direct_newton(stats, init, alpha, advantage, tol, max_iter):
     return r, False
 
 
-def _fit_stats(stats, present, estimator, init):
+def _fit_stats(stats, present, estimator, init, alpha):
     """Ratings (logit) as EloRanker's batch fit finds them, warm-started."""
     advantage = estimator._advantage_logit()
     tol, max_iter = float(estimator.tol), int(estimator.max_iter)
-    alpha = float(estimator.alpha)
     if stats.n_players <= _DIRECT_LIMIT and (
         alpha > 0 or _every_player_scores_and_concedes(stats)
     ):
@@ -192,12 +192,16 @@ def _fit_counts(outcomes, counts, estimator, init):
     present = np.flatnonzero(played)
     code = np.full(n, -1, dtype=np.int64)
     code[present] = np.arange(present.shape[0])
+    # as EloRanker's batch fit: unit-scale weights (and alpha scaled alike)
+    # keep the Newton sums clear of under- and overflow
+    scale = _mean_positive(outcomes.weight)
     stats = aggregate_pairs(
         code[first], code[second], outcomes.y[used],
-        counts[used] * outcomes.weight[used], present.shape[0],
+        counts[used] * outcomes.weight[used] / scale, present.shape[0],
         ordered=estimator._advantage_logit() != 0.0,
     )
-    ratings = _fit_stats(stats, present, estimator, init[present])
+    alpha = float(estimator.alpha) / scale
+    ratings = _fit_stats(stats, present, estimator, init[present], alpha)
     out = np.full(n, np.nan)
     out[present] = estimator._to_reported(ratings)
     return out

@@ -6,7 +6,6 @@ problem and, where it applies, the offending row and column.
 
 from __future__ import annotations
 
-import numbers
 from typing import NamedTuple
 
 import numpy as np
@@ -545,9 +544,3 @@ def check_antisymmetric(A, *, tol=1e-8, name="payoff"):
         )
     return A
 
-
-def check_scalar_threshold(value, name):
-    """Reject non-finite thresholds and bounds early (internal helper)."""
-    if isinstance(value, numbers.Real) and not np.isfinite(value):
-        raise ValueError(f"{name} must be finite; got {value}.")
-    return value
