@@ -468,6 +468,14 @@ def _mean_positive(weights):
     return top * float(np.mean(positive / top))
 
 
+class RatingDivergenceError(ValueError, FloatingPointError):
+    """Online updates overflowed for these settings and data.
+
+    A ``ValueError`` (the settings do not suit the data: lower ``k_factor`` or
+    the weights) that is also a ``FloatingPointError``.
+    """
+
+
 def _check_finite_state(state):
     """Raise if online updates overflowed (the fitted state stays untouched)."""
     for name, values in state.items():
@@ -476,7 +484,7 @@ def _check_finite_state(state):
         with np.errstate(over="ignore", invalid="ignore"):
             finite = np.isfinite(values * ELO_UNITS_PER_LOGIT).all()
         if not finite:
-            raise FloatingPointError(
+            raise RatingDivergenceError(
                 f"The online updates diverged: the {name} became infinite or NaN. "
                 "Lower k_factor (or lr_vectors for MultiElo) or the sample weights."
             )
