@@ -94,7 +94,7 @@ def main():
 
     from sklearn_eval.datasets import make_matches
     from sklearn_eval.pairwise import EloRanker, MultiElo, _kernels
-    from sklearn_eval.pairwise._labels import check_and_encode_matches
+    from sklearn_eval.utils import check_and_encode_matches
 
     X, y, strengths = make_matches(
         n_players=args.n_players, n_matches=args.n_matches, labels="str",

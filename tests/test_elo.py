@@ -755,7 +755,7 @@ def _slow_path(X, y, w=None):
     ],
 )
 def test_fast_label_coding_equals_shared_path(kind):
-    from sklearn_eval.pairwise._labels import check_and_encode_matches
+    from sklearn_eval.utils import check_and_encode_matches
 
     pd = pytest.importorskip("pandas")
     X, y = make_matches(
@@ -787,8 +787,11 @@ def test_fast_label_coding_equals_shared_path(kind):
 
 
 def test_fast_label_coding_errors_are_the_shared_ones():
-    from sklearn_eval.pairwise._labels import check_and_encode_matches
-    from sklearn_eval.utils import check_matches, encode_players
+    from sklearn_eval.utils import (
+        check_and_encode_matches,
+        check_matches,
+        encode_players,
+    )
 
     pd = pytest.importorskip("pandas")
     bad = [
@@ -812,7 +815,7 @@ def test_fast_label_coding_errors_are_the_shared_ones():
 
 
 def test_fast_label_coding_hash_collision_falls_back(monkeypatch):
-    from sklearn_eval.pairwise import _labels
+    from sklearn_eval.utils import _labels
 
     X = np.array([["aaaaaaaa_x", "bbbbbbbb_x"], ["aaaaaaab_x", "aaaaaaaa_x"]])
     expected = _labels.check_and_encode_matches(X, [1, 0], None)

@@ -15,10 +15,14 @@ from sklearn.base import BaseEstimator, ClassifierMixin, _fit_context
 from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from ..utils import check_matches, encode_players, lookup_players
+from ..utils import (
+    check_and_encode_matches,
+    check_matches,
+    encode_players,
+    lookup_players,
+)
 from . import _kernels
 from ._batch import aggregate_pairs
-from ._labels import check_and_encode_matches
 
 __all__ = ["ELO_UNITS_PER_LOGIT", "BaseMatchRater"]
 

@@ -34,7 +34,7 @@ from ..pairwise._batch import (
     fit_bradley_terry,
 )
 from ..pairwise._elo import effective_alpha
-from ..pairwise._labels import check_and_encode_matches
+from ..utils import check_and_encode_matches
 from ._bootstrap import (
     _chunks,
     _rng_streams,

@@ -13,6 +13,7 @@ from ._convert import (
     minmax_normalize,
     win_probability_to_matches,
 )
+from ._labels import check_and_encode_matches
 from ._validation import (
     MatchData,
     ResultMatrix,
@@ -31,6 +32,7 @@ __all__ = [
     "ResultMatrix",
     "baseline_normalize",
     "binarize_scores",
+    "check_and_encode_matches",
     "check_antisymmetric",
     "check_binary_values",
     "check_in_bounds",

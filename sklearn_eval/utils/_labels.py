@@ -18,19 +18,11 @@ No path calls ``np.unique`` on an object array.
 import numpy as np
 import scipy.sparse as sp
 
-from ..utils import MatchData, check_matches, encode_players
+from ._validation import MatchData, _optional_pandas, check_matches, encode_players
 
 __all__ = ["check_and_encode_matches"]
 
 _HASH_MULTIPLIER = np.uint64(0x9E3779B97F4A7C15)
-
-
-def _optional_pandas():
-    try:
-        import pandas as pd
-    except ImportError:  # pragma: no cover - pandas is installed in CI
-        return None
-    return pd
 
 
 def _as_pair_array(X):
@@ -138,7 +130,21 @@ def _pair_codes(X):
 
 
 def check_and_encode_matches(X, y, sample_weight):
-    """Validate matches and code the players (fast path of check_matches).
+    """Validate matches and code the players in one pass.
+
+    Equivalent to :func:`check_matches` followed by :func:`encode_players`,
+    with the same errors, but each label is looked at once: missing labels
+    and self-play are read from the integer codes. Use it where millions of
+    matches are coded (the raters' ``fit`` does).
+
+    Parameters
+    ----------
+    X : array-like or DataFrame of shape (n_matches, 2)
+        The two players of each match.
+    y : array-like of shape (n_matches,)
+        Outcome for the first player: 1, 0 or 0.5.
+    sample_weight : array-like of shape (n_matches,) or None
+        Non-negative weights; ones when None.
 
     Returns
     -------
@@ -148,6 +154,14 @@ def check_and_encode_matches(X, y, sample_weight):
         Sorted distinct labels.
     first, second : ndarray of int64
         Indices into ``players``.
+
+    Examples
+    --------
+    >>> from sklearn_eval.utils import check_and_encode_matches
+    >>> matches, players, first, second = check_and_encode_matches(
+    ...     [["b", "a"], ["a", "c"]], [1, 0.5], None)
+    >>> players.tolist(), first.tolist(), second.tolist(), matches.y.tolist()
+    (['a', 'b', 'c'], [1, 0], [0, 2], [1.0, 0.5])
     """
     coded = _pair_codes(X)
     if coded is None:
