@@ -647,7 +647,9 @@ def test_divergence_raises_and_keeps_state():
     y = np.ones(len(X))
     est = EloRanker().fit(X, y)
     snapshot = pickle.dumps(est)
-    with pytest.raises(FloatingPointError, match="diverged") as info:
+    with pytest.raises(FloatingPointError, match="diverged") as info, pytest.warns(
+        UserWarning, match="single matches dominate"
+    ):
         est.partial_fit(X, y, sample_weight=np.full(len(X), 1e308))
     assert isinstance(info.value, ValueError)  # bad settings for the data
     assert pickle.dumps(est) == snapshot
@@ -918,3 +920,14 @@ def test_batch_edge_cases_zero_weights_and_single_match():
     home = EloRanker(method="batch", first_advantage=50).fit(
         [["a", "b"], ["b", "a"]], [1, 1])
     assert_allclose(home.ratings_, 1500.0, atol=1e-9)
+
+
+def test_huge_weights_online_warn_that_single_matches_dominate():
+    X = np.array([["a", "b"], ["b", "c"], ["c", "a"]] * 3)
+    y = np.array([1.0, 1.0, 1.0, 0.0, 0.0, 0.0, 0.5, 0.5, 0.5])
+    with pytest.warns(UserWarning, match="up to 1.6e\\+06 Elo points"):
+        EloRanker(k_factor=16).fit(X, y, sample_weight=np.full(len(X), 1e5))
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        EloRanker(k_factor=16).fit(X, y, sample_weight=np.full(len(X), 2.0))
+        EloRanker(method="batch").fit(X, y, sample_weight=np.full(len(X), 1e5))

@@ -187,7 +187,8 @@ def test_irt_with_duplicated_agents_and_items():
 # ---------------------------------------------------------------------------
 def test_huge_k_factor_gives_extreme_but_finite_probabilities():
     X, y = make_matches(n_players=20, n_matches=2000, random_state=0)
-    elo = EloRanker(k_factor=1e6).fit(X, y)
+    with pytest.warns(UserWarning, match="single matches dominate"):
+        elo = EloRanker(k_factor=1e6).fit(X, y)
     assert _finite(elo.ratings_)
     proba = elo.predict_proba(X)
     assert _finite(proba) and proba.min() >= 0 and proba.max() <= 1
@@ -197,7 +198,9 @@ def test_huge_k_factor_gives_extreme_but_finite_probabilities():
 
 def test_diverging_multi_elo_raises_instead_of_returning_nan():
     X, y = make_matches(n_players=20, n_matches=2000, cyclic_strength=2, random_state=0)
-    with pytest.raises(FloatingPointError, match="diverged"):
+    with pytest.raises(FloatingPointError, match="diverged"), pytest.warns(
+        UserWarning, match="single matches dominate"
+    ):
         MultiElo(k_factor=1e300, lr_vectors=1e300, random_state=0).fit(X, y)
 
 

@@ -8,6 +8,7 @@ and publish it on the scale the user asked for.
 """
 
 import math
+import warnings
 from numbers import Integral, Real
 
 import numpy as np
@@ -142,6 +143,7 @@ class BaseMatchRater(ClassifierMixin, BaseEstimator):
         else:
             history = self._history_buffer(first.shape[0])
             origin = state["ratings"].copy()
+            self._warn_large_steps(matches.sample_weight)
             self._run_online(
                 state, first, second, matches.y, matches.sample_weight, history
             )
@@ -158,6 +160,21 @@ class BaseMatchRater(ClassifierMixin, BaseEstimator):
         self._record_history(history, first, second, origin)
         self._publish()
         return self
+
+    def _warn_large_steps(self, sample_weight):
+        """Warn when one weighted online update can move a rating absurdly far."""
+        step = float(self.k_factor) / ELO_UNITS_PER_LOGIT * float(
+            np.max(sample_weight, initial=0.0)
+        )
+        if step > _MAX_SENSIBLE_STEP:
+            warnings.warn(
+                f"One online update can move a rating by up to "
+                f"{step * ELO_UNITS_PER_LOGIT:.3g} Elo points (k_factor times the "
+                "largest sample_weight): single matches dominate the ratings. "
+                "Rescale the weights or use method='batch'.",
+                UserWarning,
+                stacklevel=3,
+            )
 
     def partial_fit(self, X, y, sample_weight=None):
         """Continue online rating from the fitted state with more matches.
@@ -197,6 +214,7 @@ class BaseMatchRater(ClassifierMixin, BaseEstimator):
             state = self._new_state(players.shape[0])
         history = self._history_buffer(first.shape[0])
         origin = state["ratings"].copy()
+        self._warn_large_steps(matches.sample_weight)
         self._run_online(
             state, first, second, matches.y, matches.sample_weight, history
         )
@@ -478,6 +496,11 @@ class RatingDivergenceError(ValueError, FloatingPointError):
     A ``ValueError`` (the settings do not suit the data: lower ``k_factor`` or
     the weights) that is also a ``FloatingPointError``.
     """
+
+
+# A single online update larger than this many logits (about 1,700 Elo
+# points) means one match can overturn everything seen before it.
+_MAX_SENSIBLE_STEP = 10.0
 
 
 def _check_finite_state(state):

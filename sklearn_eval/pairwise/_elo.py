@@ -39,6 +39,8 @@ def effective_alpha(stats, players, alpha, estimator_name):
         return 0.0, False
     sizes = np.bincount(labels)
     example = players[int(np.flatnonzero(labels == np.argmin(sizes))[0])]
+    if isinstance(example, np.generic):  # np.str_('b') -> 'b' in the message
+        example = example.item()
     warnings.warn(
         f"{estimator_name}: the players split into {n_components} groups that "
         f"never both win and lose against each other (e.g. player {example!r} "
