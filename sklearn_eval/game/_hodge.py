@@ -17,6 +17,8 @@ from typing import NamedTuple
 import numpy as np
 from scipy import linalg
 
+from ..utils._validation import antisymmetry_excess
+
 __all__ = [
     "AvTEmbedding",
     "HodgeDecomposition",
@@ -57,9 +59,8 @@ def _as_square(A, name="A"):
 def _as_flow(A, name="A"):
     """A finite square matrix that is antisymmetric up to rounding."""
     A = _as_square(A, name)
-    scale = max(1.0, float(np.max(np.abs(A))))
-    excess = np.abs(A + A.T)
-    if excess.max() > 1e-8 * scale:
+    excess, limit = antisymmetry_excess(A)
+    if excess.max() > limit:
         i, j = (int(k) for k in np.unravel_index(np.argmax(excess), A.shape))
         raise ValueError(
             f"{name} must be antisymmetric (A[i, j] = -A[j, i]); A[{i}, {j}] = "

@@ -36,6 +36,8 @@ from scipy.optimize import linprog
 from sklearn.exceptions import ConvergenceWarning
 from threadpoolctl import threadpool_limits
 
+from ..utils._validation import antisymmetry_excess
+
 __all__ = [
     "NashEquilibrium",
     "exploitability",
@@ -745,9 +747,9 @@ def symmetric_maxent_nash(payoff, *, tol=1e-9):
     M = _check_payoff(payoff)
     if M.shape[0] != M.shape[1]:
         raise ValueError(f"payoff must be square; got shape {M.shape}.")
-    limit = 1e-8 * max(1.0, float(np.max(np.abs(M))))
-    if np.max(np.abs(M + M.T)) > limit:
-        i, j = np.unravel_index(np.argmax(np.abs(M + M.T)), M.shape)
+    excess, limit = antisymmetry_excess(M)
+    if excess.max() > limit:
+        i, j = np.unravel_index(np.argmax(excess), M.shape)
         raise ValueError(
             f"payoff must be antisymmetric; payoff[{i}, {j}] = {M[i, j]} but "
             f"payoff[{j}, {i}] = {M[j, i]}."

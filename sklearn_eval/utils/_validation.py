@@ -516,6 +516,17 @@ def check_square(A, name="payoff"):
     return A
 
 
+def antisymmetry_excess(A, *, tol=1e-8):
+    """``|A + A.T|`` and the bound it must stay under (antisymmetry rule).
+
+    The bound is ``tol`` relative to the largest magnitude in ``A`` (absolute
+    when that is below 1): the one rule every antisymmetry check of the
+    library applies.
+    """
+    excess = np.abs(A + A.T)
+    return excess, tol * max(1.0, float(np.max(np.abs(A))))
+
+
 def check_antisymmetric(A, *, tol=1e-8, name="payoff"):
     """Check that ``A`` is square, finite and antisymmetric (``A = -A.T``).
 
@@ -533,8 +544,7 @@ def check_antisymmetric(A, *, tol=1e-8, name="payoff"):
     if nonfinite.any():
         index = _first_true(nonfinite)
         raise ValueError(f"{name} has a non-finite value at {_location(index)}.")
-    excess = np.abs(A + A.T)
-    limit = tol * max(1.0, float(np.max(np.abs(A))))
+    excess, limit = antisymmetry_excess(A, tol=tol)
     if excess.max() > limit:
         i, j = _first_true(excess > limit)
         raise ValueError(
