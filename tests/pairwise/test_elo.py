@@ -24,15 +24,6 @@ import warnings
 
 import numpy as np
 import pytest
-from fixtures_alphago import (
-    ALPHAGO_P,
-    ALPHAGO_PLAYERS,
-    BATCH_ELO_FROBENIUS,
-    BATCH_ELO_LOGIT,
-    BATCH_ELO_POINTS,
-    CYCLE_PLAYERS,
-    ELO_TABLE,
-)
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from numpy.testing import assert_allclose, assert_array_equal
@@ -46,6 +37,15 @@ from sklearn_eval.metrics import match_log_loss, match_log_loss_scorer
 from sklearn_eval.pairwise import EloRanker, MultiElo, _batch, _kernels
 from sklearn_eval.utils import win_probability_to_matches
 from sklearn_eval.utils.estimator_checks import check_estimator_contract
+from tests.pairwise.fixtures_alphago import (
+    ALPHAGO_P,
+    ALPHAGO_PLAYERS,
+    BATCH_ELO_FROBENIUS,
+    BATCH_ELO_LOGIT,
+    BATCH_ELO_POINTS,
+    CYCLE_PLAYERS,
+    ELO_TABLE,
+)
 
 ELO = 400.0 / math.log(10.0)
 

@@ -541,7 +541,7 @@ class TestShippedFiles:
     def test_notice_lists_every_shipped_file(self):
         from pathlib import Path
 
-        notice = Path(__file__).resolve().parents[1] / "NOTICE"
+        notice = Path(__file__).resolve().parents[2] / "NOTICE"
         if not notice.is_file():
             pytest.skip("NOTICE not found beside the tests (installed package)")
         text = notice.read_text()

@@ -10,14 +10,6 @@ import pickle
 
 import numpy as np
 import pytest
-from fixtures_alphago import (
-    ALPHAGO_P,
-    ALPHAGO_PLAYERS,
-    CYCLE_PLAYERS,
-    EMPIRICAL_TABLE,
-    MELO2_FROBENIUS_BOUND,
-    MELO2_TABLE,
-)
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from numpy.testing import assert_allclose, assert_array_equal
@@ -29,6 +21,14 @@ from sklearn_eval.metrics import match_log_loss
 from sklearn_eval.pairwise import EloRanker, MultiElo, _kernels
 from sklearn_eval.utils import win_probability_to_matches
 from sklearn_eval.utils.estimator_checks import check_estimator_contract
+from tests.pairwise.fixtures_alphago import (
+    ALPHAGO_P,
+    ALPHAGO_PLAYERS,
+    CYCLE_PLAYERS,
+    EMPIRICAL_TABLE,
+    MELO2_FROBENIUS_BOUND,
+    MELO2_TABLE,
+)
 
 RPS = np.array([["rock", "scissors"], ["scissors", "paper"], ["paper", "rock"]])
 

@@ -30,7 +30,7 @@ from sklearn_eval.datasets import make_cyclic_game, make_irt_responses, make_mat
 from sklearn_eval.irt import IRT2PL, GeneralityScorer
 from sklearn_eval.utils.estimator_checks import check_estimator_contract
 
-TESTS = Path(__file__).resolve().parent
+TESTS = Path(__file__).resolve().parents[1]
 
 
 # ---------------------------------------------------------------------------
@@ -287,15 +287,21 @@ def _public_estimators():
 
 #: configurations that run scikit-learn's ``parametrize_with_checks`` and where
 SKLEARN_CHECKS = {
-    "NashAverager(agent_vs_task)": ("test_nash.py", "NashAverager"),
+    "NashAverager(agent_vs_task)": ("game/test_nash.py", "NashAverager"),
     "NashAverager(agent_vs_task, normalize=minmax/zscore)": (
-        "test_nash.py",
+        "game/test_nash.py",
         "NashAverager",
     ),
-    "InfoGainSelector(input='agents')": ("test_infogain.py", "InfoGainSelector"),
-    "InfoGainSelector(input='runs')": ("test_infogain.py", "InfoGainSelector"),
+    "InfoGainSelector(input='agents')": (
+        "selection/test_infogain.py",
+        "InfoGainSelector",
+    ),
+    "InfoGainSelector(input='runs')": (
+        "selection/test_infogain.py",
+        "InfoGainSelector",
+    ),
     "GeneralityScorer(difficulty='rate', threshold=0.5)": (
-        "test_generality.py",
+        "irt/test_generality.py",
         "GeneralityScorer",
     ),
 }
