@@ -365,13 +365,13 @@ def _nash(args, out):
     )
     if game == "agent_vs_task":
         out.write("\n")
-        tasks = np.argsort(-model.task_difficulty_, kind="stable")
+        tasks = np.argsort(-model.difficulty_, kind="stable")
         core = [t for t in tasks if model.task_distribution_[t] > 0]
         task_rows = [
             [
                 col_labels[t],
                 _num(model.task_distribution_[t]),
-                _num(model.task_difficulty_[t]),
+                _num(model.difficulty_[t]),
             ]
             for t in core
         ]

@@ -10,6 +10,16 @@ from sklearn.base import BaseEstimator, TransformerMixin, _fit_context
 from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted, validate_data
 
+from ..utils._protocol import (
+    AgentRankerMixin,
+    TaskTableMixin,
+    assign_fitted,
+    check_fit_input,
+    column_labels,
+    deprecated_alias,
+    row_labels,
+)
+from ._intervals import nash_interval_plan
 from ._maxent_nash import maxent_nash, symmetric_maxent_nash
 
 __all__ = ["NashAverager"]
@@ -30,7 +40,7 @@ def _check_finite(X, name="X"):
         raise ValueError(f"{name} has {kind} at row {i}, column {j}. {_MISSING_HELP}")
 
 
-class NashAverager(TransformerMixin, BaseEstimator):
+class NashAverager(AgentRankerMixin, TaskTableMixin, TransformerMixin, BaseEstimator):
     """Maximum-entropy Nash averaging of agents against agents or tasks.
 
     Nash averaging (Balduzzi, Tuyls, Perolat and Graepel, "Re-evaluating
@@ -96,7 +106,14 @@ class NashAverager(TransformerMixin, BaseEstimator):
     agent_skill_ : ndarray of shape (n_agents,)
         The Nash averages of the agents: ``S p_e`` (AvT) or ``A p*`` (AvA).
         Every entry is ``<= value_``, with equality on the support.
-    task_difficulty_ : ndarray of shape (n_tasks,)
+    agents_ : ndarray of shape (n_agents,)
+        Agent labels: the index of a DataFrame ``X``, else ``0 .. n - 1``.
+    agent_scores_ : ndarray of shape (n_agents,)
+        What the ranking is by (the ranking protocol): ``agent_skill_``.
+    tasks_ : ndarray of shape (n_tasks,)
+        Agent vs task only: task labels (``feature_names_in_`` or
+        ``0 .. n - 1``).
+    difficulty_ : ndarray of shape (n_tasks,)
         Agent vs task only: ``-S^T p_a``, the negated Nash-averaged score of
         each task against the core agents. Higher means harder (the
         orientation of IRT difficulty); every entry is ``<= -value_``, with
@@ -135,7 +152,8 @@ class NashAverager(TransformerMixin, BaseEstimator):
 
     Duplicating an agent or task keeps every Nash average when the
     equilibrium is unique (the generic case); with several equilibria the
-    maximum-entropy choice can move (spec section 4, counterexample).
+    maximum-entropy choice can move (see the user guide's Nash averaging
+    page for a counterexample).
 
     References
     ----------
@@ -152,7 +170,7 @@ class NashAverager(TransformerMixin, BaseEstimator):
     (array([0.606, 0.   , 0.394]), 85.061)
     >>> nash.agent_skill_.round(2)
     array([85.06, 85.  , 85.06])
-    >>> nash.task_difficulty_.round(2)
+    >>> nash.difficulty_.round(2)
     array([-85.06, -85.52, -85.06])
 
     Rock-paper-scissors with a copy of scissors (win probabilities):
@@ -208,122 +226,73 @@ class NashAverager(TransformerMixin, BaseEstimator):
         -------
         self : NashAverager
         """
-        state = dict(self.__dict__)
-        try:
-            return self._fit(X)
-        except Exception:
-            # a failing call leaves a previously fitted estimator untouched
-            self.__dict__.clear()
-            self.__dict__.update(state)
-            raise
-
-    def _fit(self, X):
         ava = self.game == "agent_vs_agent"
-        X = validate_data(
-            self,
-            X,
-            ensure_all_finite=False,
-            ensure_min_samples=2,
-            ensure_min_features=2 if ava else 1,
-            dtype=np.float64,
+        X_checked, inputs = check_fit_input(
+            X, ensure_all_finite=False, ensure_min_samples=2,
+            ensure_min_features=2 if ava else 1, dtype=np.float64,
         )
-        _check_finite(X)
+        _check_finite(X_checked)
         if ava:
-            A = self._ava_payoff(X)
-            ne = symmetric_maxent_nash(A, tol=self.tol)
-            self.payoff_ = A
-            self.agent_distribution_ = ne.row
-            self.agent_skill_ = A @ ne.row
-            self.value_ = 0.0
-            self.exploitability_ = float(max(0.0, np.max(self.agent_skill_)))
-            self.agent_support_ = ne.row_support
-            self.n_iter_ = ne.n_iter
-            return self
-        self._fit_normalization(X)
-        S = self._normalize(X)
-        ne = maxent_nash(S, tol=self.tol)
-        self.payoff_ = S
-        self.agent_distribution_ = ne.row
-        self.task_distribution_ = ne.column
-        self.agent_skill_ = S @ ne.column
-        self.task_difficulty_ = -(S.T @ ne.row)
-        self.value_ = float(ne.value)
-        self.exploitability_ = float(max(0.0, ne.exploitability))
-        self.agent_support_ = ne.row_support
-        self.task_support_ = ne.column_support
-        self.n_iter_ = ne.n_iter
-        return self
-
-    def _ava_payoff(self, X):
-        n = X.shape[0]
-        if X.shape[1] != n:
-            raise ValueError(
-                "agent_vs_agent needs a square matrix (agents x the same agents); "
-                f"got shape {X.shape}."
+            fitted = _solve_agent_vs_agent(
+                X_checked, self.payoff, self.clip, self.antisymmetry_tol, self.tol
             )
-        off = ~np.eye(n, dtype=bool)
-        if self.payoff == "probability":
-            bad = off & ((X < 0) | (X > 1))
-            if bad.any():
-                i, j = np.unravel_index(np.argmax(bad), X.shape)
-                raise ValueError(
-                    "payoff='probability' needs win probabilities in [0, 1]; got "
-                    f"{float(X[i, j])!r} at row {i}, column {j}."
-                )
-            excess = np.where(off, np.abs(X + X.T - 1.0), 0.0)
-            self._check_excess(excess, X, "P[i, j] + P[j, i] = 1")
-            P = 0.5 * (X + 1.0 - X.T)
-            P = np.clip(P, self.clip, 1.0 - self.clip)
-            A = np.log(P) - np.log1p(-P)
-            np.fill_diagonal(A, 0.0)
-            return 0.5 * (A - A.T)
-        scale = max(1.0, float(np.max(np.abs(X))))
-        excess = np.abs(X + X.T) / scale
-        self._check_excess(excess, X, "A[i, j] = -A[j, i]")
-        return 0.5 * (X - X.T)
-
-    def _check_excess(self, excess, X, rule):
-        if excess.max() > self.antisymmetry_tol:
-            i, j = np.unravel_index(np.argmax(excess), X.shape)
-            x_ij, x_ji = float(X[i, j]), float(X[j, i])
-            raise ValueError(
-                f"agent_vs_agent payoff must satisfy {rule}; at row {i}, column "
-                f"{j}: X[{i}, {j}] = {x_ij!r}, X[{j}, {i}] = {x_ji!r} "
-                f"(antisymmetry_tol={self.antisymmetry_tol})."
-            )
-
-    def _fit_normalization(self, X):
-        n = X.shape[1]
-        if self.normalize is None:
-            shift, scale = np.zeros(n), np.ones(n)
-        elif self.normalize == "minmax":
-            shift = X.min(axis=0)
-            scale = X.max(axis=0) - shift
         else:
-            shift = X.mean(axis=0)
-            # std of X / max|X|, rescaled: no overflow or underflow of the
-            # squares at extreme magnitudes (1e300, 1e-300)
-            size = np.max(np.abs(X), axis=0)
-            size = np.where(size > 0, size, 1.0)
-            scale = size * (X / size).std(axis=0)
-        flat = ~(scale > 0)
-        if flat.any():
-            warnings.warn(
-                f"Tasks (columns) {np.flatnonzero(flat).tolist()} are constant; "
-                f"normalize={self.normalize!r} maps them to 0.",
-                UserWarning,
-                stacklevel=3,
-            )
-            shift = np.where(flat, X.mean(axis=0), shift)
-            scale = np.where(flat, 1.0, scale)
-        self._norm_shift, self._norm_scale = shift, scale
-        self._norm_flat = flat
+            fitted = _solve_agent_vs_task(X_checked, self.normalize, self.tol)
+            fitted["tasks_"] = column_labels(inputs, X_checked.shape[1])
+        fitted["agents_"] = row_labels(X, X_checked.shape[0])
+        return assign_fitted(self, {**inputs, **fitted})
 
-    def _normalize(self, X):
-        Z = (X - self._norm_shift) / self._norm_scale
-        if self._norm_flat.any():
-            Z[:, self._norm_flat] = 0.0
-        return Z
+    # -------------------------------------------------------------- protocol
+    @property
+    def agent_scores_(self):
+        """What the ranking is by (higher is better): ``agent_skill_``."""
+        check_is_fitted(self)
+        return self.agent_skill_
+
+    @property
+    def task_difficulty_(self):
+        """Deprecated alias of ``difficulty_`` (removed in 0.3)."""
+        check_is_fitted(self)
+        deprecated_alias("task_difficulty_", "difficulty_")
+        return self.difficulty_
+
+    def _agent_columns(self):
+        return {
+            "mass": self.agent_distribution_,
+            "support": self.agent_support_,
+        }
+
+    def _task_columns(self):
+        if self.game == "agent_vs_agent" or not hasattr(self, "difficulty_"):
+            raise AttributeError(
+                "task_table() needs an agent-vs-task game; an agent-vs-agent "
+                "game has no tasks (its columns are the agents)."
+            )
+        return {
+            "difficulty": self.difficulty_,
+            "mass": self.task_distribution_,
+            "support": self.task_support_,
+        }
+
+    def __sklearn_eval_intervals__(self, target=None):
+        """How :func:`~sklearn_eval.uncertainty.ranking_intervals` resamples.
+
+        Agent vs task: ``"agent_skill"`` (default) or ``"agent_distribution"``
+        with tasks resampled, ``"difficulty"`` or ``"task_distribution"``
+        with agents resampled. Agent vs agent: ``"agent_skill"`` or
+        ``"agent_distribution"`` from resampled matches (win rates rebuilt
+        with :func:`fill_win_rates`). Intervals of Nash quantities are
+        descriptive (see the result's ``note``).
+
+        Parameters
+        ----------
+        target : str or None, default=None
+
+        Returns
+        -------
+        plan : IntervalPlan
+        """
+        return nash_interval_plan(self, target)
 
     # ------------------------------------------------------------ transform
     def transform(self, X):
@@ -363,7 +332,10 @@ class NashAverager(TransformerMixin, BaseEstimator):
                 P = np.clip(X, self.clip, 1.0 - self.clip)
                 X = np.log(P) - np.log1p(-P)
             return (X @ self.agent_distribution_)[:, None]
-        return (self._normalize(X) @ self.task_distribution_)[:, None]
+        Z = _apply_normalization(
+            X, self._norm_shift, self._norm_scale, self._norm_flat
+        )
+        return (Z @ self.task_distribution_)[:, None]
 
     def get_feature_names_out(self, input_features=None):
         """Name of the single output column, ``"nash_average"``.
@@ -387,3 +359,117 @@ class NashAverager(TransformerMixin, BaseEstimator):
         tags = super().__sklearn_tags__()
         tags.input_tags.allow_nan = False
         return tags
+
+
+def _solve_agent_vs_agent(X, payoff, clip, antisymmetry_tol, tol):
+    """Fitted attributes of the symmetric game on a win-rate or logit matrix."""
+    A = _ava_payoff(X, payoff, clip, antisymmetry_tol)
+    ne = symmetric_maxent_nash(A, tol=tol)
+    skill = A @ ne.row
+    return {
+        "payoff_": A,
+        "agent_distribution_": ne.row,
+        "agent_skill_": skill,
+        "value_": 0.0,
+        "exploitability_": float(max(0.0, np.max(skill))),
+        "agent_support_": ne.row_support,
+        "n_iter_": ne.n_iter,
+    }
+
+
+def _solve_agent_vs_task(X, normalize, tol):
+    """Fitted attributes of the zero-sum game on an (agents x tasks) matrix."""
+    shift, scale, flat = _fit_normalization(X, normalize)
+    S = _apply_normalization(X, shift, scale, flat)
+    ne = maxent_nash(S, tol=tol)
+    return {
+        "payoff_": S,
+        "agent_distribution_": ne.row,
+        "task_distribution_": ne.column,
+        "agent_skill_": S @ ne.column,
+        "difficulty_": -(S.T @ ne.row),
+        "value_": float(ne.value),
+        "exploitability_": float(max(0.0, ne.exploitability)),
+        "agent_support_": ne.row_support,
+        "task_support_": ne.column_support,
+        "n_iter_": ne.n_iter,
+        "_norm_shift": shift,
+        "_norm_scale": scale,
+        "_norm_flat": flat,
+    }
+
+
+def _ava_payoff(X, payoff, clip, antisymmetry_tol):
+    """The antisymmetric logit matrix of an agent-vs-agent input."""
+    n = X.shape[0]
+    if X.shape[1] != n:
+        raise ValueError(
+            "agent_vs_agent needs a square matrix (agents x the same agents); "
+            f"got shape {X.shape}."
+        )
+    off = ~np.eye(n, dtype=bool)
+    if payoff == "probability":
+        bad = off & ((X < 0) | (X > 1))
+        if bad.any():
+            i, j = np.unravel_index(np.argmax(bad), X.shape)
+            raise ValueError(
+                "payoff='probability' needs win probabilities in [0, 1]; got "
+                f"{float(X[i, j])!r} at row {i}, column {j}."
+            )
+        excess = np.where(off, np.abs(X + X.T - 1.0), 0.0)
+        _check_excess(excess, X, "P[i, j] + P[j, i] = 1", antisymmetry_tol)
+        P = 0.5 * (X + 1.0 - X.T)
+        P = np.clip(P, clip, 1.0 - clip)
+        A = np.log(P) - np.log1p(-P)
+        np.fill_diagonal(A, 0.0)
+        return 0.5 * (A - A.T)
+    scale = max(1.0, float(np.max(np.abs(X))))
+    excess = np.abs(X + X.T) / scale
+    _check_excess(excess, X, "A[i, j] = -A[j, i]", antisymmetry_tol)
+    return 0.5 * (X - X.T)
+
+
+def _check_excess(excess, X, rule, antisymmetry_tol):
+    if excess.max() > antisymmetry_tol:
+        i, j = np.unravel_index(np.argmax(excess), X.shape)
+        x_ij, x_ji = float(X[i, j]), float(X[j, i])
+        raise ValueError(
+            f"agent_vs_agent payoff must satisfy {rule}; at row {i}, column "
+            f"{j}: X[{i}, {j}] = {x_ij!r}, X[{j}, {i}] = {x_ji!r} "
+            f"(antisymmetry_tol={antisymmetry_tol})."
+        )
+
+
+def _fit_normalization(X, normalize):
+    """Per-task shift and scale of ``normalize``, and the constant tasks."""
+    n = X.shape[1]
+    if normalize is None:
+        shift, scale = np.zeros(n), np.ones(n)
+    elif normalize == "minmax":
+        shift = X.min(axis=0)
+        scale = X.max(axis=0) - shift
+    else:
+        shift = X.mean(axis=0)
+        # std of X / max|X|, rescaled: no overflow or underflow of the
+        # squares at extreme magnitudes (1e300, 1e-300)
+        size = np.max(np.abs(X), axis=0)
+        size = np.where(size > 0, size, 1.0)
+        scale = size * (X / size).std(axis=0)
+    flat = ~(scale > 0)
+    if flat.any():
+        warnings.warn(
+            f"Tasks (columns) {np.flatnonzero(flat).tolist()} are constant; "
+            f"normalize={normalize!r} maps them to 0.",
+            UserWarning,
+            stacklevel=4,
+        )
+        shift = np.where(flat, X.mean(axis=0), shift)
+        scale = np.where(flat, 1.0, scale)
+    return shift, scale, flat
+
+
+def _apply_normalization(X, shift, scale, flat):
+    Z = (X - shift) / scale
+    if flat.any():
+        Z[:, flat] = 0.0
+    return Z

@@ -6,11 +6,13 @@ from ._generality import (
     policy_difficulty,
     theoretical_generality,
 )
+from ._intervals import irt_intervals
 from ._irt2pl import IRT2PL
 
 __all__ = [
     "GeneralityScorer",
     "IRT2PL",
+    "irt_intervals",
     "ctest_score",
     "policy_difficulty",
     "theoretical_generality",

@@ -34,6 +34,7 @@ from ._binning import (
     merge_small_bins,
     quantile_edges,
 )
+from ._intervals import generality_interval_plan
 
 __all__ = [
     "GeneralityScorer",
@@ -1102,6 +1103,23 @@ class GeneralityScorer(TransformerMixin, BaseEstimator):
             theta = np.asarray(model.transform(_like(X, responses)), float)
             return theta if theta.ndim == 1 else theta[:, 0]
         return self._indicators(responses)[:, FEATURE_NAMES.index("capability")]
+
+    def __sklearn_eval_intervals__(self, target=None):
+        """How :func:`~sklearn_eval.uncertainty.ranking_intervals` resamples.
+
+        Tasks are resampled with their given difficulties and weights, and
+        any ``transform`` column can be ranked (``"generality"`` by default).
+
+        Parameters
+        ----------
+        target : str or None, default=None
+            A column of ``get_feature_names_out()``.
+
+        Returns
+        -------
+        plan : IntervalPlan
+        """
+        return generality_interval_plan(self, target, FEATURE_NAMES)
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()

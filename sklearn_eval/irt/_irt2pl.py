@@ -29,6 +29,7 @@ from sklearn.utils.parallel import Parallel, delayed
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from ..utils import check_binary_values, check_result_matrix
+from ._intervals import irt_interval_plan
 from ._quadrature import make_grid
 
 __all__ = ["IRT2PL"]
@@ -786,6 +787,27 @@ class IRT2PL(TransformerMixin, BaseEstimator):
         self.random_state = random_state
         self.n_jobs = n_jobs
         self.chunk_size = chunk_size
+
+    _model = "irt2pl"
+
+    def __sklearn_eval_intervals__(self, target=None):
+        """How :func:`~sklearn_eval.uncertainty.ranking_intervals` resamples.
+
+        Abilities by default, with posterior intervals under
+        ``method="auto"`` (:func:`irt_intervals`); item parameters
+        (``"difficulty"``, ``"discrimination"``) with observed-information
+        intervals; the bootstrap resamples tasks (abilities) or agents
+        (items).
+
+        Parameters
+        ----------
+        target : {"abilities", "difficulty", "discrimination"} or None
+
+        Returns
+        -------
+        plan : IntervalPlan
+        """
+        return irt_interval_plan(self, target)
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()

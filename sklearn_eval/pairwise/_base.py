@@ -1,6 +1,6 @@
 """Shared machinery of the match-based rating estimators (EloRanker, MultiElo).
 
-Both estimators read matches (DESIGN.md section 3): ``X`` of shape
+Both estimators read matches (see the user guide's data page): ``X`` of shape
 (n_matches, 2) with the two players' labels, ``y`` the first player's outcome
 (1 win, 0 loss, 0.5 draw). They keep their state on the natural-logit scale,
 relative to the initial rating (so an unseen player has internal rating 0),
@@ -13,6 +13,7 @@ from numbers import Integral, Real
 
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin, _fit_context
+from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted, validate_data
 
@@ -22,10 +23,11 @@ from ..utils import (
     encode_players,
     lookup_players,
 )
+from ..utils._protocol import AgentRankerMixin, deprecated_alias
 from . import _kernels
-from ._batch import aggregate_pairs
+from ._batch import aggregate_pairs, strong_components
 
-__all__ = ["ELO_UNITS_PER_LOGIT", "BaseMatchRater"]
+__all__ = ["ELO_UNITS_PER_LOGIT", "BaseMatchRater", "effective_alpha"]
 
 #: Elo points per natural-logit unit: 400 / ln(10), about 173.72.
 ELO_UNITS_PER_LOGIT = 400.0 / math.log(10.0)
@@ -45,7 +47,50 @@ def _forward_fill(values):
     return np.take_along_axis(values, index, axis=0)
 
 
-class BaseMatchRater(ClassifierMixin, BaseEstimator):
+#: The prior used instead of alpha = 0 when the maximum-likelihood ratings do
+#: not exist (see ``effective_alpha``).
+VANISHING_ALPHA = 1e-6
+
+
+def effective_alpha(stats, players, alpha, estimator_name):
+    """The L2 penalty to fit with: ``alpha``, or a vanishing one if needed.
+
+    With ``alpha = 0`` the maximum-likelihood ratings exist (finite and
+    unique up to a constant) iff the "scored against" graph is strongly
+    connected. Otherwise a ConvergenceWarning names an affected player and
+    the fit uses ``VANISHING_ALPHA`` so that it stays finite, deterministic
+    and fast; the ratings of the affected players are then arbitrary.
+
+    Returns
+    -------
+    alpha : float
+    flagged : bool
+        True when the warning was issued.
+    """
+    if alpha > 0 or stats.n_players < 2:
+        return float(alpha), False
+    n_components, labels = strong_components(stats)
+    if n_components <= 1:
+        return 0.0, False
+    sizes = np.bincount(labels)
+    example = players[int(np.flatnonzero(labels == np.argmin(sizes))[0])]
+    if isinstance(example, np.generic):  # np.str_('b') -> 'b' in the message
+        example = example.item()
+    warnings.warn(
+        f"{estimator_name}: the players split into {n_components} groups that "
+        f"never both win and lose against each other (e.g. player {example!r} "
+        "is undefeated, winless or disconnected), so the maximum-likelihood "
+        "ratings are infinite or undetermined. A vanishing prior "
+        f"(alpha={VANISHING_ALPHA:g}) keeps them finite, but the ratings of "
+        "these players are arbitrary: set alpha > 0 (an L2 prior) to get "
+        "meaningful finite ratings.",
+        ConvergenceWarning,
+        stacklevel=5,
+    )
+    return VANISHING_ALPHA, True
+
+
+class BaseMatchRater(AgentRankerMixin, ClassifierMixin, BaseEstimator):
     """Common fit / partial_fit / predict logic of the match-based raters.
 
     Subclasses implement ``_new_state``, ``_extend_state``, ``_run_online``,
@@ -444,33 +489,28 @@ class BaseMatchRater(ClassifierMixin, BaseEstimator):
             raise ValueError("sample_weight sums to zero; the score is undefined.")
         return float(matches.sample_weight @ loglik / total)
 
-    # ----------------------------------------------------------------- table
-    def rating_table(self):
-        """The ratings as a DataFrame sorted from strongest to weakest.
+    # -------------------------------------------------------------- protocol
+    @property
+    def agents_(self):
+        """Player labels (the ranking protocol's name for ``players_``)."""
+        check_is_fitted(self)
+        return self.players_
 
-        Requires pandas. Columns: ``player``, ``rating`` and the
-        estimator-specific ones (``transitive_rating`` for MultiElo).
+    @property
+    def agent_scores_(self):
+        """What the ranking is by (higher is better): ``ratings_``."""
+        check_is_fitted(self)
+        return self.ratings_
+
+    def rating_table(self):
+        """Deprecated alias of :meth:`agent_table` (removed in 0.3).
 
         Returns
         -------
         table : pandas.DataFrame
         """
-        check_is_fitted(self)
-        try:
-            import pandas as pd
-        except ImportError as exc:  # pragma: no cover - pandas is installed in CI
-            raise ImportError(
-                "rating_table() needs pandas; install it with "
-                "`pip install pandas` or use players_ and ratings_ directly."
-            ) from exc
-        columns = {"player": self.players_, "rating": self.ratings_}
-        columns.update(self._extra_table_columns())
-        table = pd.DataFrame(columns)
-        order = np.argsort(-self.ratings_, kind="stable")
-        return table.iloc[order].reset_index(drop=True)
-
-    def _extra_table_columns(self):
-        return {}
+        deprecated_alias("rating_table()", "agent_table()")
+        return self.agent_table()
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()

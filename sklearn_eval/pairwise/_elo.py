@@ -6,53 +6,11 @@ import numpy as np
 from sklearn.exceptions import ConvergenceWarning
 
 from . import _kernels
-from ._base import BaseMatchRater
-from ._batch import fit_bradley_terry, strong_components
+from ._base import BaseMatchRater, effective_alpha
+from ._batch import fit_bradley_terry
+from ._intervals import elo_interval_plan
 
 __all__ = ["EloRanker"]
-
-
-#: The prior used instead of alpha = 0 when the maximum-likelihood ratings do
-#: not exist (see ``effective_alpha``).
-VANISHING_ALPHA = 1e-6
-
-
-def effective_alpha(stats, players, alpha, estimator_name):
-    """The L2 penalty to fit with: ``alpha``, or a vanishing one if needed.
-
-    With ``alpha = 0`` the maximum-likelihood ratings exist (finite and
-    unique up to a constant) iff the "scored against" graph is strongly
-    connected. Otherwise a ConvergenceWarning names an affected player and
-    the fit uses ``VANISHING_ALPHA`` so that it stays finite, deterministic
-    and fast; the ratings of the affected players are then arbitrary.
-
-    Returns
-    -------
-    alpha : float
-    flagged : bool
-        True when the warning was issued.
-    """
-    if alpha > 0 or stats.n_players < 2:
-        return float(alpha), False
-    n_components, labels = strong_components(stats)
-    if n_components <= 1:
-        return 0.0, False
-    sizes = np.bincount(labels)
-    example = players[int(np.flatnonzero(labels == np.argmin(sizes))[0])]
-    if isinstance(example, np.generic):  # np.str_('b') -> 'b' in the message
-        example = example.item()
-    warnings.warn(
-        f"{estimator_name}: the players split into {n_components} groups that "
-        f"never both win and lose against each other (e.g. player {example!r} "
-        "is undefeated, winless or disconnected), so the maximum-likelihood "
-        "ratings are infinite or undetermined. A vanishing prior "
-        f"(alpha={VANISHING_ALPHA:g}) keeps them finite, but the ratings of "
-        "these players are arbitrary: set alpha > 0 (an L2 prior) to get "
-        "meaningful finite ratings.",
-        ConvergenceWarning,
-        stacklevel=5,
-    )
-    return VANISHING_ALPHA, True
 
 
 class EloRanker(BaseMatchRater):
@@ -164,6 +122,8 @@ class EloRanker(BaseMatchRater):
 
     _parameter_constraints: dict = {**BaseMatchRater._parameter_constraints}
 
+    _model = "bradley_terry"
+
     def __init__(
         self,
         *,
@@ -225,3 +185,20 @@ class EloRanker(BaseMatchRater):
 
     def _publish(self):
         self.ratings_ = self._to_reported(self._state["ratings"])
+
+    def __sklearn_eval_intervals__(self, target=None):
+        """How :func:`~sklearn_eval.uncertainty.ranking_intervals` resamples.
+
+        Batch ratings get the fast multinomial bootstrap and analytic
+        sandwich intervals; online ratings a bootstrap over matches kept in
+        order (descriptive, see the result's ``note``).
+
+        Parameters
+        ----------
+        target : {"ratings"} or None, default=None
+
+        Returns
+        -------
+        plan : IntervalPlan
+        """
+        return elo_interval_plan(self, target)

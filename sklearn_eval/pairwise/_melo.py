@@ -11,9 +11,9 @@ from sklearn.utils._param_validation import Interval
 from sklearn.utils.validation import check_is_fitted
 
 from . import _kernels
-from ._base import BaseMatchRater
+from ._base import BaseMatchRater, effective_alpha
 from ._batch import fit_bradley_terry, fit_melo_lbfgs, omega_product
-from ._elo import effective_alpha
+from ._intervals import melo_interval_plan
 
 __all__ = ["MultiElo"]
 
@@ -152,6 +152,8 @@ class MultiElo(BaseMatchRater):
         "random_state": ["random_state"],
     }
 
+    _model = "melo"
+
     def __init__(
         self,
         n_components=1,
@@ -263,7 +265,7 @@ class MultiElo(BaseMatchRater):
         transitive = ratings - ratings.mean() + towards_mean
         self.transitive_ratings_ = self._to_reported(transitive)
 
-    def _extra_table_columns(self):
+    def _agent_columns(self):
         return {"transitive_rating": self.transitive_ratings_}
 
     def embedding(self, component=0):
@@ -288,3 +290,19 @@ class MultiElo(BaseMatchRater):
                 f"component must be an integer in [0, {n_planes}); got {component!r}."
             )
         return self.vectors_[:, 2 * component: 2 * component + 2].copy()
+
+    def __sklearn_eval_intervals__(self, target=None):
+        """How :func:`~sklearn_eval.uncertainty.ranking_intervals` resamples.
+
+        Matches are resampled (in order, for online fits) and the ratings or
+        transitive ratings refitted; the cyclic vectors are not summarised.
+
+        Parameters
+        ----------
+        target : {"ratings", "transitive_ratings"} or None, default=None
+
+        Returns
+        -------
+        plan : IntervalPlan
+        """
+        return melo_interval_plan(self, target)

@@ -54,7 +54,7 @@ class NashDisplay:
     task_distribution, task_nash_average, task_uniform_average : \
             array-like of shape (n_tasks,), default=None
         Agent vs task only: Nash probabilities, Nash difficulty
-        (``task_difficulty_``) and uniform difficulty of the tasks. All three
+        (``difficulty_``) and uniform difficulty of the tasks. All three
         or none.
     task_names : array-like of shape (n_tasks,), default=None
         Labels; ``"task 0"``, ... when None.
@@ -358,7 +358,7 @@ class NashDisplay:
                 payoff.mean(axis=1),
                 agent_names=agent_names,
                 task_distribution=estimator.task_distribution_,
-                task_nash_average=estimator.task_difficulty_,
+                task_nash_average=estimator.difficulty_,
                 task_uniform_average=-payoff.mean(axis=0),
                 task_names=names if task_names is None else task_names,
                 value=getattr(estimator, "value_", None),

@@ -297,7 +297,7 @@ def _nash(block):
         agent_probability=nash.agent_distribution_,
         task_probability=nash.task_distribution_,
         agent_nash=nash.agent_skill_,
-        task_nash=nash.task_difficulty_,
+        task_nash=nash.difficulty_,
         agent_uniform=block.scaled.mean(axis=1),
         task_uniform=-block.scaled.mean(axis=0),
         value=float(nash.value_),

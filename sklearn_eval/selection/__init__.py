@@ -7,13 +7,13 @@ benchmark; :func:`task_clusters` groups tasks by how they separate agents.
 """
 
 from ._clusters import task_clusters
-from ._infogain import (
-    InfoGainSelector,
+from ._gain import (
     confusion_matrix,
     discrete_information_gain,
     greedy_select,
     information_gain,
 )
+from ._infogain import InfoGainSelector
 from ._metrics import choose_n_tasks, make_subset_scorer, subset_agreement
 
 __all__ = [

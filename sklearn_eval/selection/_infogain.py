@@ -4,8 +4,8 @@ Implements Stephenson et al., "A Continuous Information Gain Measure to Find the
 Most Discriminatory Problems for AI Benchmarking" (CEC 2020): how well a task
 (or a set of tasks) identifies which agent produced an observed mean result,
 given the agents' means and run-to-run spreads, and greedy forward selection of
-the tasks that together tell the agents apart best. Spec:
-``spec/information_gain.md``.
+the tasks that together tell the agents apart best (user guide: task
+selection).
 """
 
 from __future__ import annotations
@@ -16,317 +16,42 @@ import numpy as np
 import scipy.sparse as sp
 from sklearn.base import BaseEstimator, _fit_context
 from sklearn.feature_selection import SelectorMixin
-from sklearn.utils._param_validation import Interval, RealNotInt, StrOptions
+from sklearn.utils._param_validation import Hidden, Interval, RealNotInt, StrOptions
 from sklearn.utils.validation import (
     _get_feature_names,
     check_array,
     check_is_fitted,
 )
 
+from ..utils._protocol import (
+    TaskTableMixin,
+    assign_fitted,
+    deprecated_alias,
+    row_labels,
+)
+from ..utils._resampling import IntervalPlan, unknown_target
 from ..utils._validation import _label_missing_mask
 from . import _kernels
+from ._gain import (
+    _SCALES,
+    _check_pair_spread,
+    _check_positive_spread,
+    _check_stds,
+    _encode_groups,
+    _plain,
+)
 
-__all__ = [
-    "InfoGainSelector",
-    "confusion_matrix",
-    "discrete_information_gain",
-    "greedy_select",
-    "information_gain",
-]
+__all__ = ["InfoGainSelector"]
 
-_SCALES = {"sum_std", "pooled"}
-
-
-# ----------------------------------------------------------------------------
-# Validation helpers
-# ----------------------------------------------------------------------------
-
-
-def _as_columns(values, name, *, allow_nan=False):
-    """A 1-D (one measure) or 2-D (agents x measures) float64 array."""
-    array = np.asarray(values, dtype=np.float64)
-    if array.ndim == 1:
-        array = array[:, None]
-    if array.ndim != 2 or array.size == 0:
-        raise ValueError(
-            f"{name} must be a non-empty 1-D (agents) or 2-D (agents x measures) "
-            f"array; got shape {np.shape(values)}."
-        )
-    bad = ~np.isfinite(array) if not allow_nan else np.isinf(array)
-    if bad.any():
-        row, col = np.argwhere(bad)[0]
-        raise ValueError(
-            f"{name} must be finite; found {array[row, col]} at row {row}, "
-            f"column {col}."
-        )
-    return array
-
-
-def _check_stds(stds, shape, name="stds"):
-    stds = _as_columns(stds, name)
-    if stds.shape != shape:
-        raise ValueError(
-            f"{name} must have the same shape as the means {shape}; got {stds.shape}."
-        )
-    if (stds < 0).any():
-        row, col = np.argwhere(stds < 0)[0]
-        raise ValueError(
-            f"{name} must be >= 0; found {stds[row, col]} at row {row}, column {col}."
-        )
-    return stds
-
-
-def _check_positive_spread(stds, agents=None, columns=None):
-    """Zero final spread gives an infinite density: name where, suggest a fix."""
-    zero = stds == 0
-    if zero.any():
-        row, col = np.argwhere(zero)[0]
-        agent = _plain(agents[row]) if agents is not None else row
-        column = _plain(columns[col]) if columns is not None else col
-        raise ValueError(
-            f"The spread of agent {agent!r} on column {column!r} is 0, which makes "
-            "the Gaussian kernel degenerate. Use std_offset > 0 (the reference "
-            "adds 1e-3 to every spread)."
-        )
-
-
-def _plain(label):
-    """A label as a plain Python value, for readable error messages."""
-    return label.item() if isinstance(label, np.generic) else label
-
-
-def _check_scale(scale):
-    if scale not in _SCALES:
-        raise ValueError(f"scale must be one of {sorted(_SCALES)}; got {scale!r}.")
-
-
-def _check_floor(prob_floor):
-    if prob_floor is not None and not 0 < prob_floor < 1:
-        raise ValueError(f"prob_floor must be in (0, 1) or None; got {prob_floor!r}.")
-
-
-def _encode_groups(groups, n_columns):
-    """Task index of every column and the task labels (first-appearance order)."""
-    if groups is None:
-        return np.arange(n_columns), None
-    groups = np.asarray(groups)
-    if groups.ndim != 1 or len(groups) != n_columns:
-        raise ValueError(
-            f"groups must give one task label per column ({n_columns}); got shape "
-            f"{groups.shape}."
-        )
-    if _label_missing_mask(groups).any():
-        raise ValueError("groups contains a missing label (None or NaN).")
-    _, first, inverse = np.unique(groups, return_index=True, return_inverse=True)
-    rank = np.empty(len(first), dtype=np.int64)
-    rank[np.argsort(first, kind="stable")] = np.arange(len(first))
-    column_task = rank[inverse.ravel()]
-    labels = groups[np.sort(first)]
-    return column_task, labels
-
-
-# ----------------------------------------------------------------------------
-# Pure functions
-# ----------------------------------------------------------------------------
-
-
-def confusion_matrix(means, stds, *, scale="sum_std", prob_floor=None):
-    """Confusion ("channel") matrix of a task or set of measures (Eq. 1, 2, 4).
-
-    ``C[i, j]`` is the probability of explaining agent ``i``'s observed mean by
-    agent ``j``: the normal density with mean ``mu_j`` and standard deviation
-    ``s_ij = sigma_i + sigma_j`` at ``mu_i``, multiplied over measures and
-    normalised per row.
-
-    Parameters
-    ----------
-    means : array-like of shape (n_agents,) or (n_agents, n_measures)
-        Mean result of every agent on each measure; all measures are combined
-        as independent (Eq. 4).
-    stds : array-like of the same shape
-        Final spreads (population standard deviation of the runs, any offset
-        already added); must be > 0 wherever a pair's spread would be 0.
-    scale : {"sum_std", "pooled"}, default="sum_std"
-        ``s_ij = sigma_i + sigma_j`` (the paper) or ``sqrt(sigma_i**2 +
-        sigma_j**2)``.
-    prob_floor : float or None, default=None
-        If set, entries that underflow to exactly 0.0 are replaced by this value
-        without renormalising (the reference implementation's convention).
-
-    Returns
-    -------
-    C : ndarray of shape (n_agents, n_agents)
-        Rows are true agents; each row sums to 1 (up to the floor).
-
-    Examples
-    --------
-    >>> from sklearn_eval.selection import confusion_matrix
-    >>> confusion_matrix([0.0, 2.0], [1.0, 1.0]).round(4)
-    array([[0.6225, 0.3775],
-           [0.3775, 0.6225]])
-    """
-    means = _as_columns(means, "means")
-    stds = _check_stds(stds, means.shape)
-    _check_scale(scale)
-    _check_floor(prob_floor)
-    _check_positive_spread(stds)
-    kernel = _kernels.set_log_kernel(means, stds, scale)
-    return _kernels.confusion_from_log_kernel(kernel, prob_floor)
-
-
-def information_gain(means, stds, *, scale="sum_std", prob_floor=None):
-    """Continuous information gain (bits) of a task or set of measures (Eq. 3).
-
-    ``IG = log2(n) - (1/n) sum_i H2(C[i, :])`` with ``C`` from
-    :func:`confusion_matrix`; ``0 <= IG <= log2(n)``. It is the paper's quantity:
-    an upper bound on the channel's mutual information (the prior entropy is
-    taken as ``log2 n``). It is neither monotone nor sub-additive in the set of
-    measures (spec section 1.3).
-
-    Parameters
-    ----------
-    means : array-like of shape (n_agents,) or (n_agents, n_measures)
-    stds : array-like of the same shape
-        Final spreads (> 0).
-    scale : {"sum_std", "pooled"}, default="sum_std"
-    prob_floor : float or None, default=None
-        Reference convention (spec section 1.6): underflowed confusion entries
-        count as ``prob_floor``; the result is clipped at 0.
-
-    Returns
-    -------
-    gain : float
-
-    Examples
-    --------
-    >>> from sklearn_eval.selection import information_gain
-    >>> round(information_gain([0.0, 2.0], [1.0, 1.0]), 10)
-    0.0437134606
-    >>> round(information_gain([0.0, 0.0], [1.0, 2.0]), 10)  # equal means
-    0.0219106348
-    """
-    means = _as_columns(means, "means")
-    stds = _check_stds(stds, means.shape)
-    _check_scale(scale)
-    _check_floor(prob_floor)
-    _check_positive_spread(stds)
-    kernel = _kernels.set_log_kernel(means, stds, scale)
-    return float(_kernels.gains_from_log_kernels(kernel, prob_floor))
-
-
-def discrete_information_gain(means, *, bin_width=0.01):
-    """Binned information gain (bits), the baseline the paper rejects (spec 1.1).
-
-    Every agent's mean is rounded to the nearest multiple of ``bin_width`` (per
-    measure; the bins of several measures form a tuple). With ``m(a)`` the number
-    of agents sharing agent ``a``'s bin, ``IG = log2 n - (1/n) sum_a log2 m(a)``.
-
-    Parameters
-    ----------
-    means : array-like of shape (n_agents,) or (n_agents, n_measures)
-    bin_width : float, default=0.01
-
-    Returns
-    -------
-    gain : float
-
-    Examples
-    --------
-    >>> from sklearn_eval.selection import discrete_information_gain
-    >>> discrete_information_gain([0.1, 0.1, 0.9, 0.9])
-    1.0
-    """
-    means = _as_columns(means, "means")
-    if not bin_width > 0:
-        raise ValueError(f"bin_width must be > 0; got {bin_width!r}.")
-    bins = _kernels.bin_labels(means, bin_width)
-    labels = _kernels.dense_task_labels(bins, np.zeros(bins.shape[1], int), 1)
-    current = np.zeros(means.shape[0], dtype=np.int64)
-    return float(_kernels.discrete_gains(current, labels)[0])
-
-
-def greedy_select(
-    means,
-    stds=None,
-    n_tasks=10,
-    *,
-    groups=None,
-    method="continuous",
-    scale="sum_std",
-    prob_floor=None,
-    bin_width=0.01,
-    tol=0.0,
-):
-    """Greedy forward selection of tasks by information gain (paper section V-C).
-
-    Start with the task of largest gain, then repeatedly add the task that
-    gives the largest gain of the enlarged set (Eq. 4). Ties go to the lowest
-    task index (gains within 1e-12 bits of the best count as tied, so that
-    rounding does not decide).
-
-    Parameters
-    ----------
-    means : array-like of shape (n_agents, n_columns)
-    stds : array-like of the same shape or None
-        Final spreads; required for ``method="continuous"``.
-    n_tasks : int or "auto", default=10
-        Number of tasks to pick, or ``"auto"``: stop when the best candidate no
-        longer raises the gain by more than ``tol``.
-    groups : array-like of shape (n_columns,) or None
-        Task label of every column: columns sharing a label are measures of one
-        task (for example win rate and score of a game) and are picked together.
-    method : {"continuous", "discrete"}, default="continuous"
-    scale, prob_floor : see :func:`information_gain`
-    bin_width : float, default=0.01
-        Bin width of ``method="discrete"``.
-    tol : float, default=0.0
-        Minimal rise of the gain for ``n_tasks="auto"``.
-
-    Returns
-    -------
-    order : ndarray of int
-        Task indices (into the tasks in order of first appearance) in pick order.
-    cumulative : ndarray of float
-        Gain of the selected set after each pick.
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> from sklearn_eval.selection import greedy_select
-    >>> means = np.array([[0, 0, 0], [0, 1, 0], [1, 0, 0], [1, 1, 1]], float)
-    >>> order, cumulative = greedy_select(means, np.full((4, 3), 0.1), 2)
-    >>> order.tolist(), cumulative.round(4).tolist()  # columns 0 and 1 tie
-    ([0, 1], [0.9999, 1.9999])
-    """
-    means = _as_columns(means, "means")
-    column_task, _ = _encode_groups(groups, means.shape[1])
-    n_groups = int(column_task.max()) + 1
-    if n_tasks == "auto":
-        n_select = None
-    elif isinstance(n_tasks, Integral) and 1 <= n_tasks <= n_groups:
-        n_select = int(n_tasks)
-    else:
-        raise ValueError(
-            f"n_tasks must be 'auto' or an int in [1, {n_groups}]; got {n_tasks!r}."
-        )
-    if method == "discrete":
-        bins = _kernels.bin_labels(means, bin_width)
-        labels = _kernels.dense_task_labels(bins, column_task, n_groups)
-        order, cumulative, _, _ = _kernels.greedy_discrete(labels, n_select, tol=tol)
-        return order, cumulative
-    if method != "continuous":
-        raise ValueError(f"method must be 'continuous' or 'discrete'; got {method!r}.")
-    if stds is None:
-        raise ValueError("stds is required for method='continuous'.")
-    stds = _check_stds(stds, means.shape)
-    _check_scale(scale)
-    _check_floor(prob_floor)
-    _check_positive_spread(stds)
-    bank = _kernels.KernelBank(
-        means, stds, column_task, n_groups, scale, prob_floor=prob_floor
-    )
-    order, cumulative, _, _ = _kernels.greedy_forward(bank, n_select, tol=tol)
-    return order, cumulative
+INFOGAIN_NOTE = (
+    "Runs are resampled within each agent; the information gain of a task "
+    "is bounded by log2(n_agents), and near that bound the percentile "
+    "intervals are descriptive."
+)
+_RUNS_NEEDED = (
+    "InfoGainSelector intervals resample runs within agents: use "
+    "input='runs' and pass y, the agent of each run."
+)
 
 
 # ----------------------------------------------------------------------------
@@ -386,7 +111,7 @@ def _first_cell(mask):
 # ----------------------------------------------------------------------------
 
 
-class InfoGainSelector(SelectorMixin, BaseEstimator):
+class InfoGainSelector(TaskTableMixin, SelectorMixin, BaseEstimator):
     """Select the tasks that best tell agents apart (continuous information gain).
 
     For every task the selector estimates each agent's mean result and spread
@@ -405,7 +130,7 @@ class InfoGainSelector(SelectorMixin, BaseEstimator):
     holds their mean results and the spreads are passed as ``fit(X,
     X_std=...)``.
 
-    Read more in the spec ``information_gain.md``.
+    Read more in the user guide's task selection page.
 
     Parameters
     ----------
@@ -425,15 +150,17 @@ class InfoGainSelector(SelectorMixin, BaseEstimator):
         paper section V-B); they are combined as independent measures and
         selected together. ``n_tasks`` then counts tasks, not columns.
     method : {"continuous", "discrete"}, default="continuous"
-        ``"discrete"`` is the binned baseline the paper rejects (spec 1.1): means
+        ``"discrete"`` is the binned baseline the paper rejects: means
         rounded to multiples of ``bin_width``; spreads are not used.
     std_offset : float, default=1e-3
         Added to every spread (the reference convention): zero spreads become
         valid, and a constant task adds exactly no information. Pass 0 for
         exact affine invariance (then every spread must be > 0).
-    scale : {"sum_std", "pooled"}, default="sum_std"
+    pair_spread : {"sum_std", "pooled"}, default="sum_std"
         Spread of a pair: ``sigma_i + sigma_j`` (the paper) or
         ``sqrt(sigma_i**2 + sigma_j**2)``.
+    scale : str, default="deprecated"
+        Former name of ``pair_spread`` (deprecated in 0.2, removed in 0.3).
     prob_floor : float or None, default=None
         None computes the entropy exactly in log space. ``1e-5`` reproduces the
         reference implementation (and Table II of the paper) bit for bit:
@@ -450,9 +177,10 @@ class InfoGainSelector(SelectorMixin, BaseEstimator):
 
     Attributes
     ----------
-    classes_ : ndarray of shape (n_agents,)
+    agents_ : ndarray of shape (n_agents,)
         Agent labels (sorted ``y`` labels; the DataFrame index or
-        ``0 .. n_agents - 1`` with ``input="agents"``).
+        ``0 .. n_agents - 1`` with ``input="agents"``). Formerly ``classes_``
+        (a deprecated alias until 0.3).
     tasks_ : ndarray of shape (n_tasks_total,)
         Task labels: the ``groups`` labels in order of first appearance, or the
         column names (indices) without groups.
@@ -493,7 +221,7 @@ class InfoGainSelector(SelectorMixin, BaseEstimator):
     Spreads are standard deviations of individual runs, not standard errors:
     passing standard errors inflates the gain toward ``log2(n_agents)``. The
     independence assumption double counts measures of one task that carry the
-    same information (spec 1.4).
+    same information.
 
     Cost: each greedy step evaluates every remaining task with the selected
     set, ``O(n_tasks * n_agents**2)``. In exact mode (``prob_floor=None``) the
@@ -540,7 +268,8 @@ class InfoGainSelector(SelectorMixin, BaseEstimator):
         "groups": ["array-like", None],
         "method": [StrOptions({"continuous", "discrete"})],
         "std_offset": [Interval(Real, 0, None, closed="left")],
-        "scale": [StrOptions(_SCALES)],
+        "pair_spread": [StrOptions(_SCALES)],
+        "scale": [StrOptions(_SCALES), Hidden(StrOptions({"deprecated"}))],
         "prob_floor": [Interval(Real, 0, 1, closed="neither"), None],
         "bin_width": [Interval(Real, 0, None, closed="neither")],
         "search": [StrOptions({"greedy", "exhaustive"})],
@@ -556,11 +285,12 @@ class InfoGainSelector(SelectorMixin, BaseEstimator):
         groups=None,
         method="continuous",
         std_offset=1e-3,
-        scale="sum_std",
+        pair_spread="sum_std",
         prob_floor=None,
         bin_width=0.01,
         search="greedy",
         max_subsets=100_000,
+        scale="deprecated",
     ):
         self.n_tasks = n_tasks
         self.tol = tol
@@ -568,11 +298,12 @@ class InfoGainSelector(SelectorMixin, BaseEstimator):
         self.groups = groups
         self.method = method
         self.std_offset = std_offset
-        self.scale = scale
+        self.pair_spread = pair_spread
         self.prob_floor = prob_floor
         self.bin_width = bin_width
         self.search = search
         self.max_subsets = max_subsets
+        self.scale = scale
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
@@ -658,7 +389,7 @@ class InfoGainSelector(SelectorMixin, BaseEstimator):
         """
         runs = self.input == "runs"
         names = _get_feature_names(X)
-        index = getattr(X, "index", None) if hasattr(X, "iloc") else None
+        index = row_labels(X, np.shape(X)[0]) if hasattr(X, "iloc") else None
         X = check_array(
             X,
             dtype=np.float64,
@@ -687,27 +418,75 @@ class InfoGainSelector(SelectorMixin, BaseEstimator):
             )
         result = self._select(means, stds, column_task, n_groups, n_select)
         order, cumulative, single, confusion = result
-        self.n_features_in_ = X.shape[1]
-        if names is not None:
-            self.feature_names_in_ = names
-        elif hasattr(self, "feature_names_in_"):
-            del self.feature_names_in_
         if labels is None:
             labels = columns
-        self.classes_ = classes
-        self.tasks_ = np.asarray(labels)
-        self.means_ = means
-        self.stds_ = stds
-        self.n_runs_ = counts
-        self.information_gain_ = single
-        self.scores_ = single[column_task]
-        self.selection_order_ = order
-        self.cumulative_gain_ = cumulative
-        self.max_information_ = float(np.log2(len(classes)))
-        self.information_fraction_ = float(cumulative[-1] / self.max_information_)
-        self.confusion_matrix_ = confusion
-        self.support_ = np.isin(column_task, order)
-        return self
+        fitted = {
+            "n_features_in_": X.shape[1],
+            "agents_": classes,
+            "tasks_": np.asarray(labels),
+            "means_": means,
+            "stds_": stds,
+            "n_runs_": counts,
+            "information_gain_": single,
+            "scores_": single[column_task],
+            "selection_order_": order,
+            "cumulative_gain_": cumulative,
+            "max_information_": float(np.log2(len(classes))),
+            "information_fraction_": float(cumulative[-1] / np.log2(len(classes))),
+            "confusion_matrix_": confusion,
+            "support_": np.isin(column_task, order),
+        }
+        if names is not None:
+            fitted["feature_names_in_"] = names
+        return assign_fitted(self, fitted)
+
+    # -- protocol ------------------------------------------------------------
+
+    @property
+    def classes_(self):
+        """Deprecated alias of ``agents_`` (removed in 0.3)."""
+        check_is_fitted(self, "agents_")
+        deprecated_alias("InfoGainSelector.classes_", "agents_")
+        return self.agents_
+
+    def _task_columns(self):
+        n_tasks = self.tasks_.shape[0]
+        pick = np.full(n_tasks, 0, dtype=np.int64)
+        pick[self.selection_order_] = np.arange(1, self.selection_order_.shape[0] + 1)
+        gain = np.full(n_tasks, np.nan)
+        gain[self.selection_order_] = self.cumulative_gain_
+        return {
+            "information_gain": self.information_gain_,
+            "selected": pick > 0,
+            "selection_order": pick,
+            "cumulative_gain": gain,
+        }
+
+    def __sklearn_eval_intervals__(self, target=None):
+        """How :func:`~sklearn_eval.uncertainty.ranking_intervals` resamples.
+
+        Tasks are ranked by ``"information_gain"``; runs are resampled
+        within each agent, so ``input="runs"`` and ``y`` are required.
+
+        Parameters
+        ----------
+        target : {"information_gain"} or None, default=None
+
+        Returns
+        -------
+        plan : IntervalPlan
+        """
+        if target not in (None, "information_gain"):
+            raise unknown_target(target, ("information_gain",), "InfoGainSelector")
+        return IntervalPlan(
+            target="information_gain", statistic="information_gain_",
+            resample="runs", note=INFOGAIN_NOTE, requires_y=_RUNS_NEEDED,
+            check_data=self._check_interval_data,
+        )
+
+    def _check_interval_data(self, X, y):
+        if y is None or self.input != "runs":
+            raise ValueError(_RUNS_NEEDED)
 
     def _select(self, means, stds, column_task, n_groups, n_select):
         if self.method == "discrete":
@@ -720,7 +499,9 @@ class InfoGainSelector(SelectorMixin, BaseEstimator):
             confusion = same / same.sum(axis=1, keepdims=True)
             return order, cumulative, single, confusion
         bank = _kernels.KernelBank(
-            means, stds, column_task, n_groups, self.scale, prob_floor=self.prob_floor
+            means, stds, column_task, n_groups,
+            _check_pair_spread(self.pair_spread, self.scale),
+            prob_floor=self.prob_floor,
         )
         order, cumulative, single, kernel = _kernels.greedy_forward(
             bank, 1 if self.search == "exhaustive" else n_select, tol=self.tol

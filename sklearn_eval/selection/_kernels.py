@@ -4,13 +4,13 @@ Everything here works on validated float64 arrays: ``means`` and ``stds`` of
 shape (n_agents, n_columns) holding the *final* spreads (any offset already
 added). The public wrappers live in :mod:`sklearn_eval.selection._infogain`.
 
-Notation (spec ``information_gain.md`` section 1.2, stable log-space form): for
+Notation (Stephenson et al. 2020, in a stable log-space form): for
 one measure ``m`` and agents ``i, j`` the log kernel is
 
     L[i, j] = -(mu_i - mu_j)**2 / (2 s_ij**2) - log(s_ij)
 
-with ``s_ij = sigma_i + sigma_j`` (``scale="sum_std"``, the paper) or
-``sqrt(sigma_i**2 + sigma_j**2)`` (``scale="pooled"``). The constant
+with ``s_ij = sigma_i + sigma_j`` (``pair_spread="sum_std"``, the paper) or
+``sqrt(sigma_i**2 + sigma_j**2)`` (``pair_spread="pooled"``). The constant
 ``-log(2 pi) / 2`` cancels in the row normalisation and is dropped. A set of
 measures sums the kernels (Eq. 4), the confusion matrix is the row-wise softmax
 of the sum and the information gain is ``log2 n - mean_i H2(C[i, :])`` (Eq. 3).
@@ -296,7 +296,7 @@ def exhaustive_best(bank, n_select, max_subsets):
 
 
 # ----------------------------------------------------------------------------
-# Discrete (binned) baseline, spec section 1.1
+# Discrete (binned) baseline of the paper
 # ----------------------------------------------------------------------------
 
 
@@ -318,7 +318,7 @@ def dense_task_labels(bins, column_task, n_tasks):
 def discrete_gains(current, task_labels):
     """Discrete gain of the partition ``current`` refined by each task's labels.
 
-    ``IG = log2 n - (1/n) sum over cells of m log2 m`` (spec section 1.1).
+    ``IG = log2 n - (1/n) sum over cells of m log2 m``.
     """
     n_agents, n_tasks = task_labels.shape
     codes = current[:, None] * n_agents + task_labels

@@ -26,7 +26,7 @@ from sklearn.model_selection import (
 from sklearn.utils import Bunch, check_random_state
 from sklearn.utils.validation import check_is_fitted
 
-from ..metrics._ranking import kendall_tau, spearman_rho
+from ..metrics import kendall_tau, spearman_rho
 from ..utils import check_result_matrix
 
 __all__ = ["choose_n_tasks", "make_subset_scorer", "subset_agreement"]

@@ -1,19 +1,23 @@
 """Uncertainty for rankings: intervals, rank intervals ("rank 2-4"), P(A above B).
 
-:func:`ranking_intervals` is the entry point for every ranking in the library;
-:func:`bootstrap_ranking` is the generic percentile bootstrap behind it, with
-the fast and analytic paths for Bradley-Terry ratings and IRT alongside.
+:func:`ranking_intervals` is the entry point for every ranking in the library:
+each estimator declares how it is resampled (``__sklearn_eval_intervals__``,
+the ranking protocol), and :func:`bootstrap_ranking` is the generic percentile
+bootstrap behind it. The fast and analytic paths live with their families and
+are re-exported here: :func:`~sklearn_eval.pairwise.bootstrap_bradley_terry`
+and friends (pairwise), :func:`~sklearn_eval.irt.irt_intervals` (IRT).
 """
 
-from ._bootstrap import BootstrapResult, bootstrap_ranking, summarize_samples
-from ._dispatch import ranking_intervals
-from ._irt import irt_intervals
-from ._pairwise import (
+from ..irt import irt_intervals
+from ..pairwise import (
     bootstrap_bradley_terry,
     bootstrap_online_elo,
     bradley_terry_covariance,
     bradley_terry_intervals,
 )
+from ..utils._resampling import BootstrapResult, summarize_samples
+from ._bootstrap import bootstrap_ranking
+from ._dispatch import ranking_intervals
 
 __all__ = [
     "BootstrapResult",

@@ -1,125 +1,31 @@
-"""Bootstrap intervals for any ranking the library produces.
+"""The generic percentile bootstrap of any ranking: refit on resampled data.
 
 The resampling unit follows the data shape: matches for pairwise data, agents
-or tasks for result matrices, runs within each agent for run-level data.
-Every resample draws from its own random stream, spawned from one
-``numpy.random.SeedSequence``, so results do not depend on ``n_jobs`` or on
-how resamples are split between workers.
+or tasks for result matrices, runs within each agent for run-level data. The
+shared machinery (result type, seeded streams, chunking, summaries) lives in
+:mod:`sklearn_eval.utils._resampling`.
 """
 
 from __future__ import annotations
 
 import inspect
-import numbers
 import warnings
-from dataclasses import dataclass, field
 
 import numpy as np
-from joblib import Parallel, delayed, effective_n_jobs
+from joblib import Parallel, delayed
 from sklearn.base import clone
 from threadpoolctl import threadpool_limits
 
-from ..utils._validation import _is_dataframe, lookup_players
+from ..utils import lookup_players
+from ..utils._resampling import (
+    check_resampling,
+    resample_chunks,
+    rng_streams,
+    summarize_samples,
+)
+from ..utils._validation import _is_dataframe
 
-__all__ = ["BootstrapResult", "bootstrap_ranking", "summarize_samples"]
-
-_UNITS = ("matches", "agents", "tasks", "runs")
-
-
-@dataclass
-class BootstrapResult:
-    """Intervals for a ranking, from :func:`bootstrap_ranking`.
-
-    Attributes
-    ----------
-    labels : ndarray of shape (n_items,)
-        What is ranked (players, agents or tasks).
-    estimate : ndarray of shape (n_items,)
-        The statistic on the full data.
-    low, high : ndarray of shape (n_items,)
-        Percentile interval bounds at ``confidence_level``.
-    rank : ndarray of shape (n_items,)
-        Rank on the full data (1 = best; ties share the best rank; -1 where
-        the estimate is NaN).
-    rank_low, rank_high : ndarray of shape (n_items,)
-        Percentile interval of the rank ("rank 2-4").
-    prob_above : ndarray of shape (n_items, n_items)
-        ``prob_above[i, j]`` is the share of resamples in which i ranks above
-        j (ties count half).
-    samples : ndarray of shape (n_resamples, n_items)
-        The statistic on each resample (NaN where an item is absent); for
-        analytic intervals, draws from the estimated normal distribution of
-        the estimate (they give the rank intervals).
-    confidence_level : float
-    method : str
-        How the intervals were made: ``"percentile bootstrap"``,
-        ``"sandwich"``, ``"observed information"`` or ``"posterior"``.
-    note : str
-        Caveat on how to read the intervals ("" when they are calibrated
-        confidence intervals under the method's assumptions), e.g. that they
-        are descriptive for online Elo or for Nash distributions.
-    covariance : ndarray of shape (n_items, n_items) or None
-        Estimated covariance of ``estimate`` (analytic methods only).
-    """
-
-    labels: np.ndarray
-    estimate: np.ndarray
-    low: np.ndarray
-    high: np.ndarray
-    rank: np.ndarray
-    rank_low: np.ndarray
-    rank_high: np.ndarray
-    prob_above: np.ndarray
-    samples: np.ndarray = field(repr=False)
-    confidence_level: float = 0.95
-    method: str = "percentile bootstrap"
-    note: str = ""
-    covariance: np.ndarray | None = field(default=None, repr=False)
-
-    def to_frame(self):
-        """The intervals as a DataFrame sorted by rank (needs pandas)."""
-        try:
-            import pandas as pd
-        except ImportError as exc:  # pragma: no cover
-            raise ImportError("to_frame() needs pandas: pip install pandas") from exc
-        frame = pd.DataFrame(
-            {
-                "estimate": self.estimate,
-                "low": self.low,
-                "high": self.high,
-                "rank": self.rank,
-                "rank_low": self.rank_low,
-                "rank_high": self.rank_high,
-            },
-            index=pd.Index(self.labels, name="item"),
-        )
-        return frame.sort_values("rank", kind="stable")
-
-
-def _rng_streams(random_state, n_resamples):
-    """One independent stream per resample, all spawned from one SeedSequence."""
-    if isinstance(random_state, np.random.SeedSequence):
-        root = random_state
-    elif isinstance(random_state, np.random.RandomState):
-        root = np.random.SeedSequence(int(random_state.randint(2**31 - 1)))
-    elif random_state is None or (
-        isinstance(random_state, numbers.Integral)
-        and not isinstance(random_state, bool)
-    ):
-        root = np.random.SeedSequence(random_state)
-    else:
-        raise TypeError(
-            "random_state must be None, an int, a SeedSequence or a RandomState; "
-            f"got {type(random_state).__name__}."
-        )
-    return root.spawn(n_resamples)
-
-
-def _chunks(n_resamples, n_jobs):
-    """Split the resamples into a few chunks per worker (order preserved)."""
-    n_chunks = min(n_resamples, max(1, effective_n_jobs(n_jobs)) * 4)
-    return [c for c in np.array_split(np.arange(n_resamples), n_chunks) if len(c)]
-
+__all__ = ["bootstrap_ranking"]
 
 def _take_rows(X, idx):
     if _is_dataframe(X):
@@ -228,7 +134,7 @@ def _fit_one(estimator, X, y, fit_params, unit, idx, statistic, labels, n_items,
         values = _statistic_values(est, statistic, X_b)
     if unit == "matches":
         out = np.full(n_items, np.nan)
-        positions = lookup_players(np.asarray(est.players_), labels)
+        positions = lookup_players(_agent_labels(est), labels)
         out[positions[positions >= 0]] = values[positions >= 0]
         return out
     if along_resampled:
@@ -257,131 +163,6 @@ def _fit_chunk(estimator, X, y, fit_params, unit, seeds, shape, groups, statisti
     return rows
 
 
-def _ranks(values, higher_is_better):
-    """Competition ranks (1 = best) per row, NaN for missing items."""
-    from scipy.stats import rankdata
-
-    scores = -values if higher_is_better else values
-    missing = np.isnan(scores)
-    ranks = rankdata(np.where(missing, np.inf, scores), method="min", axis=1)
-    ranks = ranks.astype(np.float64)
-    ranks[missing] = np.nan
-    return ranks
-
-
-def _prob_above(samples, higher_is_better):
-    """Share of rows in which item i scores above item j (ties count half)."""
-    scores = samples if higher_is_better else -samples
-    n_items = scores.shape[1]
-    # rows per block: about 2**21 pair entries per temporary array
-    block = max(1, (1 << 21) // max(n_items * n_items, 1))
-    wins = np.zeros((n_items, n_items))
-    both = np.zeros((n_items, n_items))
-    for start in range(0, scores.shape[0], block):
-        rows = scores[start:start + block]
-        valid = ~np.isnan(rows)
-        pair = valid[:, :, None] & valid[:, None, :]
-        left, right = rows[:, :, None], rows[:, None, :]
-        with np.errstate(invalid="ignore"):
-            points = (left > right) + 0.5 * (left == right)
-        wins += np.where(pair, points, 0.0).sum(axis=0)
-        both += pair.sum(axis=0)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        prob = wins / both
-    np.fill_diagonal(prob, 0.5)
-    return prob
-
-
-def _warn_missing_items(labels, estimate, samples):
-    """Say which items have no value, instead of NaN intervals in silence."""
-    missing = np.isnan(estimate)
-    if samples.size:
-        missing |= np.isnan(samples).all(axis=0)
-    if missing.any():
-        names = np.asarray(labels)[missing][:10].tolist()
-        more = " ..." if missing.sum() > 10 else ""
-        warnings.warn(
-            f"The statistic is NaN for {int(missing.sum())} item(s) {names}{more}: "
-            "their intervals are NaN and their rank is -1.",
-            UserWarning,
-            stacklevel=3,
-        )
-
-
-def summarize_samples(labels, estimate, samples, *, confidence_level=0.95,
-                      higher_is_better=True, low=None, high=None, prob_above=None,
-                      method="percentile bootstrap", note="", covariance=None):
-    """Intervals, rank intervals and P(A above B) from resampled statistics.
-
-    The shared back end of every interval method: percentile intervals of
-    ``samples`` unless ``low``/``high`` are given (analytic methods), the
-    percentile interval of each item's rank across the rows of ``samples``,
-    and the share of rows in which one item ranks above another unless
-    ``prob_above`` is given.
-
-    Parameters
-    ----------
-    labels : array-like of shape (n_items,)
-    estimate : array-like of shape (n_items,)
-        The statistic on the full data.
-    samples : array-like of shape (n_resamples, n_items)
-        Bootstrap replicates or draws from an estimated distribution; NaN
-        where an item is absent.
-    confidence_level : float, default=0.95
-    higher_is_better : bool, default=True
-    low, high : array-like of shape (n_items,), default=None
-        Interval bounds; percentiles of ``samples`` when None.
-    prob_above : array-like of shape (n_items, n_items), default=None
-        Computed from ``samples`` when None.
-    method, note : str
-        Stored on the result.
-    covariance : ndarray or None
-        Stored on the result.
-
-    Returns
-    -------
-    BootstrapResult
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> from sklearn_eval.uncertainty import summarize_samples
-    >>> draws = np.random.default_rng(0).normal([0.0, 0.5, 5.0], 0.4, (500, 3))
-    >>> res = summarize_samples(["a", "b", "c"], [0.0, 0.5, 5.0], draws)
-    >>> res.rank.tolist(), res.rank_low.tolist(), res.rank_high.tolist()
-    ([3, 2, 1], [2.0, 2.0, 1.0], [3.0, 3.0, 1.0])
-    """
-    samples = np.asarray(samples, dtype=np.float64)
-    estimate = np.asarray(estimate, dtype=np.float64)
-    _warn_missing_items(labels, estimate, samples)
-    alpha = (1.0 - confidence_level) / 2.0
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", RuntimeWarning)
-        if low is None or high is None:
-            low, high = np.nanquantile(samples, [alpha, 1.0 - alpha], axis=0)
-        ranks = _ranks(samples, higher_is_better)
-        rank_low, rank_high = np.nanquantile(ranks, [alpha, 1.0 - alpha], axis=0)
-    rank = _ranks(estimate[None, :], higher_is_better)[0]
-    if prob_above is None:
-        prob_above = _prob_above(samples, higher_is_better)
-    rank = np.where(np.isnan(rank), -1, rank).astype(int)
-    return BootstrapResult(
-        labels=np.asarray(labels),
-        estimate=estimate,
-        low=np.asarray(low, dtype=np.float64),
-        high=np.asarray(high, dtype=np.float64),
-        rank=rank,
-        rank_low=np.floor(rank_low),
-        rank_high=np.ceil(rank_high),
-        prob_above=np.asarray(prob_above, dtype=np.float64),
-        samples=samples,
-        confidence_level=float(confidence_level),
-        method=method,
-        note=note,
-        covariance=covariance,
-    )
-
-
 def _axis_of_statistic(X, unit, statistic_len):
     """Which axis the statistic indexes: 0 = agents/rows, 1 = tasks/columns."""
     n_rows, n_cols = X.shape
@@ -392,7 +173,7 @@ def _axis_of_statistic(X, unit, statistic_len):
 
 def _labels_for(estimator, X, unit, statistic_len):
     if unit == "matches":
-        return np.asarray(estimator.players_), False
+        return _agent_labels(estimator), False
     axis = _axis_of_statistic(X, unit, statistic_len)
     resampled_axis = 1 if unit == "tasks" else 0
     along = axis == resampled_axis
@@ -413,16 +194,25 @@ def _labels_for(estimator, X, unit, statistic_len):
     return np.arange(statistic_len), along
 
 
-def _validate(n_resamples, confidence_level, resample):
-    if (not isinstance(n_resamples, numbers.Integral) or isinstance(n_resamples, bool)
-            or n_resamples < 2):
-        raise ValueError(f"n_resamples must be an int >= 2; got {n_resamples!r}.")
-    if not isinstance(confidence_level, numbers.Real) or not 0 < confidence_level < 1:
-        raise ValueError(
-            f"confidence_level must lie in (0, 1); got {confidence_level!r}."
-        )
-    if resample not in _UNITS:
-        raise ValueError(f"resample must be one of {_UNITS}; got {resample!r}.")
+def _agent_labels(fitted):
+    """The ranked agents' labels (``agents_``, or ``players_`` for raters)."""
+    labels = getattr(fitted, "agents_", None)
+    if labels is None:
+        labels = fitted.players_
+    return np.asarray(labels)
+
+
+def _fast_path(estimator, statistic, resample):
+    """The estimator's own fast bootstrap for this statistic, if it has one."""
+    declare = getattr(estimator, "__sklearn_eval_intervals__", None)
+    if declare is None or not isinstance(statistic, str):
+        return None
+    plan = declare(None)
+    if plan.bootstrap is None or plan.resample != resample:
+        return None
+    if statistic not in (plan.statistic, "agent_scores_"):
+        return None
+    return plan.bootstrap
 
 
 def _fit_full(estimator, X, y, fit_params):
@@ -488,14 +278,16 @@ def bootstrap_ranking(
         Estimator parameters holding one value per task (column), such as
         given difficulties or task weights: resampled with the tasks.
     fast : bool, default=True
-        Use the fast path where one exists, for
+        Use the estimator's fast path where it declares one for this
+        statistic and unit (its ``__sklearn_eval_intervals__`` plan), e.g.
         :class:`~sklearn_eval.pairwise.EloRanker` ranked by ``"ratings_"``:
         in batch, matches are resampled as multinomial counts over the
         distinct outcomes and every refit starts from the full-data ratings
-        (see :func:`bootstrap_bradley_terry`; same distribution as refitting
-        on resampled rows, not the same draws); online, labels are coded
-        once and the compiled scan replays each resample
-        (:func:`bootstrap_online_elo`; the same draws and results).
+        (see :func:`~sklearn_eval.pairwise.bootstrap_bradley_terry`; same
+        distribution as refitting on resampled rows, not the same draws);
+        online, labels are coded once and the compiled scan replays each
+        resample (:func:`~sklearn_eval.pairwise.bootstrap_online_elo`; the
+        same draws and results).
     note : str, default=""
         Caveat stored on the result.
 
@@ -519,22 +311,19 @@ def bootstrap_ranking(
     >>> res.rank.tolist(), res.low.shape
     ([1, 2, 3], (3,))
     """
-    _validate(n_resamples, confidence_level, resample)
+    check_resampling(n_resamples, confidence_level, resample)
     fit_params = dict(fit_params or {})
     if resample == "runs" and y is None:
         raise ValueError("resample='runs' needs y, the agent of each run.")
     if resample == "matches" and y is None:
         raise ValueError("resample='matches' needs y, the outcomes.")
-    if fast and resample == "matches" and statistic == "ratings_":
-        from ._pairwise import fast_match_bootstrap
-
-        function = fast_match_bootstrap(estimator)
-        if function is not None and set(fit_params) <= {"sample_weight"}:
-            return function(
-                estimator, X, y, sample_weight=fit_params.get("sample_weight"),
-                n_resamples=n_resamples, confidence_level=confidence_level,
-                random_state=random_state, n_jobs=n_jobs, note=note,
-            )
+    fast_path = _fast_path(estimator, statistic, resample) if fast else None
+    if fast_path is not None and set(fit_params) <= {"sample_weight"}:
+        return fast_path(
+            X, y, fit_params.get("sample_weight"), n_resamples=n_resamples,
+            confidence_level=confidence_level, random_state=random_state,
+            n_jobs=n_jobs, note=note,
+        )
     shape = np.shape(X)
     if resample != "matches" and len(shape) != 2:
         raise ValueError(f"X must be 2-D for resample={resample!r}.")
@@ -546,13 +335,13 @@ def bootstrap_ranking(
     if resample == "runs":
         _, inverse = np.unique(np.asarray(y).astype(str), return_inverse=True)
         groups = [np.flatnonzero(inverse == g) for g in range(inverse.max() + 1)]
-    seeds = _rng_streams(random_state, n_resamples)
+    seeds = rng_streams(random_state, n_resamples)
     results = Parallel(n_jobs=n_jobs)(
         delayed(_fit_chunk)(
             estimator, X, y, fit_params, resample, [seeds[k] for k in chunk], shape,
             groups, statistic, labels, n_items, along, tuple(per_task_params),
         )
-        for chunk in _chunks(n_resamples, n_jobs)
+        for chunk in resample_chunks(n_resamples, n_jobs)
     )
     samples = np.vstack([row for chunk in results for row in chunk])
     return summarize_samples(

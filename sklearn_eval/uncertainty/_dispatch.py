@@ -2,222 +2,32 @@
 
 from __future__ import annotations
 
-import numpy as np
-from sklearn.base import BaseEstimator, clone
-
-from ..game import NashAverager, fill_win_rates
-from ..irt import IRT2PL, GeneralityScorer
-from ..pairwise import EloRanker, MultiElo
-from ..selection import InfoGainSelector
 from ._bootstrap import bootstrap_ranking
-from ._irt import irt_intervals
-from ._pairwise import bootstrap_bradley_terry, bradley_terry_intervals
 
 __all__ = ["ranking_intervals"]
 
 _METHODS = ("auto", "bootstrap", "analytic")
 
-ONLINE_ELO_NOTE = (
-    "Online Elo ratings depend on the order of the matches and estimate no "
-    "fixed parameter (with a constant K they do not converge as data grow), "
-    "so these bootstrap intervals describe the spread of the ratings over "
-    "resampled match histories; they are not confidence intervals for a "
-    "true strength. Use method='batch' for those."
-)
-NASH_DISTRIBUTION_NOTE = (
-    "Nash distributions sit on the boundary of the simplex (agents or tasks "
-    "outside the support have probability 0) and change discontinuously with "
-    "the payoffs, where the percentile bootstrap is inconsistent: the "
-    "intervals describe the variability of the equilibrium under resampling, "
-    "not calibrated confidence intervals."
-)
-NASH_AVERAGE_NOTE = (
-    "Nash averages are continuous but not smooth in the payoffs (the "
-    "equilibrium's support can change between resamples): read the intervals "
-    "as descriptive when agents are near-ties at the top."
-)
-MELO_NOTE = (
-    "Intervals of the ratings; the cyclic vectors are identified only up to "
-    "rotation and are not summarised."
-)
-GENERALITY_NOTE = (
-    "Tasks are resampled with their difficulties held fixed (given, or "
-    "re-estimated per resample); generality can be infinite (an agent whose "
-    "responses do not vary within any bin), where the percentiles are "
-    "infinite too."
-)
-INFOGAIN_NOTE = (
-    "Runs are resampled within each agent; the information gain of a task "
-    "is bounded by log2(n_agents), and near that bound the percentile "
-    "intervals are descriptive."
-)
 
-
-class _NashFromMatches(BaseEstimator):
-    """Agent-vs-agent Nash averaging fitted on matches (bootstrap adapter).
-
-    Win rates come from :func:`sklearn_eval.game.fill_win_rates` (pairs that
-    never met are filled by ``fill_estimator``) and are solved by ``nash``.
-    """
-
-    def __init__(self, nash=None, fill_estimator=None):
-        self.nash = nash
-        self.fill_estimator = fill_estimator
-
-    def fit(self, X, y, sample_weight=None):
-        P, players, _ = fill_win_rates(
-            X, y, sample_weight, estimator=self.fill_estimator
+def _plan(estimator, target):
+    declare = getattr(estimator, "__sklearn_eval_intervals__", None)
+    if declare is None:
+        raise TypeError(
+            f"ranking_intervals does not know {type(estimator).__name__}: it "
+            "declares no __sklearn_eval_intervals__ plan; use bootstrap_ranking "
+            "with an explicit statistic and resampling unit."
         )
-        nash = clone(self.nash) if self.nash is not None else NashAverager(
-            game="agent_vs_agent", payoff="probability"
-        )
-        self.nash_ = nash.set_params(game="agent_vs_agent", payoff="probability")
-        self.nash_.fit(P)
-        self.players_ = players
-        self.agent_skill_ = self.nash_.agent_skill_
-        self.agent_distribution_ = self.nash_.agent_distribution_
-        return self
+    return declare(target)
 
 
-def _check_method(method, allowed, what):
+def _check_method(method, plan, estimator):
     if method not in _METHODS:
         raise ValueError(f"method must be one of {_METHODS}; got {method!r}.")
-    if method == "analytic" and "analytic" not in allowed:
+    if method == "analytic" and plan.analytic is None:
         raise ValueError(
-            f"No analytic intervals exist for {what}; use method='bootstrap'."
+            f"No analytic intervals exist for {type(estimator).__name__} "
+            f"({plan.target!r}); use method='bootstrap'."
         )
-
-
-def _check_target(target, allowed, what):
-    if target not in allowed:
-        raise ValueError(
-            f"target must be one of {list(allowed)} for {what}; got {target!r}."
-        )
-
-
-def _elo(estimator, X, y, sample_weight, target, method, common):
-    _check_target(target or "ratings", ("ratings",), "EloRanker")
-    if y is None:
-        raise ValueError("EloRanker intervals need y, the match outcomes.")
-    if estimator.method == "online":
-        _check_method(method, ("bootstrap",), "online Elo")
-        return bootstrap_ranking(
-            estimator, X, y, statistic="ratings_", resample="matches",
-            fit_params=_weights(sample_weight), note=ONLINE_ELO_NOTE, **common,
-        )
-    _check_method(method, ("bootstrap", "analytic"), "EloRanker")
-    if method == "analytic":
-        return bradley_terry_intervals(
-            estimator, X, y, sample_weight,
-            confidence_level=common["confidence_level"],
-            n_draws=common["n_resamples"], random_state=common["random_state"],
-        )
-    return bootstrap_bradley_terry(estimator, X, y, sample_weight, **common)
-
-
-def _melo(estimator, X, y, sample_weight, target, method, common):
-    target = target or "ratings"
-    _check_target(target, ("ratings", "transitive_ratings"), "MultiElo")
-    _check_method(method, ("bootstrap",), "MultiElo")
-    if y is None:
-        raise ValueError("MultiElo intervals need y, the match outcomes.")
-    note = MELO_NOTE if estimator.method == "batch" else ONLINE_ELO_NOTE
-    return bootstrap_ranking(
-        estimator, X, y, statistic=f"{target}_", resample="matches",
-        fit_params=_weights(sample_weight), note=note, **common,
-    )
-
-
-def _nash(estimator, X, y, sample_weight, target, method, common):
-    _check_method(method, ("bootstrap",), "NashAverager")
-    if estimator.game == "agent_vs_agent":
-        target = target or "agent_skill"
-        _check_target(target, ("agent_skill", "agent_distribution"),
-                      "agent-vs-agent NashAverager")
-        if y is None or np.shape(X)[1:] != (2,):
-            raise ValueError(
-                "Agent-vs-agent intervals resample matches: pass the matches X "
-                "(n_matches, 2) and their outcomes y, not a win-rate matrix."
-            )
-        note = NASH_DISTRIBUTION_NOTE if target == "agent_distribution" else (
-            NASH_AVERAGE_NOTE
-        )
-        return bootstrap_ranking(
-            _NashFromMatches(nash=estimator), X, y, statistic=f"{target}_",
-            resample="matches", fit_params=_weights(sample_weight), note=note,
-            **common,
-        )
-    target = target or "agent_skill"
-    allowed = ("agent_skill", "agent_distribution", "task_difficulty",
-               "task_distribution")
-    _check_target(target, allowed, "agent-vs-task NashAverager")
-    unit = "tasks" if target.startswith("agent") else "agents"
-    note = NASH_DISTRIBUTION_NOTE if target.endswith("distribution") else (
-        NASH_AVERAGE_NOTE
-    )
-    return bootstrap_ranking(
-        estimator, X, statistic=f"{target}_", resample=unit, note=note, **common
-    )
-
-
-def _irt(estimator, X, y, sample_weight, target, method, common):
-    target = target or "abilities"
-    _check_target(target, ("abilities", "difficulty", "discrimination"), "IRT2PL")
-    _check_method(method, ("bootstrap", "analytic"), "IRT2PL")
-    if method in ("auto", "analytic"):
-        return irt_intervals(
-            estimator, X, target=target, confidence_level=common["confidence_level"],
-            n_draws=common["n_resamples"], random_state=common["random_state"],
-        )
-    unit = "tasks" if target == "abilities" else "agents"
-    return bootstrap_ranking(
-        estimator, X, statistic=f"{target}_", resample=unit, **common
-    )
-
-
-def _generality(estimator, X, y, sample_weight, target, method, common):
-    _check_method(method, ("bootstrap",), "GeneralityScorer")
-    target = target or "generality"
-
-    def statistic(fitted, X_fit):
-        columns = list(fitted.get_feature_names_out())
-        _check_target(target, columns, "GeneralityScorer")
-        return np.asarray(fitted.transform(X_fit))[:, columns.index(target)]
-
-    return bootstrap_ranking(
-        estimator, X, statistic=statistic, resample="tasks",
-        per_task_params=("difficulty", "task_weights"), note=GENERALITY_NOTE,
-        **common,
-    )
-
-
-def _infogain(estimator, X, y, sample_weight, target, method, common):
-    _check_target(target or "information_gain", ("information_gain",),
-                  "InfoGainSelector")
-    _check_method(method, ("bootstrap",), "InfoGainSelector")
-    if y is None or estimator.input != "runs":
-        raise ValueError(
-            "InfoGainSelector intervals resample runs within agents: use "
-            "input='runs' and pass y, the agent of each run."
-        )
-    return bootstrap_ranking(
-        estimator, X, y, statistic="information_gain_", resample="runs",
-        note=INFOGAIN_NOTE, **common,
-    )
-
-
-def _weights(sample_weight):
-    return {} if sample_weight is None else {"sample_weight": sample_weight}
-
-
-_HANDLERS = (
-    (EloRanker, _elo),
-    (MultiElo, _melo),
-    (NashAverager, _nash),
-    (IRT2PL, _irt),
-    (GeneralityScorer, _generality),
-    (InfoGainSelector, _infogain),
-)
 
 
 def ranking_intervals(
@@ -235,8 +45,11 @@ def ranking_intervals(
 ):
     """Intervals, rank intervals and P(A above B) for any of the library's rankings.
 
-    Picks the resampling unit, the statistic and the fastest sound method
-    for the estimator:
+    Works through the ranking protocol: the estimator's
+    ``__sklearn_eval_intervals__(target)`` declares what is ranked, the unit
+    resampled and its fast or analytic paths (an
+    :class:`~sklearn_eval.utils.IntervalPlan`), so any estimator that
+    declares a plan works here. For the library's estimators:
 
     - ``EloRanker(method="batch")``: target ``"ratings"``; bootstrap over
       matches by multinomial counts with warm starts
@@ -246,7 +59,7 @@ def ranking_intervals(
       kept in their order; descriptive (see ``note``).
     - ``MultiElo``: ``"ratings"`` or ``"transitive_ratings"``; matches.
     - ``NashAverager`` agent vs task: ``"agent_skill"`` (default) or
-      ``"agent_distribution"`` (tasks resampled), ``"task_difficulty"`` or
+      ``"agent_distribution"`` (tasks resampled), ``"difficulty"`` or
       ``"task_distribution"`` (agents resampled); distributions are
       descriptive.
     - ``NashAverager`` agent vs agent: ``"agent_skill"`` or
@@ -265,7 +78,8 @@ def ranking_intervals(
     Parameters
     ----------
     estimator : estimator instance
-        One of the library's rankers, unfitted (it is cloned).
+        Unfitted (it is cloned); any estimator with
+        ``__sklearn_eval_intervals__``.
     X : array-like or DataFrame
         The estimator's training data (matches, result matrix or runs).
     y : array-like, default=None
@@ -273,9 +87,11 @@ def ranking_intervals(
     sample_weight : array-like, default=None
         Match weights (match-based estimators).
     target : str, default=None
-        What to rank (see the table); None takes the default.
+        What to rank (see the list); None takes the estimator's
+        ``agent_scores_`` (or its main ranking, for task rankers).
     method : {"auto", "bootstrap", "analytic"}, default="auto"
-        ``"auto"``: analytic for IRT2PL, the bootstrap otherwise.
+        ``"auto"``: the analytic path where the plan prefers it (IRT2PL),
+        the bootstrap otherwise (its fast path where one exists).
     n_resamples : int, default=1000
         Bootstrap resamples, or normal draws for the rank intervals of the
         analytic methods.
@@ -308,16 +124,30 @@ def ranking_intervals(
     >>> online.note.startswith("Online Elo")
     True
     """
+    plan = _plan(estimator, target)
+    _check_method(method, plan, estimator)
+    if plan.requires_y is not None and y is None:
+        raise ValueError(plan.requires_y)
+    if plan.check_data is not None:
+        plan.check_data(X, y)
+    if method == "analytic" or (method == "auto" and plan.prefer_analytic):
+        return plan.analytic(
+            X, y, sample_weight, confidence_level=confidence_level,
+            n_draws=n_resamples, random_state=random_state,
+        )
     common = {
         "n_resamples": n_resamples,
         "confidence_level": confidence_level,
         "random_state": random_state,
         "n_jobs": n_jobs,
+        "note": plan.note,
     }
-    for kind, handler in _HANDLERS:
-        if isinstance(estimator, kind):
-            return handler(estimator, X, y, sample_weight, target, method, common)
-    raise TypeError(
-        f"ranking_intervals does not know {type(estimator).__name__}; use "
-        "bootstrap_ranking with an explicit statistic and resampling unit."
+    if plan.bootstrap is not None:
+        return plan.bootstrap(X, y, sample_weight, **common)
+    fit_params = {} if sample_weight is None else {"sample_weight": sample_weight}
+    return bootstrap_ranking(
+        plan.fit_estimator if plan.fit_estimator is not None else estimator,
+        X, y, statistic=plan.statistic, resample=plan.resample,
+        higher_is_better=plan.higher_is_better, fit_params=fit_params,
+        per_task_params=plan.per_task_params, fast=False, **common,
     )

@@ -14,6 +14,7 @@ from ._convert import (
     win_probability_to_matches,
 )
 from ._labels import check_and_encode_matches
+from ._resampling import BootstrapResult, IntervalPlan
 from ._validation import (
     MatchData,
     ResultMatrix,
@@ -28,6 +29,8 @@ from ._validation import (
 )
 
 __all__ = [
+    "BootstrapResult",
+    "IntervalPlan",
     "MatchData",
     "ResultMatrix",
     "baseline_normalize",

@@ -1,4 +1,4 @@
-"""The project's estimator contract suite (DESIGN.md section 5).
+"""The project's estimator contract suite (see the design page of the docs).
 
 scikit-learn's ``parametrize_with_checks`` feeds random real matrices, which
 match tables, 0/1 response matrices and antisymmetric payoffs are not. This

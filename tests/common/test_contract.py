@@ -216,7 +216,7 @@ CONFIGS = {
         True,
     ),
     "InfoGainSelector(runs,auto,pooled,floor)": (
-        lambda: InfoGainSelector(n_tasks="auto", scale="pooled", prob_floor=1e-5),
+        lambda: InfoGainSelector(n_tasks="auto", pair_spread="pooled", prob_floor=1e-5),
         lambda: (*_runs(), None),
         True,
     ),

@@ -73,7 +73,7 @@ def test_nash_agent_vs_task_is_permutation_equivariant(seed, n_agents, n_tasks):
     )
     assert_allclose(moved.task_distribution_, base.task_distribution_[cols], atol=1e-7)
     assert_allclose(moved.agent_skill_, base.agent_skill_[rows], atol=1e-8)
-    assert_allclose(moved.task_difficulty_, base.task_difficulty_[cols], atol=1e-8)
+    assert_allclose(moved.difficulty_, base.difficulty_[cols], atol=1e-8)
     assert moved.value_ == pytest.approx(base.value_, abs=1e-9)
 
 
@@ -116,7 +116,7 @@ def test_nash_task_difficulty_ignores_a_duplicated_agent(seed, n_agents, n_tasks
     copy = int(rng.integers(n_agents))
     base = NashAverager().fit(S)
     dup = NashAverager().fit(np.vstack([S, S[copy]]))
-    assert_allclose(dup.task_difficulty_, base.task_difficulty_, atol=1e-7)
+    assert_allclose(dup.difficulty_, base.difficulty_, atol=1e-7)
     assert_allclose(dup.agent_skill_[:n_agents], base.agent_skill_, atol=1e-7)
     assert dup.agent_skill_[n_agents] == pytest.approx(
         base.agent_skill_[copy], abs=1e-7
@@ -301,17 +301,17 @@ def test_information_gain_is_between_zero_and_log2_n(seed, n_agents, n_measures,
     rng = np.random.default_rng(seed)
     means = rng.normal(size=(n_agents, n_measures)) * rng.uniform(0.01, 100)
     stds = rng.uniform(1e-3, 3.0, size=(n_agents, n_measures))
-    gain = information_gain(means, stds, scale=scale)
+    gain = information_gain(means, stds, pair_spread=scale)
     assert 0.0 <= gain <= np.log2(n_agents) + 1e-12
-    C = confusion_matrix(means, stds, scale=scale)
+    C = confusion_matrix(means, stds, pair_spread=scale)
     assert_allclose(C.sum(axis=1), 1.0)
     # relabelling the agents changes nothing
     order = rng.permutation(n_agents)
-    assert information_gain(means[order], stds[order], scale=scale) == pytest.approx(
+    assert information_gain(means[order], stds[order], pair_spread=scale) == pytest.approx(
         gain, abs=1e-10
     )
     # an affine map of the results, spreads scaled alike, changes nothing
-    assert information_gain(3.0 * means - 7.0, 3.0 * stds, scale=scale) == (
+    assert information_gain(3.0 * means - 7.0, 3.0 * stds, pair_spread=scale) == (
         pytest.approx(gain, abs=1e-9)
     )
 

@@ -537,7 +537,7 @@ def test_nash_single_task_is_a_valid_game():
 def test_information_gain_stays_finite_at_extreme_magnitudes(scale, scale_name):
     # regression: means of 1e300 gave NaN gains and an IndexError
     X = _scores()[0]
-    selector = InfoGainSelector(n_tasks=2, input="agents", scale=scale_name)
+    selector = InfoGainSelector(n_tasks=2, input="agents", pair_spread=scale_name)
     selector.fit(X * scale)
     assert _all_finite(selector.information_gain_)
     assert _all_finite(selector.cumulative_gain_)

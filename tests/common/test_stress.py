@@ -143,7 +143,7 @@ def test_nash_nearly_duplicated_agents_split_the_mass():
     assert _finite(nash.agent_distribution_)
     mass = nash.agent_distribution_[0] + nash.agent_distribution_[5]
     assert mass == pytest.approx(base.agent_distribution_[0], abs=1e-6)
-    assert_allclose(nash.task_difficulty_, base.task_difficulty_, atol=1e-8)
+    assert_allclose(nash.difficulty_, base.difficulty_, atol=1e-8)
 
 
 def test_symmetric_game_with_nearly_duplicated_agents():

@@ -107,7 +107,7 @@ def test_appendix_a_through_the_estimator():
     np.testing.assert_allclose(nash.agent_skill_, [85.0606, 85.0, 85.0606], atol=1e-4)
     # difficulty = -S^T p_a: the second task is the easiest (lowest)
     np.testing.assert_allclose(
-        nash.task_difficulty_, [-85.0606, -85.5152, -85.0606], atol=1e-4
+        nash.difficulty_, [-85.0606, -85.5152, -85.0606], atol=1e-4
     )
     assert nash.exploitability_ <= 1e-12
     np.testing.assert_array_equal(nash.agent_support_, [True, False, True])
@@ -123,9 +123,9 @@ def test_difficulty_orientation_matches_irt():
     # task 1 is solved by nobody (hardest), task 0 by everybody (easiest)
     S = np.array([[1.0, 0.0, 1.0], [1.0, 0.0, 0.0], [1.0, 0.0, 1.0]])
     nash = NashAverager().fit(S)
-    assert nash.task_difficulty_[1] == max(nash.task_difficulty_)
-    assert nash.task_difficulty_[0] == min(nash.task_difficulty_)
-    assert np.all(nash.task_difficulty_ <= -nash.value_ + 1e-12)
+    assert nash.difficulty_[1] == max(nash.difficulty_)
+    assert nash.difficulty_[0] == min(nash.difficulty_)
+    assert np.all(nash.difficulty_ <= -nash.value_ + 1e-12)
     assert np.all(nash.agent_skill_ <= nash.value_ + 1e-12)
 
 
@@ -167,7 +167,7 @@ def test_normalisation_and_shift_invariance():
     shifted = NashAverager().fit(S + 10.0)
     np.testing.assert_allclose(shifted.agent_distribution_, plain.agent_distribution_)
     np.testing.assert_allclose(shifted.agent_skill_, plain.agent_skill_ + 10.0)
-    np.testing.assert_allclose(shifted.task_difficulty_, plain.task_difficulty_ - 10)
+    np.testing.assert_allclose(shifted.difficulty_, plain.difficulty_ - 10)
     mm = NashAverager(normalize="minmax").fit(S)
     assert mm.payoff_.min(axis=0) == pytest.approx(np.zeros(8))
     assert mm.payoff_.max(axis=0) == pytest.approx(np.ones(8))
@@ -272,7 +272,7 @@ def test_atari_nash_averaging(atari):
     p_a, p_e = nash.agent_distribution_, nash.task_distribution_
     assert p_a.sum() == pytest.approx(1.0) and p_e.sum() == pytest.approx(1.0)
     assert np.all(nash.agent_skill_ <= nash.value_ + 1e-12)
-    assert np.all(nash.task_difficulty_ <= -nash.value_ + 1e-12)
+    assert np.all(nash.difficulty_ <= -nash.value_ + 1e-12)
     assert nash.exploitability_ <= 1e-8
     assert nash.value_ == pytest.approx(0.354972, abs=1e-6)
     core_agents = dict(

@@ -213,17 +213,30 @@ def test_win_probabilities_matrix(matches):
     assert_allclose(sub, P[np.ix_([5, 2], [5, 2])])
 
 
-def test_rating_table_sorted(matches):
+def test_agent_table_is_indexed_by_player_best_first(matches):
     pd = pytest.importorskip("pandas")
     X, y, _ = matches
     est = EloRanker().fit(X, y)
-    table = est.rating_table()
+    table = est.agent_table()
     assert isinstance(table, pd.DataFrame)
-    assert list(table.columns) == ["player", "rating"]
-    assert np.all(np.diff(table["rating"].to_numpy()) <= 0)
+    assert table.index.name == "agent"
+    assert list(table.columns) == ["score", "rank"]
+    assert np.all(np.diff(table["score"].to_numpy()) <= 0)
+    assert table["rank"].iloc[0] == 1
     lookup = dict(zip(est.players_.tolist(), est.ratings_.tolist(), strict=True))
-    for player, rating in zip(table["player"], table["rating"], strict=True):
+    for player, rating in table["score"].items():
         assert lookup[player] == rating
+    assert_array_equal(est.agents_, est.players_)
+    assert_array_equal(est.agent_scores_, est.ratings_)
+
+
+def test_rating_table_is_a_deprecated_alias_of_agent_table(matches):
+    pytest.importorskip("pandas")
+    X, y, _ = matches
+    est = EloRanker().fit(X, y)
+    with pytest.warns(FutureWarning, match="agent_table"):
+        table = est.rating_table()
+    assert table.equals(est.agent_table())
 
 
 def test_dataframe_feature_names(matches):
@@ -250,7 +263,7 @@ def test_not_fitted():
         with pytest.raises(NotFittedError):
             getattr(est, method)([["a", "b"]])
     with pytest.raises(NotFittedError):
-        est.rating_table()
+        est.agent_table()
     with pytest.raises(NotFittedError):
         est.win_probabilities()
 
@@ -882,7 +895,7 @@ def test_real_international_football_results(shared_dir):
     batch = EloRanker(method="batch", alpha=1.0).fit(X.iloc[train], y[train])
     assert np.all(np.isfinite(batch.ratings_))
     assert -batch.score(X.iloc[test], y[test]) < baseline - 0.08
-    top = EloRanker(k_factor=40).fit(X, y).rating_table()["player"][:10].tolist()
+    top = EloRanker(k_factor=40).fit(X, y).agent_table().index[:10].tolist()
     assert {"Spain", "Argentina", "France"} <= set(top)
 
 
@@ -893,8 +906,8 @@ def test_real_vicuna80_human_judgements(shared_dir):
                        "prd_vicuna80_human_pairwise.csv")
     y = data["score"].map({1: 1.0, 2: 0.0, 3: 0.5}).to_numpy()
     est = EloRanker(method="batch").fit(data[["model_a", "model_b"]], y)
-    table = est.rating_table()
-    assert set(table["player"][:2]) == {"gpt4", "claude"}
+    table = est.agent_table()
+    assert set(table.index[:2]) == {"gpt4", "claude"}
     # Proposition 1 on real data: predicted and actual scores agree.
     p = est.predict_proba(data[["model_a", "model_b"]])[:, 1]
     col = {q: k for k, q in enumerate(est.players_.tolist())}

@@ -285,10 +285,13 @@ def test_embedding_and_table(cyclic_matches):
         with pytest.raises(ValueError, match="component"):
             est.embedding(bad)
     pd = pytest.importorskip("pandas")
-    table = est.rating_table()
+    table = est.agent_table()
     assert isinstance(table, pd.DataFrame)
-    assert list(table.columns) == ["player", "rating", "transitive_rating"]
-    assert np.all(np.diff(table["rating"].to_numpy()) <= 0)
+    assert list(table.columns) == ["score", "rank", "transitive_rating"]
+    assert np.all(np.diff(table["score"].to_numpy()) <= 0)
+    assert_allclose(
+        table.loc[est.players_, "transitive_rating"], est.transitive_ratings_
+    )
 
 
 def test_random_init_seeded_and_nonzero(cyclic_matches):

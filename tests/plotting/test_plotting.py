@@ -132,7 +132,7 @@ def test_nash_display_avt_appendix_a_suite():
     # tasks: hardest first; Nash difficulty -S^T p_a, uniform -mean over agents
     t_uniform, t_nash = display.bars_["task_average"]
     np.testing.assert_allclose(
-        np.sort(_heights(t_nash))[::-1], np.sort(model.task_difficulty_)[::-1]
+        np.sort(_heights(t_nash))[::-1], np.sort(model.difficulty_)[::-1]
     )
     np.testing.assert_allclose(
         np.sort(_heights(t_uniform)), np.sort(-SUITE.mean(axis=0))
@@ -185,7 +185,7 @@ def test_nash_display_bars_match_estimator_on_random_games(S):
     display = NashDisplay.from_estimator(model)
     for side, dist, nash, uniform in (
         ("agent", model.agent_distribution_, model.agent_skill_, S.mean(axis=1)),
-        ("task", model.task_distribution_, model.task_difficulty_, -S.mean(axis=0)),
+        ("task", model.task_distribution_, model.difficulty_, -S.mean(axis=0)),
     ):
         p = _heights(display.bars_[f"{side}_distribution"][0])
         u, n = (_heights(c) for c in display.bars_[f"{side}_average"])

@@ -260,12 +260,49 @@ def test_prob_floor_only_counts_underflowed_entries():
     )
 
 
-def test_pooled_scale_uses_root_sum_of_squares():
+def test_pooled_pair_spread_uses_root_sum_of_squares():
     # pooled s = sqrt(2) sigma equals sum_std with sigma / sqrt(2)
     mu = [0.0, 1.0, 3.0]
-    assert information_gain(mu, [0.8] * 3, scale="pooled") == pytest.approx(
+    assert information_gain(mu, [0.8] * 3, pair_spread="pooled") == pytest.approx(
         information_gain(mu, [0.8 * 2**0.5 / 2] * 3), abs=1e-13
     )
+
+
+def test_scale_is_a_deprecated_alias_of_pair_spread():
+    mu, sd = [0.0, 1.0, 3.0], [0.8] * 3
+    with pytest.warns(FutureWarning, match="pair_spread"):
+        old = information_gain(mu, sd, scale="pooled")
+    assert old == information_gain(mu, sd, pair_spread="pooled")
+    X = np.array([[0.0, 1.0], [1.0, 0.2], [2.0, 0.1]])
+    new = InfoGainSelector(n_tasks=1, input="agents", pair_spread="pooled").fit(X)
+    with pytest.warns(FutureWarning, match="pair_spread"):
+        renamed = InfoGainSelector(n_tasks=1, input="agents", scale="pooled").fit(X)
+    np.testing.assert_array_equal(renamed.information_gain_, new.information_gain_)
+
+
+def test_classes_is_a_deprecated_alias_of_agents():
+    X = np.array([[0.0, 1.0], [1.0, 0.2], [2.0, 0.1]])
+    selector = InfoGainSelector(n_tasks=1, input="agents").fit(X)
+    with pytest.warns(FutureWarning, match="agents_"):
+        np.testing.assert_array_equal(selector.classes_, selector.agents_)
+
+
+def test_task_table_lists_gain_and_selection_order():
+    pd = pytest.importorskip("pandas")
+    rng = np.random.default_rng(0)
+    X = pd.DataFrame(rng.normal(size=(6, 4)) * [3.0, 0.1, 1.0, 0.5],
+                     columns=["a", "b", "c", "d"])
+    selector = InfoGainSelector(n_tasks=2, input="agents").fit(X)
+    table = selector.task_table()
+    assert table.index.name == "task" and table.index.tolist() == list("abcd")
+    np.testing.assert_array_equal(table["information_gain"],
+                                  selector.information_gain_)
+    assert table["selected"].sum() == 2
+    first, second = selector.selection_order_
+    assert table["selection_order"].iloc[first] == 1
+    assert table["selection_order"].iloc[second] == 2
+    assert table["cumulative_gain"].iloc[second] == selector.cumulative_gain_[-1]
+    assert table["cumulative_gain"].isna().sum() == 2
 
 
 # ----------------------------------------------------------------------------
@@ -367,8 +404,8 @@ def test_run_statistics_match_numpy():
     X, agents = _runs()
     X[3, 1] = np.nan  # one missing run
     selector = InfoGainSelector(n_tasks=2).fit(X, agents)
-    assert selector.classes_.tolist() == sorted(set(agents))
-    for k, agent in enumerate(selector.classes_):
+    assert selector.agents_.tolist() == sorted(set(agents))
+    for k, agent in enumerate(selector.agents_):
         rows = X[agents == agent]
         np.testing.assert_allclose(selector.means_[k], np.nanmean(rows, axis=0))
         np.testing.assert_allclose(selector.stds_[k], np.nanstd(rows, axis=0) + 1e-3)
@@ -423,7 +460,7 @@ def test_dataframe_names_and_pandas_output():
     means = frame.groupby(agents).mean()
     stds = frame.groupby(agents).std(ddof=0)
     by_agents = InfoGainSelector(n_tasks=2, input="agents").fit(means, X_std=stds)
-    assert by_agents.classes_.tolist() == means.index.tolist()
+    assert by_agents.agents_.tolist() == means.index.tolist()
     np.testing.assert_array_equal(by_agents.support_, selector.support_)
 
 
@@ -1064,7 +1101,7 @@ def test_gvgai_run_level_data(shared_dir):
     groups = np.repeat(games, 2)
     selector = InfoGainSelector(n_tasks=10, groups=groups)
     selector.fit(X, runs["agent"].to_numpy())
-    assert len(selector.classes_) == 23
+    assert len(selector.agents_) == 23
     assert selector.n_runs_.min() == selector.n_runs_.max() == 25
     # agent-level form from an independent pandas aggregation
     stats = runs.groupby(["agent", "game"])[["win", "score"]]

@@ -1,4 +1,4 @@
-"""Analytic intervals for IRT abilities and item parameters (IRT2PL)."""
+"""Intervals for the IRT family: analytic paths and resampling plans."""
 
 from __future__ import annotations
 
@@ -6,12 +6,17 @@ import numpy as np
 from scipy.stats import norm
 from sklearn.base import clone
 
-from ..irt import IRT2PL
+from ..utils._resampling import (
+    IntervalPlan,
+    check_resampling,
+    normal_prob_above,
+    rng_streams,
+    summarize_samples,
+    unknown_target,
+)
 from ..utils._validation import _is_dataframe
-from ._bootstrap import _rng_streams, _validate, summarize_samples
-from ._pairwise import _normal_prob_above
 
-__all__ = ["irt_intervals"]
+__all__ = ["generality_interval_plan", "irt_intervals", "irt_interval_plan"]
 
 _TARGETS = {
     "abilities": ("abilities_", "abilities_sd_"),
@@ -85,7 +90,7 @@ def irt_intervals(
     --------
     >>> from sklearn_eval.datasets import make_irt_responses
     >>> from sklearn_eval.irt import IRT2PL
-    >>> from sklearn_eval.uncertainty import irt_intervals
+    >>> from sklearn_eval.irt import irt_intervals
     >>> X = make_irt_responses(200, 30, random_state=0)
     >>> res = irt_intervals(IRT2PL(ability_method="eap"), X, random_state=0)
     >>> res.method, res.low.shape
@@ -94,26 +99,76 @@ def irt_intervals(
     >>> bool((items.high - items.low > 0).all())
     True
     """
-    if not isinstance(estimator, IRT2PL):
+    if getattr(estimator, "_model", None) != "irt2pl":
         raise TypeError(f"irt_intervals needs an IRT2PL estimator; got {estimator!r}.")
     if target not in _TARGETS:
         raise ValueError(
             f"target must be one of {sorted(_TARGETS)}; got {target!r}."
         )
-    _validate(n_draws, confidence_level, "agents")
+    check_resampling(n_draws, confidence_level, "agents")
     model = clone(estimator).fit(X)
     value_name, sd_name = _TARGETS[target]
     estimate = np.asarray(getattr(model, value_name), dtype=np.float64)
     sd = np.asarray(getattr(model, sd_name), dtype=np.float64)
     z = norm.ppf(0.5 + confidence_level / 2.0)
-    rng = np.random.default_rng(_rng_streams(random_state, 1)[0])
+    rng = np.random.default_rng(rng_streams(random_state, 1)[0])
     draws = estimate + sd * rng.standard_normal((n_draws, estimate.shape[0]))
     cov = np.diag(sd**2)
     return summarize_samples(
         _labels(X, target, estimate.shape[0]), estimate, draws,
         confidence_level=confidence_level, low=estimate - z * sd,
-        high=estimate + z * sd, prob_above=_normal_prob_above(estimate, cov),
+        high=estimate + z * sd, prob_above=normal_prob_above(estimate, cov),
         method="posterior" if target == "abilities" else "observed information",
         note=_ABILITY_NOTE if target == "abilities" else _ITEM_NOTE,
         covariance=cov,
+    )
+
+
+GENERALITY_NOTE = (
+    "Tasks are resampled with their difficulties held fixed (given, or "
+    "re-estimated per resample); generality can be infinite (an agent whose "
+    "responses do not vary within any bin), where the percentiles are "
+    "infinite too."
+)
+
+
+def irt_interval_plan(estimator, target):
+    """The uncertainty plan of an IRT2PL (see ``IntervalPlan``).
+
+    Abilities are ranked by default, with posterior intervals under
+    ``method="auto"``; the bootstrap resamples tasks for abilities and agents
+    for item parameters.
+    """
+    if target in (None, "agent_scores"):
+        target = "abilities"
+    if target not in _TARGETS:
+        raise unknown_target(target, _TARGETS, "IRT2PL")
+
+    def analytic(X, y, sample_weight, *, confidence_level, n_draws, random_state):
+        return irt_intervals(
+            estimator, X, target=target, confidence_level=confidence_level,
+            n_draws=n_draws, random_state=random_state,
+        )
+
+    return IntervalPlan(
+        target=target, statistic=_TARGETS[target][0],
+        resample="tasks" if target == "abilities" else "agents",
+        analytic=analytic, prefer_analytic=True,
+    )
+
+
+def generality_interval_plan(estimator, target, columns):
+    """The uncertainty plan of a GeneralityScorer: any ``transform`` column."""
+    if target in (None, "agent_scores"):
+        target = "generality"
+    if target not in columns:
+        raise unknown_target(target, columns, "GeneralityScorer")
+
+    def statistic(fitted, X_fit):
+        names = list(fitted.get_feature_names_out())
+        return np.asarray(fitted.transform(X_fit))[:, names.index(target)]
+
+    return IntervalPlan(
+        target=target, statistic=statistic, resample="tasks",
+        note=GENERALITY_NOTE, per_task_params=("difficulty", "task_weights"),
     )

@@ -7,6 +7,13 @@ from hypothesis import strategies as st
 from scipy.special import expit
 
 from sklearn_eval.pairwise import EloRanker
+from sklearn_eval.pairwise._intervals import (
+    _draw_counts,
+    _encode,
+    _fit_counts,
+    _fit_full,
+    _logit_ratings,
+)
 from sklearn_eval.uncertainty import (
     bootstrap_bradley_terry,
     bootstrap_online_elo,
@@ -15,13 +22,6 @@ from sklearn_eval.uncertainty import (
     bradley_terry_intervals,
     ranking_intervals,
     summarize_samples,
-)
-from sklearn_eval.uncertainty._pairwise import (
-    _draw_counts,
-    _encode,
-    _fit_counts,
-    _fit_full,
-    _logit_ratings,
 )
 
 

@@ -1,4 +1,4 @@
-"""Fast and analytic intervals for batch Bradley-Terry ratings (EloRanker).
+"""Intervals for the match raters: fast and analytic paths, and their plans.
 
 Two paths that avoid refitting the estimator on resampled rows:
 
@@ -25,21 +25,24 @@ from scipy.stats import norm
 from sklearn.base import clone
 from threadpoolctl import threadpool_limits
 
-from ..pairwise import EloRanker, _kernels
-from ..pairwise._base import _mean_positive
-from ..pairwise._batch import (
+from ..utils import check_and_encode_matches
+from ..utils._resampling import (
+    IntervalPlan,
+    check_resampling,
+    normal_draws,
+    normal_prob_above,
+    resample_chunks,
+    rng_streams,
+    summarize_samples,
+    unknown_target,
+)
+from . import _kernels
+from ._base import _mean_positive, effective_alpha
+from ._batch import (
     _bt_gradient,
     _line_search,
     aggregate_pairs,
     fit_bradley_terry,
-)
-from ..pairwise._elo import effective_alpha
-from ..utils import check_and_encode_matches
-from ._bootstrap import (
-    _chunks,
-    _rng_streams,
-    _validate,
-    summarize_samples,
 )
 
 __all__ = [
@@ -47,6 +50,8 @@ __all__ = [
     "bootstrap_online_elo",
     "bradley_terry_covariance",
     "bradley_terry_intervals",
+    "elo_interval_plan",
+    "melo_interval_plan",
 ]
 
 _COVARIANCES = ("sandwich", "observed")
@@ -54,23 +59,29 @@ _COVARIANCES = ("sandwich", "observed")
 # solve (faster than conjugate gradients at this size).
 _DIRECT_LIMIT = 400
 
+ONLINE_ELO_NOTE = (
+    "Online Elo ratings depend on the order of the matches and estimate no "
+    "fixed parameter (with a constant K they do not converge as data grow), "
+    "so these bootstrap intervals describe the spread of the ratings over "
+    "resampled match histories; they are not confidence intervals for a "
+    "true strength. Use method='batch' for those."
+)
+MELO_NOTE = (
+    "Intervals of the ratings; the cyclic vectors are identified only up to "
+    "rotation and are not summarised."
+)
+_NEEDS_OUTCOMES = "{} intervals need y, the match outcomes."
+
 
 def _is_batch_bradley_terry(estimator):
-    return isinstance(estimator, EloRanker) and estimator.method == "batch"
+    return getattr(estimator, "_model", None) == "bradley_terry" and (
+        estimator.method == "batch"
+    )
 
 
 def _is_online_elo(estimator):
-    return (type(estimator) is EloRanker and estimator.method == "online"
-            and not estimator.keep_history)
-
-
-def fast_match_bootstrap(estimator):
-    """The fast bootstrap function for a match rater, or None."""
-    if _is_batch_bradley_terry(estimator):
-        return bootstrap_bradley_terry
-    if _is_online_elo(estimator):
-        return bootstrap_online_elo
-    return None
+    return (getattr(estimator, "_model", None) == "bradley_terry"
+            and estimator.method == "online" and not estimator.keep_history)
 
 
 def _check_batch_elo(estimator):
@@ -79,6 +90,54 @@ def _check_batch_elo(estimator):
             "This path needs EloRanker(method='batch') (Bradley-Terry ratings); "
             f"got {estimator!r}. Use bootstrap_ranking for other raters."
         )
+
+
+def _bound(function, estimator):
+    def path(X, y, sample_weight, **options):
+        return function(estimator, X, y, sample_weight, **options)
+
+    return path
+
+
+def _analytic(estimator):
+    def path(X, y, sample_weight, *, confidence_level, n_draws, random_state):
+        return bradley_terry_intervals(
+            estimator, X, y, sample_weight, confidence_level=confidence_level,
+            n_draws=n_draws, random_state=random_state,
+        )
+
+    return path
+
+
+def elo_interval_plan(estimator, target):
+    """The uncertainty plan of an EloRanker (see ``IntervalPlan``)."""
+    if target not in (None, "ratings", "agent_scores"):
+        raise unknown_target(target, ("ratings",), "EloRanker")
+    batch = estimator.method == "batch"
+    fast = None
+    if batch:
+        fast = _bound(bootstrap_bradley_terry, estimator)
+    elif _is_online_elo(estimator):
+        fast = _bound(bootstrap_online_elo, estimator)
+    return IntervalPlan(
+        target="ratings", statistic="ratings_", resample="matches",
+        note="" if batch else ONLINE_ELO_NOTE,
+        requires_y=_NEEDS_OUTCOMES.format("EloRanker"),
+        bootstrap=fast, analytic=_analytic(estimator) if batch else None,
+    )
+
+
+def melo_interval_plan(estimator, target):
+    """The uncertainty plan of a MultiElo (see ``IntervalPlan``)."""
+    allowed = ("ratings", "transitive_ratings")
+    if target not in (None, "agent_scores", *allowed):
+        raise unknown_target(target, allowed, "MultiElo")
+    target = "ratings" if target in (None, "agent_scores") else target
+    return IntervalPlan(
+        target=target, statistic=f"{target}_", resample="matches",
+        note=MELO_NOTE if estimator.method == "batch" else ONLINE_ELO_NOTE,
+        requires_y=_NEEDS_OUTCOMES.format("MultiElo"),
+    )
 
 
 class _Outcomes:
@@ -294,7 +353,7 @@ def bootstrap_bradley_terry(
     --------
     >>> from sklearn_eval.datasets import make_matches
     >>> from sklearn_eval.pairwise import EloRanker
-    >>> from sklearn_eval.uncertainty import bootstrap_bradley_terry
+    >>> from sklearn_eval.pairwise import bootstrap_bradley_terry
     >>> X, y = make_matches(n_players=5, n_matches=2000, random_state=0)
     >>> res = bootstrap_bradley_terry(EloRanker(method="batch"), X, y,
     ...                               n_resamples=200, random_state=0)
@@ -304,14 +363,14 @@ def bootstrap_bradley_terry(
     (5, 5)
     """
     _check_batch_elo(estimator)
-    _validate(n_resamples, confidence_level, "matches")
+    check_resampling(n_resamples, confidence_level, "matches")
     full = _fit_full(estimator, X, y, sample_weight)
     outcomes = _encode(full, X, y, sample_weight)
     init = _logit_ratings(full)
-    seeds = _rng_streams(random_state, n_resamples)
+    seeds = rng_streams(random_state, n_resamples)
     results = Parallel(n_jobs=n_jobs)(
         delayed(_resample_chunk)(outcomes, full, init, [seeds[k] for k in chunk])
-        for chunk in _chunks(n_resamples, n_jobs)
+        for chunk in resample_chunks(n_resamples, n_jobs)
     )
     samples = np.vstack([row for chunk in results for row in chunk])
     return summarize_samples(
@@ -387,7 +446,7 @@ def bootstrap_online_elo(
     --------
     >>> from sklearn_eval.datasets import make_matches
     >>> from sklearn_eval.pairwise import EloRanker
-    >>> from sklearn_eval.uncertainty import bootstrap_online_elo
+    >>> from sklearn_eval.pairwise import bootstrap_online_elo
     >>> X, y = make_matches(n_players=5, n_matches=2000, random_state=0)
     >>> res = bootstrap_online_elo(EloRanker(k_factor=16), X, y,
     ...                            n_resamples=100, random_state=0)
@@ -399,14 +458,14 @@ def bootstrap_online_elo(
             "bootstrap_online_elo needs EloRanker(method='online') without "
             f"keep_history; got {estimator!r}."
         )
-    _validate(n_resamples, confidence_level, "matches")
+    check_resampling(n_resamples, confidence_level, "matches")
     full = _fit_full(estimator, X, y, sample_weight)
     matches, players, first, second = check_and_encode_matches(X, y, sample_weight)
-    seeds = _rng_streams(random_state, n_resamples)
+    seeds = rng_streams(random_state, n_resamples)
     results = Parallel(n_jobs=n_jobs)(
         delayed(_online_chunk)(first, second, matches.y, matches.sample_weight,
                                len(players), full, [seeds[k] for k in chunk])
-        for chunk in _chunks(n_resamples, n_jobs)
+        for chunk in resample_chunks(n_resamples, n_jobs)
     )
     samples = np.vstack([row for chunk in results for row in chunk])
     return summarize_samples(
@@ -481,26 +540,6 @@ def bradley_terry_covariance(estimator, X, y, sample_weight=None, *,
     return cov * estimator._units_per_logit() ** 2
 
 
-def _normal_draws(estimate, cov, n_draws, random_state):
-    """Draws from N(estimate, cov) for a PSD (possibly singular) cov."""
-    values, vectors = np.linalg.eigh(cov)
-    root = vectors * np.sqrt(np.clip(values, 0.0, None))
-    rng = np.random.default_rng(_rng_streams(random_state, 1)[0])
-    return estimate + rng.standard_normal((n_draws, estimate.shape[0])) @ root.T
-
-
-def _normal_prob_above(estimate, cov):
-    """P(item i above item j) when the estimates are jointly normal."""
-    var = np.diag(cov)
-    spread = np.sqrt(np.clip(var[:, None] + var[None, :] - 2.0 * cov, 0.0, None))
-    difference = estimate[:, None] - estimate[None, :]
-    with np.errstate(divide="ignore", invalid="ignore"):
-        prob = norm.cdf(difference / spread)
-    prob = np.where(spread > 0, prob, 0.5 + 0.5 * np.sign(difference))
-    np.fill_diagonal(prob, 0.5)
-    return prob
-
-
 def bradley_terry_intervals(
     estimator,
     X,
@@ -549,7 +588,7 @@ def bradley_terry_intervals(
     --------
     >>> from sklearn_eval.datasets import make_matches
     >>> from sklearn_eval.pairwise import EloRanker
-    >>> from sklearn_eval.uncertainty import bradley_terry_intervals
+    >>> from sklearn_eval.pairwise import bradley_terry_intervals
     >>> X, y = make_matches(n_players=4, n_matches=5000, random_state=0)
     >>> res = bradley_terry_intervals(EloRanker(method="batch"), X, y,
     ...                               random_state=0)
@@ -559,18 +598,18 @@ def bradley_terry_intervals(
     True
     """
     _check_batch_elo(estimator)
-    _validate(n_draws, confidence_level, "matches")
+    check_resampling(n_draws, confidence_level, "matches")
     full = _fit_full(estimator, X, y, sample_weight)
     cov = bradley_terry_covariance(full, X, y, sample_weight, covariance=covariance)
     estimate = np.asarray(full.ratings_, dtype=np.float64)
     half_width = norm.ppf(0.5 + confidence_level / 2.0) * np.sqrt(
         np.clip(np.diag(cov), 0.0, None)
     )
-    draws = _normal_draws(estimate, cov, n_draws, random_state)
+    draws = normal_draws(estimate, cov, n_draws, random_state)
     name = "sandwich" if covariance == "sandwich" else "observed information"
     return summarize_samples(
         full.players_, estimate, draws, confidence_level=confidence_level,
         low=estimate - half_width, high=estimate + half_width,
-        prob_above=_normal_prob_above(estimate, cov), method=name,
+        prob_above=normal_prob_above(estimate, cov), method=name,
         covariance=cov,
     )
