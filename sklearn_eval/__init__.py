@@ -4,7 +4,7 @@ Sound rankings and diagnostics for benchmark results (agents against agents,
 agents against tasks) as scikit-learn estimators.
 """
 
-__version__ = "0.1.0.dev0"
+__version__ = "0.2.0.dev0"
 
 from .game import NashAverager  # noqa: E402
 from .irt import IRT2PL, GeneralityScorer  # noqa: E402

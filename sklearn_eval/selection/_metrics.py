@@ -69,7 +69,7 @@ def _minmax(values, low, high):
     return np.where(flat, 0.0, (values - low) / np.where(flat, 1.0, span))
 
 
-def _normalise(values, normalize, reference=None):
+def _normalize(values, normalize, reference=None):
     if normalize not in _NORMALIZE:
         raise ValueError(f"normalize must be None or 'minmax'; got {normalize!r}.")
     if normalize is None:
@@ -146,7 +146,7 @@ def subset_agreement(X, subset, *, normalize=None, cv=None, estimator=None):
             f"subset_agreement needs at least 3 agents; X has {values.shape[0]}."
         )
     mask = _subset_mask(subset, values.shape[1])
-    values = _normalise(values, normalize)
+    values = _normalize(values, normalize)
     full = values.mean(axis=1)
     partial = values[:, mask].mean(axis=1)
     predicted = None
@@ -205,8 +205,8 @@ class _SubsetScorer:
                 "The held-out data has fewer than 2 agents with complete results; "
                 "use fewer folds (or stratified folds for run-level data)."
             )
-        train_values = _normalise(train, self.normalize)
-        test_values = _normalise(test, self.normalize, reference=train)
+        train_values = _normalize(train, self.normalize)
+        test_values = _normalize(test, self.normalize, reference=train)
         full = test_values.mean(axis=1)
         if self.metric == "neg_mean_absolute_error":
             model = LinearRegression().fit(

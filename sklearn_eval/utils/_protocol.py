@@ -144,8 +144,8 @@ class TaskTableMixin:
 def deprecated_alias(old, new, version="0.3"):
     """A FutureWarning for a renamed name, kept for one release."""
     warnings.warn(
-        f"{old} was renamed to {new} in 0.2 and will be removed in {version}; "
-        f"use {new}.",
+        f"{old} was renamed to {new} in 0.2; the old name will be removed in "
+        f"{version}.",
         FutureWarning,
         stacklevel=3,
     )
