@@ -307,9 +307,8 @@ def test_information_gain_is_between_zero_and_log2_n(seed, n_agents, n_measures,
     assert_allclose(C.sum(axis=1), 1.0)
     # relabelling the agents changes nothing
     order = rng.permutation(n_agents)
-    assert information_gain(means[order], stds[order], pair_spread=scale) == pytest.approx(
-        gain, abs=1e-10
-    )
+    permuted = information_gain(means[order], stds[order], pair_spread=scale)
+    assert permuted == pytest.approx(gain, abs=1e-10)
     # an affine map of the results, spreads scaled alike, changes nothing
     assert information_gain(3.0 * means - 7.0, 3.0 * stds, pair_spread=scale) == (
         pytest.approx(gain, abs=1e-9)
