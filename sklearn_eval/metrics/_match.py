@@ -3,15 +3,13 @@
 import numpy as np
 from sklearn.metrics import make_scorer
 
+from ..utils._validation import as_float_array
+
 __all__ = ["match_log_loss", "match_log_loss_scorer"]
 
 
 def _as_vector(values, name):
-    try:
-        arr = np.asarray(values, dtype=np.float64)
-    except (TypeError, ValueError) as exc:
-        raise TypeError(f"{name} must be numeric; could not convert it: {exc}") from exc
-    return arr
+    return as_float_array(values, name)
 
 
 def _first_wins_probability(y_prob, n):

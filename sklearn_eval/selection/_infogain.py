@@ -87,9 +87,17 @@ def _check_agent_labels(y, n_runs):
 
 
 def _run_statistics(X, y_index, n_agents):
-    """Per (agent, column): number of non-NaN runs, mean, population std."""
+    """Per (agent, column): number of non-NaN runs, mean, population std.
+
+    Computed on each column divided by its largest magnitude, so that sums
+    and squares of results near 1e308 cannot overflow.
+    """
     n_runs = X.shape[0]
     observed = ~np.isnan(X)
+    size = np.max(np.abs(np.where(observed, X, 0.0)), axis=0)
+    # only where squares could overflow: ordinary data stay bit for bit
+    size = np.where(size > 1e150, size, 1.0)
+    X = X / size
     filled = np.where(observed, X, 0.0)
     onehot = sp.csr_matrix(
         (np.ones(n_runs), (y_index, np.arange(n_runs))), shape=(n_agents, n_runs)
@@ -99,7 +107,7 @@ def _run_statistics(X, y_index, n_agents):
         means = np.asarray(onehot @ filled) / counts
         deviation = np.where(observed, X - means[y_index], 0.0)
         stds = np.sqrt(np.asarray(onehot @ deviation**2) / counts)
-    return counts, means, stds
+    return counts, means * size, stds * size
 
 
 def _first_cell(mask):

@@ -34,6 +34,8 @@ _CACHE_BYTES = 1024 * 2**20
 _TINY_NORM = 1e-250
 # Gains closer than this (bits) to the best are ties: the lowest index wins.
 _TIE_BITS = 1e-12
+# Magnitude beyond which a column is rescaled before differences and sums.
+_HUGE = 1e150
 # Largest standardised distance kept in a log kernel (its square is finite).
 _MAX_DISTANCE = 1e150
 
@@ -45,8 +47,23 @@ def pair_spread(stds_a, stds_b, scale):
     return stds_a + stds_b
 
 
+def _unit_columns(means, stds):
+    """Means and spreads divided by each column's magnitude.
+
+    A common factor per column changes every log kernel of that column by the
+    same constant, which the row normalisation of the confusion matrix
+    removes: the gains are unchanged, and differences and sums of means and
+    spreads near 1e308 no longer overflow.
+    """
+    size = np.maximum(np.abs(means).max(axis=0), stds.max(axis=0))
+    # only where sums could overflow: ordinary data stay bit for bit
+    size = np.where((size > _HUGE) & np.isfinite(size), size, 1.0)
+    return means / size, stds / size
+
+
 def column_log_kernels(means, stds, scale):
     """Log kernels of single columns, shape (n_columns, n_agents, n_agents)."""
+    means, stds = _unit_columns(means, stds)
     mu = means.T
     sd = stds.T
     with np.errstate(over="ignore"):

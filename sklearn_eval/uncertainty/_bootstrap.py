@@ -58,6 +58,37 @@ def _wants_data(statistic):
     return len(positional) >= 2 or any(p.kind == p.VAR_POSITIONAL for p in parameters)
 
 
+def _fitted_attribute(estimator, name):
+    """A fitted attribute by name; a ValueError listing the valid names if absent."""
+    try:
+        return getattr(estimator, name)
+    except AttributeError:
+        pass
+    valid = sorted(
+        attr for attr in dir(estimator)
+        if attr.endswith("_") and not attr.startswith("_")
+        and _is_array_attribute(estimator, attr)
+    )
+    raise ValueError(
+        f"statistic={name!r} is not a fitted attribute of "
+        f"{type(estimator).__name__}; valid names: {valid} (or pass a callable)."
+    )
+
+
+def _is_array_attribute(estimator, name):
+    """Whether a fitted attribute is a numeric vector (and not deprecated)."""
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        try:
+            value = getattr(estimator, name)
+        except Exception:  # unfitted properties
+            return False
+    if any(issubclass(w.category, FutureWarning) for w in caught):
+        return False
+    value = np.asarray(value)
+    return value.ndim == 1 and value.dtype.kind in "fiu"
+
+
 def _statistic_values(estimator, statistic, X_fit=None):
     if callable(statistic):
         if _wants_data(statistic):
@@ -65,7 +96,7 @@ def _statistic_values(estimator, statistic, X_fit=None):
         else:
             values = statistic(estimator)
     elif isinstance(statistic, str):
-        values = getattr(estimator, statistic)
+        values = _fitted_attribute(estimator, statistic)
     else:
         raise TypeError(
             "statistic must be the name of a fitted attribute (str) or a "

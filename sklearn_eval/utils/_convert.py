@@ -8,8 +8,10 @@ import numpy as np
 
 from ._validation import (
     _is_dataframe,
+    _label_missing_mask,
     _optional_pandas,
     _py,
+    as_float_array,
     check_in_bounds,
     check_matches,
     check_result_matrix,
@@ -80,8 +82,16 @@ def matches_to_win_matrix(X, y, sample_weight=None, *, players=None):
     ([[0.0, 1.5], [1.5, 0.0]], [[0.0, 3.0], [3.0, 0.0]])
     """
     data, players, i, j = _code_matches(X, y, sample_weight, players)
-    n = len(players)
+    wins, counts, unit = _unit_win_counts(data, i, j, len(players))
+    with np.errstate(over="ignore"):  # beyond 1.8e308 a total is inf, not NaN
+        return wins * unit, counts * unit, players
+
+
+def _unit_win_counts(data, i, j, n):
+    """Win and game totals in units of the largest weight (no overflow)."""
     w = data.sample_weight
+    unit = float(w.max()) if w.shape[0] and w.max() > 0 else 1.0
+    w = w / unit
     forward = i * n + j
     backward = j * n + i
     size = n * n
@@ -89,7 +99,7 @@ def matches_to_win_matrix(X, y, sample_weight=None, *, players=None):
     wins += np.bincount(backward, weights=w * (1.0 - data.y), minlength=size)
     counts = np.bincount(forward, weights=w, minlength=size)
     counts += np.bincount(backward, weights=w, minlength=size)
-    return wins.reshape(n, n), counts.reshape(n, n), players
+    return wins.reshape(n, n), counts.reshape(n, n), unit
 
 
 def matches_to_win_rate(X, y, sample_weight=None, *, players=None):
@@ -111,13 +121,13 @@ def matches_to_win_rate(X, y, sample_weight=None, *, players=None):
     >>> rates.round(2).tolist()
     [[0.5, 0.5, nan], [0.5, 0.5, 1.0], [nan, 0.0, 0.5]]
     """
-    wins, counts, players = matches_to_win_matrix(
-        X, y, sample_weight, players=players
-    )
+    data, players, i, j = _code_matches(X, y, sample_weight, players)
+    wins, counts, unit = _unit_win_counts(data, i, j, len(players))
     with np.errstate(invalid="ignore", divide="ignore"):
         rates = np.where(counts > 0, wins / np.where(counts > 0, counts, 1), np.nan)
     np.fill_diagonal(rates, 0.5)
-    return rates, counts, players
+    with np.errstate(over="ignore"):
+        return rates, counts * unit, players
 
 
 def win_probability_to_matches(P, players=None):
@@ -179,13 +189,24 @@ def _long_columns(data, agent, task, score):
             f"The long table needs columns {agent!r}, {task!r} and {score!r}; "
             f"missing {exc}."
         ) from exc
+    # missing labels are found on the objects: np.asarray would turn a NaN in
+    # a list of strings into the label 'nan'
+    labels = [
+        np.asarray(c, dtype=object) if isinstance(c, list | tuple) else np.asarray(c)
+        for c in columns[:2]
+    ]
+    for name, values in zip((agent, task), labels, strict=True):
+        missing = _label_missing_mask(values)
+        if missing.any():
+            row = int(np.argmax(missing))
+            raise ValueError(
+                f"Column {name!r} has a missing label ({_py(values[row])!r}) at "
+                f"row {row}: every score needs its {name}; drop or name those rows."
+            )
     agents, tasks, scores = (np.asarray(c) for c in columns)
     if not agents.shape == tasks.shape == scores.shape or agents.ndim != 1:
         raise ValueError("The agent, task and score columns must be 1-D and aligned.")
-    try:
-        scores = scores.astype(np.float64)
-    except (TypeError, ValueError) as exc:
-        raise TypeError(f"Column {score!r} must be numeric: {exc}") from exc
+    scores = as_float_array(scores, f"Column {score!r}")
     return agents, tasks, scores
 
 
@@ -277,6 +298,20 @@ default="mean"
     return ResultMatrix(values, agent_names, task_names)
 
 
+def _column_size(values, *references):
+    """Largest finite magnitude per column (1 where none), for safe rescaling.
+
+    Only columns beyond 1e150 are rescaled, so ordinary data stay bit for
+    bit; above it, differences of two values could overflow.
+    """
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)
+        size = np.nanmax(np.abs(values), axis=0)
+    for reference in references:
+        size = np.fmax(size, np.abs(reference))
+    return np.where(np.isfinite(size) & (size > 1e150), size, 1.0)
+
+
 def _like_input(X, values):
     """Return ``values`` as a DataFrame shaped like ``X`` when X is one."""
     if _is_dataframe(X):
@@ -285,7 +320,7 @@ def _like_input(X, values):
 
 
 def _per_task(value, n_tasks, name):
-    arr = np.asarray(value, dtype=np.float64)
+    arr = as_float_array(value, name)
     if arr.ndim == 0:
         arr = np.full(n_tasks, float(arr))
     if arr.shape != (n_tasks,):
@@ -343,6 +378,8 @@ def minmax_normalize(X, *, constant=0.0):
     [[0.0, 0.0], [0.5, 1.0], [1.0, 0.5]]
     """
     values, _, _ = check_result_matrix(X, allow_nan=True)
+    # each column in units of its largest magnitude: max - min cannot overflow
+    values = values / _column_size(values)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", RuntimeWarning)
         low = np.nanmin(values, axis=0)
@@ -394,5 +431,13 @@ def baseline_normalize(X, low, high, *, scale=100.0):
             f"high equals low ({high[col]}) for task (column) {col}; the baseline "
             "normalisation is undefined there."
         )
-    out = scale * (values - low) / (high - low)
-    return _like_input(X, out)
+    unit = _column_size(values, low, high)
+    low, high = low / unit, high / unit
+    out = (values / unit - low) / (high - low)
+    if not np.isfinite(scale * np.nanmax(np.abs(out), initial=0.0)):
+        raise ValueError(
+            "baseline_normalize: the normalised scores exceed the float64 range "
+            "(a score is more than 1e308 times the high - low gap away); "
+            "rescale the inputs or use a smaller scale."
+        )
+    return _like_input(X, scale * out)

@@ -27,6 +27,10 @@ _HASH_MULTIPLIER = np.uint64(0x9E3779B97F4A7C15)
 
 def _as_pair_array(X):
     """(n, 2) ndarray view of X, or None when X is not a plain 2-column table."""
+    if isinstance(X, list | tuple):
+        # the shared path keeps a list's objects: np.asarray would turn a NaN
+        # among strings into the label 'nan'
+        return None
     arr = np.asarray(X) if not isinstance(X, np.ndarray) else X
     if arr.ndim != 2 or arr.shape[1] != 2 or arr.shape[0] == 0:
         return None

@@ -115,6 +115,8 @@ def _match_columns(X):
                 f"got a DataFrame with {X.shape[1]} columns."
             )
         return X.iloc[:, 0].to_numpy(), X.iloc[:, 1].to_numpy()
+    if isinstance(X, list | tuple):
+        _check_list_labels(X)
     arr = np.asarray(X)
     if arr.ndim != 2 or arr.shape[1] != 2:
         raise ValueError(
@@ -122,6 +124,20 @@ def _match_columns(X):
             f"labels in the two columns; got shape {arr.shape}."
         )
     return arr[:, 0], arr[:, 1]
+
+
+def _check_list_labels(X):
+    """Missing labels in a list of matches, before numpy turns NaN into 'nan'."""
+    objects = np.asarray(X, dtype=object)
+    if objects.ndim != 2 or objects.shape[1] != 2:
+        return
+    for column in (0, 1):
+        missing = _label_missing_mask(objects[:, column])
+        if missing.any():
+            raise ValueError(
+                f"X has a missing player label (NaN or None) at row "
+                f"{int(np.argmax(missing))}, column {column}."
+            )
 
 
 def _check_labels(first, second):
@@ -143,16 +159,33 @@ def _check_labels(first, second):
         )
 
 
+def as_float_array(values, name):
+    """``values`` as float64, refusing complex numbers and non-numbers by name.
+
+    ``np.asarray(..., dtype=float)`` would drop an imaginary part with only a
+    ComplexWarning; a user's complex weights or outcomes are an error.
+    """
+    if np.iscomplexobj(values) or (
+        isinstance(values, list | tuple)
+        and any(isinstance(v, complex) for v in np.ravel(np.asarray(values, object)))
+    ):
+        raise TypeError(
+            f"{name} must be real numbers; got complex values (the imaginary "
+            "part would be dropped)."
+        )
+    try:
+        return np.asarray(values, dtype=np.float64)
+    except (TypeError, ValueError) as exc:
+        raise TypeError(f"{name} must be numeric; could not convert it: {exc}") from exc
+
+
 def _check_vector(v, n, name, *, allow_none=False):
     if v is None:
         if allow_none:
             return None
         raise ValueError(f"{name} is required.")
     _reject_sparse(v, name)
-    try:
-        arr = np.asarray(v, dtype=np.float64)
-    except (TypeError, ValueError) as exc:
-        raise TypeError(f"{name} must be numeric; could not convert it: {exc}") from exc
+    arr = as_float_array(v, name)
     if arr.ndim != 1:
         arr = arr.reshape(-1) if arr.ndim == 2 and 1 in arr.shape else arr
     if arr.ndim != 1:
