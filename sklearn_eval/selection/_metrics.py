@@ -188,6 +188,34 @@ def _agent_means(selector, X, y):
     return means[complete]
 
 
+def _is_subset_selector(step):
+    return hasattr(step, "get_support") and hasattr(step, "means_")
+
+
+def _fitted_selector(estimator, X):
+    """The fitted task selector to score, and ``X`` as it reaches it.
+
+    A Pipeline is searched from its last step backwards for a fitted
+    selector (one with ``get_support`` and ``means_``); the held-out data is
+    passed through the steps before it, as the pipeline would.
+    """
+    steps = getattr(estimator, "steps", None)
+    if steps is None:
+        check_is_fitted(estimator, "support_")
+        return estimator, X
+    for position in range(len(steps) - 1, -1, -1):
+        step = steps[position][1]
+        if _is_subset_selector(step):
+            check_is_fitted(step, "support_")
+            if position:
+                X = estimator[:position].transform(X)
+            return step, X
+    raise TypeError(
+        "The subset scorer needs a fitted task selector (an InfoGainSelector); "
+        f"the pipeline {[name for name, _ in steps]} has none."
+    )
+
+
 class _SubsetScorer:
     """Scorer ``(selector, X, y) -> float`` built by :func:`make_subset_scorer`."""
 
@@ -195,8 +223,8 @@ class _SubsetScorer:
         self.metric = metric
         self.normalize = normalize
 
-    def __call__(self, selector, X, y=None):
-        check_is_fitted(selector, "support_")
+    def __call__(self, estimator, X, y=None):
+        selector, X = _fitted_selector(estimator, X)
         mask = np.asarray(selector.get_support(), dtype=bool)
         train = np.asarray(selector.means_)
         test = _agent_means(selector, X, y)
@@ -247,7 +275,9 @@ def make_subset_scorer(metric="kendall_tau", *, normalize=None):
     Returns
     -------
     scorer : callable
-        ``scorer(selector, X, y=None) -> float``, greater is better.
+        ``scorer(estimator, X, y=None) -> float``, greater is better. The
+        estimator is a fitted selector or a Pipeline containing one (the
+        held-out data then goes through the steps before the selector).
 
     Examples
     --------
