@@ -21,6 +21,7 @@ from sklearn.utils.validation import (
     _get_feature_names,
     check_array,
     check_is_fitted,
+    validate_data,
 )
 
 from ..utils._protocol import (
@@ -549,6 +550,11 @@ class InfoGainSelector(TaskTableMixin, SelectorMixin, BaseEstimator):
         """
         from ._metrics import make_subset_scorer
 
+        check_is_fitted(self, "support_")
+        validate_data(
+            self, X, reset=False, dtype=np.float64,
+            ensure_all_finite="allow-nan" if self.input == "runs" else True,
+        )
         return make_subset_scorer("kendall_tau")(self, X, y)
 
     def _get_support_mask(self):

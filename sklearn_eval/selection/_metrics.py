@@ -225,6 +225,12 @@ class _SubsetScorer:
 
     def __call__(self, estimator, X, y=None):
         selector, X = _fitted_selector(estimator, X)
+        n_features = np.shape(X)[1] if np.ndim(X) == 2 else None
+        if n_features != selector.n_features_in_:
+            raise ValueError(
+                f"X has {n_features} features, but the selector was fitted on "
+                f"{selector.n_features_in_}."
+            )
         mask = np.asarray(selector.get_support(), dtype=bool)
         train = np.asarray(selector.means_)
         test = _agent_means(selector, X, y)
