@@ -3,7 +3,7 @@
 Online Elo and online mElo are inherently sequential (each update depends on
 the ratings left by the previous match), so they cannot be vectorised with
 numpy. The scans below are written once as plain Python functions over numpy
-arrays; when numba (the ``sklearn_eval[fast]`` extra) is installed they are
+arrays; when numba (a dependency, where it has wheels) is importable they are
 compiled with ``numba.njit`` on first use (and cached on disk), otherwise a
 list-based pure-Python version of the same loop runs (about 0.3-1 microsecond
 per match instead of about 15 nanoseconds). Setting the environment variable
