@@ -334,8 +334,12 @@ def _per_task(value, n_tasks, name):
     return arr
 
 
-def binarize_scores(X, threshold, *, inclusive=True):
+def binarize_scores(X, threshold, *, inclusive=True, rtol=1e-9):
     """Turn scores into successes (1) and failures (0) by a threshold.
+
+    Scores within a relative ``rtol`` of the threshold count as equal to it,
+    so rounding does not decide: a human-normalised score computed as
+    99.99999999999999 is a success at threshold 100.
 
     Parameters
     ----------
@@ -346,6 +350,9 @@ def binarize_scores(X, threshold, *, inclusive=True):
         on human-normalised Atari scores, or 3 for "at least 3 wins of 5".
     inclusive : bool, default=True
         Whether a score equal to the threshold counts as a success.
+    rtol : float, default=1e-9
+        Scores with ``|score - threshold| <= rtol * max(1, |threshold|)``
+        count as equal to the threshold. 0 compares exactly.
 
     Returns
     -------
@@ -357,10 +364,18 @@ def binarize_scores(X, threshold, *, inclusive=True):
     >>> from sklearn_eval.utils import binarize_scores
     >>> binarize_scores([[120.0, 100.0, np.nan, 40.0]], 100).tolist()
     [[1.0, 1.0, nan, 0.0]]
+    >>> binarize_scores([[99.99999999999999]], 100).tolist()
+    [[1.0]]
     """
+    if not (isinstance(rtol, int | float) and np.isfinite(rtol) and rtol >= 0):
+        raise ValueError(f"rtol must be a finite number >= 0; got {rtol!r}.")
     values, _, _ = check_result_matrix(X, allow_nan=True)
     thresholds = _per_task(threshold, values.shape[1], "threshold")
-    success = values >= thresholds if inclusive else values > thresholds
+    margin = rtol * np.maximum(1.0, np.abs(thresholds))
+    with np.errstate(invalid="ignore", over="ignore"):
+        distance = values - thresholds
+    tie = np.abs(distance) <= margin
+    success = (distance > margin) | (tie & inclusive)
     out = np.where(np.isnan(values), np.nan, success.astype(np.float64))
     return _like_input(X, out)
 
