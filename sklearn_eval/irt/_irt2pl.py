@@ -537,7 +537,13 @@ class IRT2PL(TransformerMixin, BaseEstimator):
         >>> IRT2PL(a_prior=(1.0, 1.0)).fit(X).agent_table()["rank"].tolist()
         [2, 3, 1, 5, 4]
         """
-        check_is_fitted(self, "agent_scores_")
+        check_is_fitted(self, "difficulty_")
+        check_is_fitted(
+            self,
+            "agent_scores_",
+            msg="This %(name)s was built from item parameters and has no training "
+            "agents; score agents with transform(X) or estimate_abilities(X).",
+        )
         return _agent_table(
             self.agents_,
             self.agent_scores_,

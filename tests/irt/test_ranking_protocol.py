@@ -109,10 +109,14 @@ def test_irt2pl_from_item_params_has_tasks_but_no_agents():
     assert model.tasks_.tolist() == ["p", "q"]
     assert model.task_table().index.tolist() == ["p", "q"]
     assert not hasattr(model, "agents_")
-    with pytest.raises(NotFittedError):
+    with pytest.raises(NotFittedError, match="no training agents"):
         model.agent_table()
-    with pytest.raises(NotFittedError):
-        IRT2PL().task_table()
+    for method in ("agent_table", "task_table", "item_table"):
+        with pytest.raises(NotFittedError, match="not fitted"):
+            getattr(IRT2PL(), method)()
+        if method != "item_table":
+            with pytest.raises(NotFittedError, match="not fitted"):
+                getattr(GeneralityScorer(), method)()
 
 
 def test_irt2pl_agent_table_follows_the_agents(responses):
