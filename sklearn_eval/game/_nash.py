@@ -238,7 +238,7 @@ class NashAverager(AgentRankerMixin, TaskTableMixin, TransformerMixin, BaseEstim
             )
         else:
             fitted = _solve_agent_vs_task(X_checked, self.normalize, self.tol)
-            fitted["tasks_"] = column_labels(inputs, X_checked.shape[1])
+            fitted["tasks_"] = column_labels(X, X_checked.shape[1])
         fitted["agents_"] = row_labels(X, X_checked.shape[0])
         return assign_fitted(self, {**inputs, **fitted})
 

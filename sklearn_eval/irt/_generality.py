@@ -1,6 +1,7 @@
 """GeneralityScorer: ability, generality and response curves against difficulty.
 
-Two papers, two notions of generality, kept apart by name (DESIGN.md section 4):
+Two papers, two notions of generality, kept apart by name (see the user guide
+page "Generality", ``docs/user_guide/generality.rst``):
 
 * ``generality`` is the gamma of Martinez-Plumed & Hernandez-Orallo (2018),
   "Dual Indicators to Analyse AI Benchmarks": one over the sum, across
@@ -13,20 +14,31 @@ Two papers, two notions of generality, kept apart by name (DESIGN.md section 4):
   (Sci. Rep. 2021; R code ``jorallo/generality``): the ARC padded with 1 below
   the easiest bin and 0 above the hardest is read as a survival function whose
   mean is the capability and whose standard deviation is the spread.
+
+The curve and indicator computations are the pure functions of
+:mod:`._curves`; the C-test helpers are in :mod:`._ctest`.
 """
 
 import numbers
 import warnings
 
 import numpy as np
-from scipy import sparse, special
-from sklearn.base import BaseEstimator, TransformerMixin, _fit_context, clone
-from sklearn.frozen import FrozenEstimator
+from sklearn.base import BaseEstimator, TransformerMixin, _fit_context
 from sklearn.utils import Bunch
 from sklearn.utils._param_validation import HasMethods, Interval, StrOptions
-from sklearn.utils.validation import check_is_fitted, validate_data
+from sklearn.utils.validation import (
+    _get_feature_names,
+    check_is_fitted,
+    validate_data,
+)
 
 from ..utils import check_in_bounds, check_result_matrix
+from ..utils._protocol import (
+    AgentRankerMixin,
+    TaskTableMixin,
+    column_labels,
+    row_labels,
+)
 from ._binning import (
     assign_right_closed,
     bin_medians,
@@ -34,438 +46,21 @@ from ._binning import (
     merge_small_bins,
     quantile_edges,
 )
+from ._curves import (
+    FEATURE_NAMES,
+    _bin_moments,
+    _fill_empty_bins,
+    _indicator_matrix,
+)
+from ._difficulty import _check_weights, _like, _task_difficulties
 from ._intervals import generality_interval_plan
 
-__all__ = [
-    "GeneralityScorer",
-    "ctest_score",
-    "policy_difficulty",
-    "theoretical_generality",
-]
-
-FEATURE_NAMES = (
-    "generality",
-    "regularity",
-    "slope",
-    "capability",
-    "spread",
-    "spread_generality",
-    "normalized_generality",
-    "mean_score",
-    "ctest_score",
-)
-
-# Within-group variances below this are rounding noise of equal responses
-# (responses lie in [0, 1]; it is a standard deviation of 1e-10).
-_ZERO_VARIANCE = 1e-20
-
-# Agents are processed in blocks of about this many results, so temporaries
-# stay small enough to be reused rather than freshly mapped on every call.
-_BLOCK_ELEMENTS = 1 << 18
-
-# Relative tolerance (times the squared difficulty range) under which the
-# denominator A (W - A) of the normalised generality counts as zero.
-_DEGENERATE_TOL = 1e-12
+__all__ = ["FEATURE_NAMES", "GeneralityScorer"]
 
 
-# ---------------------------------------------------------------------------
-# Public helper: the C-test aggregate
-# ---------------------------------------------------------------------------
-def ctest_score(response_curve, exponent=0.0, *, index=None):
-    """C-test aggregate, eq. 1 of Hernandez-Orallo (2014): ``sum_h h**e psi_h``.
-
-    Parameters
-    ----------
-    response_curve : array-like of shape (n_bins,) or (n_agents, n_bins)
-        Success rate per difficulty level (the agent response curve), ordered
-        from the easiest level to the hardest.
-    exponent : float, default=0.0
-        The exponent ``e``; 0 weighs every level equally, larger values favour
-        the harder levels. The weights ``h**e`` are not normalised.
-    index : array-like of shape (n_bins,), default=None
-        The level ``h`` of each bin; ``1, 2, ..., n_bins`` when None (the note
-        relabels Kt 7..14 as 1..8 in its Fig. 2).
-
-    Returns
-    -------
-    float or ndarray of shape (n_agents,)
-
-    Examples
-    --------
-    >>> ctest_score([1, 1, 0.5, 0], exponent=1)
-    4.5
-    >>> ctest_score([1, 1, 0.5, 0], exponent=2, index=[7, 8, 9, 10])
-    153.5
-    """
-    psi = np.asarray(response_curve, dtype=np.float64)
-    if psi.ndim not in (1, 2) or psi.shape[-1] == 0:
-        raise ValueError(
-            "response_curve must be a non-empty 1-D or 2-D array; got shape "
-            f"{psi.shape}."
-        )
-    if index is None:
-        levels = np.arange(1, psi.shape[-1] + 1, dtype=np.float64)
-    else:
-        levels = np.asarray(index, dtype=np.float64)
-        if levels.shape != (psi.shape[-1],):
-            raise ValueError(
-                f"index must have one entry per bin ({psi.shape[-1]}); got shape "
-                f"{levels.shape}."
-            )
-    result = psi @ (levels**exponent)
-    return float(result) if np.ndim(result) == 0 else result
-
-
-def policy_difficulty(X, agent_sizes, *, threshold=None, method="shortest"):
-    """Task difficulty from the size of the agents that solve it (C-test note).
-
-    Hernandez-Orallo (2014) defines difficulty through the simplest
-    acceptable policy. Given the results of a population of agents and a
-    size per agent (program length in bits, parameters, any resource proxy),
-    these are empirical upper bounds: an untested smaller agent might pass.
-
-    Parameters
-    ----------
-    X : array-like or DataFrame of shape (n_agents, n_tasks)
-        Results; NaN (not tested) never counts as acceptable.
-    agent_sizes : array-like of shape (n_agents,)
-        Finite size ``L_i`` of each agent.
-    threshold : float, default=None
-        Acceptability ``A_ij = X_ij >= threshold`` (eq. 8 with threshold
-        ``1 - epsilon``, inclusive). If None, ``X`` must be 0/1 (or NaN) and
-        ``A = X``. Not used by ``method="ratio"``.
-    method : {"shortest", "soft", "ratio"}, default="shortest"
-        - "shortest" (eq. 13): ``min {L_i : A_ij = 1}``.
-        - "soft" (eq. 14): ``-0.5 log2 sum_i 2**(-2 L_i) A_ij``; never above
-          "shortest", equal to it with a single acceptable agent.
-        - "ratio" (section 4.2, "bits per reward unit"): ``min_i L_i / X_ij``
-          over ``X_ij > 0`` (``X`` must be non-negative).
-
-    Returns
-    -------
-    difficulty : ndarray of shape (n_tasks,)
-        ``np.inf`` for a task no agent makes acceptable (a "hell" task).
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> A = np.array([[1, 0, 0], [1, 1, 0], [0, 1, 0]])
-    >>> policy_difficulty(A, [1, 2, 3]).tolist()
-    [1.0, 2.0, inf]
-    >>> policy_difficulty([[0.42], [0.78], [1.0]], [1, 2, 3], method="ratio").round(6)
-    array([2.380952])
-    """
-    values, _, _ = check_result_matrix(X, allow_nan=True)
-    sizes = np.asarray(agent_sizes, dtype=np.float64)
-    if sizes.shape != (values.shape[0],) or not np.all(np.isfinite(sizes)):
-        raise ValueError(
-            "agent_sizes must hold one finite value per agent (row of X); got "
-            f"shape {sizes.shape}."
-        )
-    if method == "ratio":
-        check_in_bounds(values, 0.0, np.inf)
-        with np.errstate(divide="ignore", invalid="ignore"):
-            ratios = np.where(values > 0, sizes[:, None] / values, np.inf)
-        return np.min(np.where(np.isnan(ratios), np.inf, ratios), axis=0)
-    if method not in ("shortest", "soft"):
-        raise ValueError(
-            f"method must be 'shortest', 'soft' or 'ratio'; got {method!r}."
-        )
-    if threshold is None:
-        binary = np.isnan(values) | (values == 0) | (values == 1)
-        if not binary.all():
-            raise ValueError(
-                "X must be 0/1 (or NaN) without a threshold; pass threshold= "
-                "to define acceptability."
-            )
-        acceptable = values == 1
-    else:
-        acceptable = values >= threshold
-    if method == "shortest":
-        return np.min(np.where(acceptable, sizes[:, None], np.inf), axis=0)
-    log_terms = np.where(acceptable, -2.0 * sizes[:, None] * np.log(2.0), -np.inf)
-    with np.errstate(divide="ignore"):
-        log_sum = special.logsumexp(log_terms, axis=0) / np.log(2.0)
-    return -0.5 * log_sum
-
-
-def theoretical_generality(abilities, difficulty_levels, discrimination=1.0):
-    """Model-implied generality of 2PL agents, the paper's section V equation.
-
-    ``gamma(theta) = 1 / sum_h P(theta, h) (1 - P(theta, h))`` with
-    ``P(theta, h) = 1 / (1 + exp(-a (theta - h)))``: the Bernoulli variance of
-    an agent of ability ``theta`` at each difficulty level ``h``, all items
-    sharing the discrimination ``a``. Over equally spaced levels (spacing
-    ``Delta``) reaching well past ``theta`` it is about ``a Delta`` whatever
-    ``theta`` is: generality is dual to discrimination.
-
-    Parameters
-    ----------
-    abilities : float or array-like of shape (n_agents,)
-        Abilities ``theta``.
-    difficulty_levels : array-like of shape (n_levels,)
-        The difficulty levels ``h``.
-    discrimination : float, default=1.0
-        The common discrimination ``a``.
-
-    Returns
-    -------
-    float or ndarray of shape (n_agents,)
-
-    Examples
-    --------
-    >>> round(theoretical_generality(0.0, np.arange(-10, 11)), 4)
-    1.0001
-    >>> theoretical_generality([0.0, 2.0], np.arange(-3, 4)).round(4).tolist()
-    [1.0598, 1.2229]
-    """
-    theta = np.asarray(abilities, dtype=np.float64)
-    levels = np.asarray(difficulty_levels, dtype=np.float64).ravel()
-    a = float(discrimination)
-    if levels.size == 0:
-        raise ValueError("difficulty_levels must hold at least one level.")
-    for name, values in (
-        ("abilities", theta),
-        ("difficulty_levels", levels),
-        ("discrimination", a),
-    ):
-        if not np.all(np.isfinite(values)):
-            raise ValueError(f"{name} must be finite (no NaN or inf).")
-    p = special.expit(a * (theta[..., None] - levels))
-    result = 1.0 / np.sum(p * (1.0 - p), axis=-1)
-    return float(result) if result.ndim == 0 else result
-
-
-# ---------------------------------------------------------------------------
-# Per-bin statistics (vectorised over agents and tasks)
-# ---------------------------------------------------------------------------
-def _membership(task_bin, weights, n_bins):
-    """Sparse (n_tasks, n_bins) matrix holding each binned task's weight.
-
-    Sparse products are single-threaded and proportional to the number of
-    results; a dense BLAS product with this thin matrix was up to 100 times
-    slower on a loaded machine (thread contention), see
-    ``benchmarks/bench_generality.py``.
-    """
-    binned = np.flatnonzero(task_bin >= 0)
-    return sparse.csr_array(
-        (weights[binned], (binned, task_bin[binned])),
-        shape=(task_bin.shape[0], n_bins),
-    )
-
-
-def _blocked_moments(responses, membership, task_group):
-    """:func:`_weighted_moments` over blocks of agents (bounded temporaries)."""
-    n_agents, n_tasks = responses.shape
-    rows = max(1, _BLOCK_ELEMENTS // max(n_tasks, 1))
-    blocks = [
-        _weighted_moments(responses[start : start + rows], membership, task_group)
-        for start in range(0, n_agents, rows)
-    ]
-    if len(blocks) == 1:
-        return blocks[0]
-    return tuple(np.vstack(parts) for parts in zip(*blocks, strict=True))
-
-
-def _weighted_moments(responses, membership, task_group):
-    """Weighted mean and population variance of each agent within groups.
-
-    ``membership`` (n_tasks, n_groups) holds the task weights of each group
-    (a dense column vector or a sparse matrix); ``task_group`` gives the group
-    of every task (any valid index for tasks outside every group). Returns
-    ``(mean, variance)`` of shape (n_agents, n_groups), NaN where the agent has
-    no observed, positively weighted task in a group. For 0/1 responses the
-    variance is ``mean (1 - mean)``; otherwise it is computed in two passes and
-    variances below ``_ZERO_VARIANCE`` are rounding noise of equal responses
-    and are set to exactly 0, so perfect steps give an infinite generality.
-    """
-    missing = np.isnan(responses)
-    observed = np.logical_not(missing).astype(np.float64)
-    filled = responses.copy()
-    filled[missing] = 0.0
-    total = observed @ membership
-    with np.errstate(invalid="ignore", divide="ignore"):
-        mean = (filled @ membership) / total
-    absent = ~(total > 0)
-    mean[absent] = np.nan
-    if not np.any((filled != 0.0) & (filled != 1.0)):
-        # 0/1 responses: the population variance is exactly mean (1 - mean),
-        # and 0 when every observed response of a group is equal (mean 0 or 1).
-        return mean, mean * (1.0 - mean)
-    squares = np.subtract(
-        filled, np.take(np.where(absent, 0.0, mean), task_group, axis=1), out=filled
-    )
-    squares *= squares
-    squares *= observed
-    with np.errstate(invalid="ignore", divide="ignore"):
-        variance = (squares @ membership) / total
-    variance[variance < _ZERO_VARIANCE] = 0.0
-    variance[absent] = np.nan
-    return mean, variance
-
-
-def _bin_moments(responses, weights, task_bin, n_bins):
-    """Mean and variance of each agent's responses in each difficulty bin."""
-    membership = _membership(task_bin, weights, n_bins)
-    return _blocked_moments(responses, membership, np.maximum(task_bin, 0))
-
-
-def _overall_moments(responses, weights):
-    """Weighted mean and population variance of each agent over all tasks."""
-    group = np.zeros(responses.shape[1], dtype=np.int64)
-    membership = _membership(group, weights, 1)
-    mean, variance = _blocked_moments(responses, membership, group)
-    return mean[:, 0], variance[:, 0]
-
-
-def _fill_empty_bins(curve, mode):
-    """Fill bins without an observed task for an agent (vectorised).
-
-    ``"interpolate"``: linear interpolation (over the bin index) between the
-    nearest observed bins; empty bins before the first observed one get 1 and
-    after the last one get 0 (the optimistic padding of the ARC). ``"nan"``:
-    leave NaN.
-    """
-    missing = np.isnan(curve)
-    if mode == "nan" or not missing.any():
-        return curve
-    n_bins = curve.shape[1]
-    positions = np.broadcast_to(np.arange(n_bins), curve.shape)
-    previous = np.maximum.accumulate(np.where(missing, -1, positions), axis=1)
-    following = np.minimum.accumulate(
-        np.where(missing, n_bins, positions)[:, ::-1], axis=1
-    )[:, ::-1]
-    rows = np.arange(curve.shape[0])[:, None]
-    left = np.where(previous >= 0, curve[rows, np.clip(previous, 0, None)], 1.0)
-    right = np.where(
-        following < n_bins, curve[rows, np.clip(following, None, n_bins - 1)], 0.0
-    )
-    inside = (previous >= 0) & (following < n_bins)
-    span = np.maximum(following - previous, 1)
-    fraction = np.where(inside, (positions - previous) / span, 0.0)
-    filled = left + fraction * (right - left)
-    # before the first observed bin: 1; after the last one: 0
-    filled = np.where(previous < 0, 1.0, filled)
-    filled = np.where((previous >= 0) & (following >= n_bins), 0.0, filled)
-    filled = np.where(missing, filled, curve)
-    # an agent with no observed bin at all keeps NaN
-    return np.where(missing.all(axis=1, keepdims=True), np.nan, filled)
-
-
-# ---------------------------------------------------------------------------
-# Indicators from the response curve
-# ---------------------------------------------------------------------------
-def _first_crossing_slope(curve, medians):
-    """Slope proxy of Fig. 9: first drop from above 0.5 to below 0.5.
-
-    Over the bins observed for each agent (in increasing difficulty), find the
-    first consecutive pair with ``psi_j > 0.5`` and ``psi_{j+1} < 0.5`` and
-    return ``|psi_{j+1} - psi_j| / |median_{j+1} - median_j|``; NaN when the
-    curve never drops through 0.5.
-    """
-    n_agents = curve.shape[0]
-    slope = np.full(n_agents, np.nan)
-    prev_value = np.full(n_agents, np.nan)
-    prev_median = np.full(n_agents, np.nan)
-    found = np.zeros(n_agents, dtype=bool)
-    for column in range(curve.shape[1]):
-        if np.isnan(medians[column]):
-            continue
-        value = curve[:, column]
-        valid = ~np.isnan(value)
-        cross = valid & ~found & (prev_value > 0.5) & (value < 0.5)
-        slope[cross] = np.abs(value[cross] - prev_value[cross]) / np.abs(
-            medians[column] - prev_median[cross]
-        )
-        found |= cross
-        prev_value = np.where(valid, value, prev_value)
-        prev_median = np.where(valid, medians[column], prev_median)
-    return slope
-
-
-def _capability_and_spread_step(curve, edges):
-    """Mean and variance of -d(psi)/dh for the padded piecewise-constant ARC.
-
-    With 1 padded below the first edge and 0 above the last, the ARC drops by
-    ``psi_{k-1} - psi_k`` at edge ``k``: point masses whose mean is the
-    capability ``h_lo + sum_k width_k psi_k`` and whose variance is the
-    squared spread. Computed about the mean (two-pass), so a perfect step has
-    a variance of exactly 0.
-    """
-    n_agents = curve.shape[0]
-    padded = np.hstack([np.ones((n_agents, 1)), curve, np.zeros((n_agents, 1))])
-    masses = padded[:, :-1] - padded[:, 1:]
-    capability = np.sum(masses * edges, axis=1)
-    deviation = edges[None, :] - capability[:, None]
-    return capability, np.sum(masses * deviation**2, axis=1)
-
-
-def _capability_and_spread_trapezoid(curve, points):
-    """Mean and variance of -d(psi)/dh for a piecewise-linear ARC.
-
-    The padded ARC falls by ``1 - psi_0`` at the first point, linearly inside
-    each segment (a uniform density of mass ``psi_k - psi_{k+1}``) and by
-    ``psi_last`` at the last point.
-    """
-    start_mass = 1.0 - curve[:, 0]
-    end_mass = curve[:, -1]
-    segment_mass = curve[:, :-1] - curve[:, 1:]
-    middles = (points[:-1] + points[1:]) / 2.0
-    widths = points[1:] - points[:-1]
-    capability = (
-        start_mass * points[0]
-        + np.sum(segment_mass * middles, axis=1)
-        + end_mass * points[-1]
-    )
-    spread_inside = (middles[None, :] - capability[:, None]) ** 2 + widths**2 / 12.0
-    second = (
-        start_mass * (points[0] - capability) ** 2
-        + end_mass * (points[-1] - capability) ** 2
-        + np.sum(segment_mass * spread_inside, axis=1)
-    )
-    return capability, second
-
-
-def _reciprocal(values, cap):
-    """``1 / values`` with ``inf`` at 0 (and NaN kept), optionally capped."""
-    with np.errstate(divide="ignore", invalid="ignore"):
-        result = np.where(values == 0, np.inf, 1.0 / np.where(values == 0, 1, values))
-    result = np.where(np.isnan(values), np.nan, result)
-    if cap is not None:
-        result = np.minimum(result, cap)
-    return result
-
-
-def _check_weights(task_weights, n_tasks):
-    """Validate task weights: finite, non-negative, one per task, not all 0."""
-    if task_weights is None:
-        return np.ones(n_tasks)
-    weights = np.asarray(task_weights, dtype=np.float64)
-    if weights.shape != (n_tasks,):
-        raise ValueError(
-            f"task_weights must have one entry per task ({n_tasks}); got shape "
-            f"{weights.shape}."
-        )
-    bad = ~np.isfinite(weights) | (weights < 0)
-    if bad.any():
-        column = int(np.flatnonzero(bad)[0])
-        raise ValueError(
-            "task_weights must be finite and >= 0; got "
-            f"{weights[column]!r} for task {column}."
-        )
-    if not weights.sum() > 0:
-        raise ValueError("task_weights must not all be zero.")
-    return weights
-
-
-def _task_name(tasks, column):
-    """Human-readable name of a task column for error messages."""
-    if tasks is None:
-        return f"column {column}"
-    return f"column {column} ({tasks[column]!r})"
-
-
-class GeneralityScorer(TransformerMixin, BaseEstimator):
+class GeneralityScorer(
+    AgentRankerMixin, TaskTableMixin, TransformerMixin, BaseEstimator
+):
     """Per-agent ability, generality and response curves against task difficulty.
 
     Fit learns the tasks' difficulties and bins them; ``transform`` maps each
@@ -586,6 +181,22 @@ class GeneralityScorer(TransformerMixin, BaseEstimator):
         The task weights used (ones when ``task_weights`` is None).
     difficulty_model_ : estimator or None
         The fitted IRT model when the difficulty came from one.
+    agents_ : ndarray of shape (n_agents,)
+        Labels of the training agents: the index of a DataFrame ``X``, else
+        ``0..n_agents-1``.
+    agent_scores_ : ndarray of shape (n_agents,)
+        What the training agents are ranked by (higher = better): their
+        ``capability``, the mean of the agent response curve on the difficulty
+        scale (the ``capability`` column of ``transform``). Capability
+        integrates the curve over difficulty, so each difficulty level counts
+        by its width rather than by how many tasks of that level the
+        benchmark happens to hold (``mean_score`` does the latter), and a
+        solved hard task counts for more than a solved easy one. NaN for an
+        agent without an observed binned task (and, with
+        ``empty_bins="nan"``, with any empty bin). See :meth:`agent_table`.
+    tasks_ : ndarray of shape (n_tasks,)
+        Labels of the tasks: the columns of a DataFrame ``X``, else
+        ``0..n_tasks-1``. See :meth:`task_table`.
     n_features_in_ : int
         Number of tasks seen in fit.
     feature_names_in_ : ndarray of shape (n_features,)
@@ -636,6 +247,16 @@ class GeneralityScorer(TransformerMixin, BaseEstimator):
     [4.0, 4.0]
     >>> scorer.response_curves(X)[1].tolist()
     [0.6, 0.6, 0.6, 0.2]
+
+    The agents ranked by capability, and the tasks with their bins:
+
+    >>> table = scorer.agent_table()
+    >>> table["score"].tolist(), table["rank"].tolist()  # equal capability
+    ([2.5, 2.5], [1, 1])
+    >>> table["generality"].round(5).tolist()
+    [inf, 1.13636]
+    >>> scorer.task_table()["bin_interval"].iloc[[0, 5]].tolist()
+    ['(0.5, 1.5]', '(1.5, 2.5]']
     """
 
     _parameter_constraints: dict = {
@@ -706,10 +327,17 @@ class GeneralityScorer(TransformerMixin, BaseEstimator):
         self : GeneralityScorer
             The fitted scorer.
         """
-        responses, agents, tasks = self._responses(X)
+        responses, _, tasks = self._responses(X)
+        _get_feature_names(X)  # rejects mixed column-name types before fitting
         weights = _check_weights(self.task_weights, responses.shape[1])
         edges = self._check_bins_param()
-        difficulty, eligible, model = self._difficulties(X, responses, tasks)
+        difficulty, eligible, model = _task_difficulties(
+            self.difficulty,
+            X,
+            responses,
+            tasks,
+            exclude_negative_discrimination=self.exclude_negative_discrimination,
+        )
         bins = make_difficulty_bins(difficulty, eligible, edges, self.min_tasks_per_bin)
         self._warn_about_bins(bins)
         binned = bins.task_bin >= 0
@@ -718,19 +346,38 @@ class GeneralityScorer(TransformerMixin, BaseEstimator):
         )
         if not bin_mass.sum() > 0:
             raise ValueError("task_weights are zero for every binned task.")
-        # Everything validated: only now touch the fitted state.
-        validate_data(self, X, reset=True, skip_check_array=True)
-        self.difficulty_ = difficulty
-        self.task_bin_ = bins.task_bin
+        centers = (bins.edges[:-1] + bins.edges[1:]) / 2.0
+        raw_curve, bin_variance = _bin_moments(
+            responses, weights, bins.task_bin, bins.counts.size
+        )
+        indicators = _indicator_matrix(
+            responses,
+            raw_curve,
+            bin_variance,
+            **self._indicator_options(weights, bins.edges, bins.medians, centers),
+        )
         excluded = np.flatnonzero(~binned)
-        self.excluded_tasks_ = excluded if tasks is None else tasks[excluded]
-        self.bin_edges_ = bins.edges
-        self.bin_counts_ = bins.counts
-        self.bin_medians_ = bins.medians
-        self.bin_centers_ = (bins.edges[:-1] + bins.edges[1:]) / 2.0
-        self.bin_weights_ = bin_mass / bin_mass.sum()
-        self.difficulty_model_ = model
-        self.task_weights_ = weights
+        fitted = {
+            "difficulty_": difficulty,
+            "task_bin_": bins.task_bin,
+            "excluded_tasks_": excluded if tasks is None else tasks[excluded],
+            "bin_edges_": bins.edges,
+            "bin_counts_": bins.counts,
+            "bin_medians_": bins.medians,
+            "bin_centers_": centers,
+            "bin_weights_": bin_mass / bin_mass.sum(),
+            "difficulty_model_": model,
+            "task_weights_": weights,
+            "agents_": row_labels(X, responses.shape[0]),
+            "agent_scores_": indicators[:, FEATURE_NAMES.index("capability")],
+            "tasks_": column_labels(X, responses.shape[1]),
+            "_agent_indicators": indicators,
+            "_task_success_rate": _column_means(responses),
+        }
+        # Everything computed: only now touch the fitted state.
+        validate_data(self, X, reset=True, skip_check_array=True)
+        for name, value in fitted.items():
+            setattr(self, name, value)
         return self
 
     def _check_bins_param(self):
@@ -772,87 +419,6 @@ class GeneralityScorer(TransformerMixin, BaseEstimator):
             label = "" if agents is None else f" ({agents[row]!r})"
             raise ValueError(f"X row {row}{label} has no observed result.")
         return responses, agents, tasks
-
-    def _difficulties(self, X, responses, tasks):
-        """Task difficulties, the tasks eligible for binning, and the model."""
-        n_tasks = responses.shape[1]
-        source = self.difficulty
-        if isinstance(source, str) and source == "rate":
-            observed = ~np.isnan(responses)
-            empty = ~observed.any(axis=0)
-            if empty.any():
-                column = int(np.flatnonzero(empty)[0])
-                raise ValueError(
-                    f"X {_task_name(tasks, column)} has no observed result, so "
-                    "its success rate (difficulty='rate') is undefined."
-                )
-            difficulty = 1.0 - np.nanmean(responses, axis=0)
-            return difficulty, np.ones(n_tasks, dtype=bool), None
-        if isinstance(source, str) or hasattr(source, "fit"):
-            return self._irt_difficulties(X, responses, tasks)
-        difficulty = self._given_difficulties(source, tasks, n_tasks)
-        return difficulty, np.ones(n_tasks, dtype=bool), None
-
-    @staticmethod
-    def _given_difficulties(source, tasks, n_tasks):
-        """Validate a user-supplied difficulty vector."""
-        if hasattr(source, "reindex") and tasks is not None:
-            missing = [task for task in tasks if task not in source.index]
-            if not missing:
-                source = source.reindex(tasks)
-        difficulty = np.asarray(source, dtype=np.float64)
-        if difficulty.ndim != 1 or difficulty.shape[0] != n_tasks:
-            raise ValueError(
-                f"difficulty must have one value per task (column of X): expected "
-                f"shape ({n_tasks},), got {difficulty.shape}."
-            )
-        bad = ~np.isfinite(difficulty)
-        if bad.any():
-            column = int(np.flatnonzero(bad)[0])
-            raise ValueError(
-                f"difficulty must be finite; got {difficulty[column]} for task "
-                f"{_task_name(tasks, column)}. Drop that column from X (and "
-                "from difficulty) to leave the task out."
-            )
-        return difficulty
-
-    def _irt_difficulties(self, X, responses, tasks):
-        """Difficulties from an IRT model (fitted here, or frozen)."""
-        n_tasks = responses.shape[1]
-        binary = np.isnan(responses) | (responses == 0) | (responses == 1)
-        if not binary.all():
-            row, column = np.argwhere(~binary)[0]
-            raise ValueError(
-                "An IRT difficulty needs binary responses; X has "
-                f"{responses[row, column]!r} at row {row}, "
-                f"{_task_name(tasks, column)}. Pass threshold= to binarise "
-                "scores, or use difficulty='rate' or a difficulty array."
-            )
-        if isinstance(self.difficulty, str):
-            from ._irt2pl import IRT2PL
-
-            model = IRT2PL()
-        else:
-            model = self.difficulty
-        if not isinstance(model, FrozenEstimator):
-            model = clone(model).fit(_like(X, responses))
-        difficulty = np.asarray(getattr(model, "difficulty_", None), dtype=np.float64)
-        if difficulty.shape != (n_tasks,):
-            raise ValueError(
-                f"The difficulty model's difficulty_ has shape {difficulty.shape}; "
-                f"expected one value per task ({n_tasks},). A frozen model must "
-                "have been fitted on the same tasks."
-            )
-        eligible = np.isfinite(difficulty)
-        discrimination = getattr(model, "discrimination_", None)
-        if self.exclude_negative_discrimination and discrimination is not None:
-            eligible &= ~(np.asarray(discrimination, dtype=np.float64) < 0)
-        if not eligible.any():
-            raise ValueError(
-                "No task is left to bin: every task has a negative "
-                "discrimination or no finite difficulty."
-            )
-        return difficulty, eligible, model
 
     def _warn_about_bins(self, bins):
         """Warnings for tasks outside explicit edges and fragile bins."""
@@ -901,6 +467,20 @@ class GeneralityScorer(TransformerMixin, BaseEstimator):
             responses, self.task_weights_, self.task_bin_, self.bin_counts_.size
         )
 
+    def _indicator_options(self, task_weights, edges, medians, centers):
+        """Keyword arguments of :func:`_indicator_matrix` for these bins."""
+        return {
+            "task_weights": task_weights,
+            "bin_edges": edges,
+            "bin_medians": medians,
+            "bin_centers": centers,
+            "empty_bins": self.empty_bins,
+            "dispersion": self.dispersion,
+            "integration": self.integration,
+            "ctest_exponent": self.ctest_exponent,
+            "max_generality": self.max_generality,
+        }
+
     def transform(self, X):
         """Compute the per-agent indicators against the fitted bins.
 
@@ -922,59 +502,10 @@ class GeneralityScorer(TransformerMixin, BaseEstimator):
     def _indicators(self, responses):
         """The indicator matrix of validated responses (see ``transform``)."""
         raw_curve, bin_variance = self._curves(responses)
-        curve = _fill_empty_bins(raw_curve, self.empty_bins)
-        mean, variance = _overall_moments(responses, self.task_weights_)
-        dispersion = bin_variance if self.dispersion == "var" else np.sqrt(bin_variance)
-        cap = self.max_generality
-        generality = _reciprocal(np.nansum(dispersion, axis=1), cap)
-        regularity = _reciprocal(variance, cap)
-        slope = _first_crossing_slope(raw_curve, self.bin_medians_)
-        capability, spread, normalized = self._arc_indicators(curve)
-        spread_generality = _reciprocal(spread, cap)
-        levels = np.arange(1, curve.shape[1] + 1, dtype=np.float64)
-        level_weights = levels**self.ctest_exponent
-        ctest = curve @ (level_weights / level_weights.sum())
-        return np.column_stack(
-            [
-                generality,
-                regularity,
-                slope,
-                capability,
-                spread,
-                spread_generality,
-                normalized,
-                mean,
-                ctest,
-            ]
+        options = self._indicator_options(
+            self.task_weights_, self.bin_edges_, self.bin_medians_, self.bin_centers_
         )
-
-    def _arc_points(self):
-        """x coordinates of the bins for trapezoid integration."""
-        return np.where(
-            np.isnan(self.bin_medians_), self.bin_centers_, self.bin_medians_
-        )
-
-    def _arc_indicators(self, curve):
-        """Capability, spread and normalised generality of each ARC."""
-        if self.integration == "trapezoid" and curve.shape[1] > 1:
-            points = self._arc_points()
-            capability, second = _capability_and_spread_trapezoid(curve, points)
-            low, high = points[0], points[-1]
-        else:
-            capability, second = _capability_and_spread_step(curve, self.bin_edges_)
-            low, high = self.bin_edges_[0], self.bin_edges_[-1]
-        second = np.where(second < 0, 0.0, second)
-        spread = np.sqrt(second)
-        width = high - low
-        area = capability - low
-        denominator = area * (width - area)
-        degenerate = denominator <= _DEGENERATE_TOL * width**2
-        with np.errstate(divide="ignore", invalid="ignore"):
-            normalized = np.where(
-                degenerate, 0.0, 1.0 - second / np.where(degenerate, 1, denominator)
-            )
-        normalized = np.where(np.isnan(capability), np.nan, normalized)
-        return capability, spread, normalized
+        return _indicator_matrix(responses, raw_curve, bin_variance, **options)
 
     def get_feature_names_out(self, input_features=None):
         """Names of the indicator columns returned by ``transform``.
@@ -992,13 +523,15 @@ class GeneralityScorer(TransformerMixin, BaseEstimator):
         return np.asarray(FEATURE_NAMES, dtype=object)
 
     # ------------------------------------------------------------- curves
-    def response_curves(self, X):
+    def response_curves(self, X, *, return_variance=False):
         """Each agent's success rate per difficulty bin (the empirical ACC).
 
         Parameters
         ----------
         X : array-like or DataFrame of shape (n_agents, n_tasks)
             Results on the tasks seen in fit.
+        return_variance : bool, default=False
+            Also return the within-bin variances.
 
         Returns
         -------
@@ -1008,15 +541,33 @@ class GeneralityScorer(TransformerMixin, BaseEstimator):
             ``bin_centers_``). Bins without an observed task follow
             ``empty_bins``. A DataFrame (agents x bin intervals) when ``X``
             is a DataFrame.
+        variance : ndarray of shape (n_agents, n_bins) or DataFrame
+            Only with ``return_variance=True``: the weighted population
+            variance of each agent's responses within each bin (the
+            ``sigma_h^2`` of ``generality``), NaN where the agent has no
+            observed task in the bin (never filled).
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from sklearn_eval.irt import GeneralityScorer
+        >>> X = np.array([[1.0, 1.0, 1.0, 0.0], [1.0, 0.0, 1.0, 0.0]])
+        >>> scorer = GeneralityScorer(difficulty=[1, 1, 2, 2], bins="unique",
+        ...                           min_tasks_per_bin=1).fit(X)
+        >>> curves, variance = scorer.response_curves(X, return_variance=True)
+        >>> curves.tolist(), variance.tolist()
+        ([[1.0, 0.5], [0.5, 0.5]], [[0.0, 0.25], [0.25, 0.25]])
         """
         responses, _ = self._check_transform_input(X)
-        raw_curve, _ = self._curves(responses)
+        raw_curve, variance = self._curves(responses)
         curve = _fill_empty_bins(raw_curve, self.empty_bins)
         if hasattr(X, "iloc"):
             import pandas as pd
 
-            return pd.DataFrame(curve, index=X.index, columns=self._bin_labels())
-        return curve
+            labels = self._bin_labels()
+            curve = pd.DataFrame(curve, index=X.index, columns=labels)
+            variance = pd.DataFrame(variance, index=X.index, columns=labels)
+        return (curve, variance) if return_variance else curve
 
     def _bin_labels(self):
         """Interval labels of the bins, e.g. ``"(-1, 0]"``."""
@@ -1108,7 +659,8 @@ class GeneralityScorer(TransformerMixin, BaseEstimator):
         """How :func:`~sklearn_eval.uncertainty.ranking_intervals` resamples.
 
         Tasks are resampled with their given difficulties and weights, and
-        any ``transform`` column can be ranked (``"generality"`` by default).
+        any ``transform`` column can be ranked (``"capability"``, the
+        column of ``agent_scores_``, by default).
 
         Parameters
         ----------
@@ -1121,6 +673,51 @@ class GeneralityScorer(TransformerMixin, BaseEstimator):
         """
         return generality_interval_plan(self, target, FEATURE_NAMES)
 
+    # ------------------------------------------------------------- tables
+    def agent_table(self):
+        """The training agents ranked by capability, one row each (needs pandas).
+
+        Returns
+        -------
+        pandas.DataFrame
+            Indexed by ``agents_`` (index name ``"agent"``), with ``score``
+            (``agent_scores_``, the capability), ``rank`` (1 = most capable,
+            ties share the best rank; float with NaN where the score is NaN),
+            then every ``transform`` column of the training agents.
+        """
+        check_is_fitted(self, "agent_scores_")
+        return super().agent_table()
+
+    def _agent_columns(self):
+        return dict(zip(FEATURE_NAMES, self._agent_indicators.T, strict=True))
+
+    def task_table(self):
+        """Difficulty and bin of every task, one row each (needs pandas).
+
+        Returns
+        -------
+        pandas.DataFrame
+            Indexed by ``tasks_`` (index name ``"task"``), with
+            ``difficulty``, ``bin`` (index of the bin, -1 when left out),
+            ``bin_interval`` (its right-closed interval, missing when left
+            out),
+            ``weight`` (``task_weights_``), ``success_rate`` (mean response
+            of the training agents observed on the task) and ``left_out``.
+        """
+        check_is_fitted(self, "task_bin_")
+        return super().task_table()
+
+    def _task_columns(self):
+        labels = np.asarray(self._bin_labels() + [None], dtype=object)
+        return {
+            "difficulty": self.difficulty_,
+            "bin": self.task_bin_,
+            "bin_interval": labels[self.task_bin_],
+            "weight": self.task_weights_,
+            "success_rate": self._task_success_rate,
+            "left_out": self.task_bin_ < 0,
+        }
+
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
         tags.input_tags.allow_nan = True
@@ -1128,10 +725,10 @@ class GeneralityScorer(TransformerMixin, BaseEstimator):
         return tags
 
 
-def _like(X, values):
-    """``values`` as a DataFrame shaped like ``X`` when ``X`` is one."""
-    if hasattr(X, "iloc"):
-        import pandas as pd
-
-        return pd.DataFrame(values, index=X.index, columns=X.columns)
-    return values
+def _column_means(responses):
+    """Mean observed response of every task (NaN for a task never observed)."""
+    observed = ~np.isnan(responses)
+    counts = observed.sum(axis=0)
+    totals = np.where(observed, responses, 0.0).sum(axis=0)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return np.where(counts > 0, totals / np.maximum(counts, 1), np.nan)

@@ -158,9 +158,12 @@ def irt_interval_plan(estimator, target):
 
 
 def generality_interval_plan(estimator, target, columns):
-    """The uncertainty plan of a GeneralityScorer: any ``transform`` column."""
+    """The uncertainty plan of a GeneralityScorer: any ``transform`` column.
+
+    By default ``"capability"``, the column its ``agent_scores_`` rank by.
+    """
     if target in (None, "agent_scores"):
-        target = "generality"
+        target = "capability"
     if target not in columns:
         raise unknown_target(target, columns, "GeneralityScorer")
 

@@ -205,6 +205,10 @@ def _axis_of_statistic(X, unit, statistic_len):
 def _labels_for(estimator, X, unit, statistic_len):
     if unit == "matches":
         return _agent_labels(estimator), False
+    tasks = getattr(estimator, "tasks_", None)
+    if unit == "runs" and tasks is not None and len(tasks) == statistic_len:
+        # one value per task, where a task may span several columns (groups)
+        return np.asarray(tasks), False
     axis = _axis_of_statistic(X, unit, statistic_len)
     resampled_axis = 1 if unit == "tasks" else 0
     along = axis == resampled_axis

@@ -71,7 +71,8 @@ def ranking_intervals(
       and item standard errors (:func:`irt_intervals`); the bootstrap
       resamples tasks (abilities) or agents (items).
     - ``GeneralityScorer``: any ``transform`` column (default
-      ``"generality"``); tasks resampled with their given difficulties.
+      ``"capability"``, its ``agent_scores_``); tasks resampled with their
+      given difficulties.
     - ``InfoGainSelector`` (``input="runs"``): ``"information_gain"``; runs
       resampled within agents.
 

@@ -41,12 +41,21 @@ def import_pandas(what):
 
 
 def competition_rank(scores):
-    """Rank 1 = highest score; ties share the best rank; NaN ranks last."""
+    """Rank 1 = highest score, ties sharing the best rank.
+
+    int64 when every score is a number; float64 with NaN at NaN scores
+    otherwise (pandas' convention).
+    """
     scores = np.asarray(scores, dtype=np.float64)
     if scores.shape[0] == 0:
         return np.zeros(0, dtype=np.int64)
-    keyed = np.where(np.isnan(scores), np.inf, -scores)
-    return rankdata(keyed, method="min").astype(np.int64)
+    missing = np.isnan(scores)
+    ranks = rankdata(np.where(missing, np.inf, -scores), method="min")
+    if not missing.any():
+        return ranks.astype(np.int64)
+    ranks = ranks.astype(np.float64)
+    ranks[missing] = np.nan
+    return ranks
 
 
 def row_labels(X, n_rows):
@@ -55,6 +64,14 @@ def row_labels(X, n_rows):
     if index is not None and hasattr(X, "iloc") and len(index) == n_rows:
         return np.asarray(index)
     return np.arange(n_rows)
+
+
+def column_labels(X, n_columns):
+    """Task labels of a result matrix: the DataFrame columns, else 0..n-1."""
+    columns = getattr(X, "columns", None)
+    if columns is not None and hasattr(X, "iloc") and len(columns) == n_columns:
+        return np.asarray(columns)
+    return np.arange(n_columns)
 
 
 def assign_fitted(estimator, attributes):
@@ -115,7 +132,8 @@ class AgentRankerMixin:
         if se is not None:
             columns["score_se"] = np.asarray(se, dtype=np.float64)
         table = _frame(pd, columns, self.agents_, "agent")
-        order = np.argsort(columns["rank"], kind="stable")
+        # best first; NaN ranks (NaN scores) last
+        order = np.argsort(np.asarray(columns["rank"], dtype=float), kind="stable")
         return table.iloc[order]
 
 
@@ -172,9 +190,3 @@ def check_fit_input(X, **check_params):
     if names is not None:
         attributes["feature_names_in_"] = names
     return X_checked, attributes
-
-
-def column_labels(attributes, n_columns):
-    """Task labels: the fitted feature names, else 0..n-1."""
-    names = attributes.get("feature_names_in_")
-    return np.asarray(names) if names is not None else np.arange(n_columns)

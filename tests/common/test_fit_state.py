@@ -21,6 +21,8 @@ COMPUTE_STEPS = {
     "MultiElo(batch": ["sklearn_eval.pairwise._melo.fit_melo_lbfgs"],
     "NashAverager(agent_vs_task": ["sklearn_eval.game._nash.maxent_nash"],
     "NashAverager(agent_vs_agent": ["sklearn_eval.game._nash.symmetric_maxent_nash"],
+    "IRT2PL": ["sklearn_eval.irt._irt2pl._fit_model"],
+    "GeneralityScorer": ["sklearn_eval.irt._generality._indicator_matrix"],
     "InfoGainSelector": [
         "sklearn_eval.selection._kernels.greedy_forward",
         "sklearn_eval.selection._kernels.greedy_discrete",
@@ -73,4 +75,7 @@ def test_a_failing_fit_keeps_the_previous_model(config, monkeypatch):
 
 def test_every_estimator_family_is_checked():
     families = {c.split("(")[0] for c in CHECKED}
-    assert {"EloRanker", "MultiElo", "NashAverager", "InfoGainSelector"} <= families
+    assert families == {
+        "EloRanker", "MultiElo", "NashAverager", "IRT2PL", "GeneralityScorer",
+        "InfoGainSelector",
+    }

@@ -5,6 +5,8 @@ estimator that learns about tasks exposes ``task_table()``; uncertainty works
 through ``__sklearn_eval_intervals__`` with no knowledge of the type.
 """
 
+import warnings
+
 import numpy as np
 import pytest
 from numpy.testing import assert_allclose, assert_array_equal
@@ -16,10 +18,7 @@ from tests.common.test_contract import CONFIGS
 
 pd = pytest.importorskip("pandas")
 
-PROTOCOL_CONFIGS = {
-    name: config for name, config in CONFIGS.items()
-    if not name.startswith(("IRT2PL", "GeneralityScorer"))
-}
+PROTOCOL_CONFIGS = CONFIGS
 
 
 def _fitted(config):
@@ -122,3 +121,27 @@ def test_unknown_targets_are_value_errors_listing_the_valid_ones(config):
     est = CONFIGS[config][0]()
     with pytest.raises(ValueError, match="target must be one of"):
         est.__sklearn_eval_intervals__("no-such-target")
+
+
+@pytest.mark.parametrize("config", list(CONFIGS))
+def test_ranking_intervals_work_on_every_estimator_through_its_plan(config):
+    make, data, _ = CONFIGS[config]
+    X, y, fit_params = data()
+    est = make()
+    weight = (fit_params or {}).get("sample_weight")
+    if config.startswith("InfoGainSelector") and "runs" not in config:
+        with pytest.raises(ValueError, match="runs"):
+            ranking_intervals(est, X, y, n_resamples=4, random_state=0)
+        return
+    if config.startswith("NashAverager(agent_vs_agent"):
+        pytest.skip("agent-vs-agent intervals resample matches, not this matrix")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        res = ranking_intervals(est, X, y, sample_weight=weight, n_resamples=4,
+                                random_state=0)
+    fitted = _fitted(config)[0]
+    ranked = getattr(fitted, "agents_", None)
+    if config.startswith("InfoGainSelector"):
+        ranked = fitted.tasks_
+    assert len(res.estimate) == len(ranked)
+    assert res.samples.shape[1] == len(ranked)

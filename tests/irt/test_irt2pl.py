@@ -1,4 +1,4 @@
-"""Tests for IRT2PL (spec irt_and_generality.md sections 1, 2, 4, 5, 7)."""
+"""IRT2PL end to end: the model, published references (R ltm, mirt), recovery."""
 
 import itertools
 import pickle
@@ -181,8 +181,9 @@ def test_map_abilities_at_published_items(shared_dir, name):
 
 def test_eap_on_ltm_grid_matches_ltm(ale):
     """ltm's EAP is the posterior mean on its 21-node Gauss-Hermite grid."""
-    from sklearn_eval.irt._irt2pl import _e_step, _Responses
+    from sklearn_eval.irt._estep import _e_step
     from sklearn_eval.irt._quadrature import make_grid
+    from sklearn_eval.irt._responses import _Responses
 
     X, items, agents = ale
     out = _e_step(
@@ -463,7 +464,7 @@ def test_acceleration_reaches_the_same_optimum_faster():
 
 def test_blocked_and_compact_storage_give_identical_fits(monkeypatch):
     """Leaderboard-scale storage (uint8, agents in blocks) changes nothing."""
-    import sklearn_eval.irt._irt2pl as module
+    import sklearn_eval.irt._responses as module
 
     X = make_irt_responses(300, 40, missing_rate=0.2, random_state=17)
     dense = IRT2PL().fit(X)

@@ -9,8 +9,7 @@ from joblib import parallel_config
 from numpy.testing import assert_allclose
 
 from sklearn_eval.datasets import make_irt_responses
-from sklearn_eval.irt import IRT2PL
-from sklearn_eval.irt import _irt2pl as module
+from sklearn_eval.irt import IRT2PL, _estep, _responses
 from sklearn_eval.irt._quadrature import make_grid
 from sklearn_eval.utils.estimator_checks import check_estimator_contract
 
@@ -62,7 +61,7 @@ def test_any_chunking_gives_the_same_fit(responses, chunk_size):
 
 def test_uint8_storage_is_converted_on_the_workers(responses, monkeypatch):
     reference = _fit(responses, chunk_size=31)
-    monkeypatch.setattr(module, "_DENSE_LIMIT", 100)  # store 0/1 as uint8
+    monkeypatch.setattr(_responses, "_DENSE_LIMIT", 100)  # store 0/1 as uint8
     compact = _fit(responses, chunk_size=31, n_jobs=2)
     _assert_same_fit(compact, reference, rtol=1e-12)
 
@@ -93,7 +92,7 @@ def test_fit_recovers_the_generating_items_in_parallel():
 
 def test_n_jobs_from_joblib_context_is_used(responses, monkeypatch):
     seen = []
-    original = module._e_step_block
+    original = _estep._e_step_block
 
     def spy(*args):
         import threading
@@ -101,7 +100,7 @@ def test_n_jobs_from_joblib_context_is_used(responses, monkeypatch):
         seen.append(threading.current_thread().name)
         return original(*args)
 
-    monkeypatch.setattr(module, "_e_step_block", spy)
+    monkeypatch.setattr(_estep, "_e_step_block", spy)
     with parallel_config(backend="threading", n_jobs=2):
         in_context = _fit(responses, chunk_size=40)
     assert any(name != "MainThread" for name in seen)
@@ -144,9 +143,9 @@ def test_e_step_is_invariant_to_chunking(n_agents, n_items, chunk_size, seed):
     a = rng.normal(1.0, 1.0, n_items)
     b = rng.normal(0.0, 1.5, n_items)
     grid = make_grid("rectangular", 31, 6.0)
-    whole = module._e_step(module._Responses(values, chunk_size=n_agents), a, b,
+    whole = _estep._e_step(_responses._Responses(values, chunk_size=n_agents), a, b,
                            grid, moments=True)
-    chunked = module._e_step(module._Responses(values, chunk_size=chunk_size), a,
+    chunked = _estep._e_step(_responses._Responses(values, chunk_size=chunk_size), a,
                              b, grid, moments=True)
     for key in ("mass", "r", "n", "mean", "sd", "per_agent"):
         assert_allclose(chunked[key], whole[key], rtol=1e-12, atol=1e-13,
@@ -185,7 +184,7 @@ def test_fit_on_dask_matches_n_jobs_1(responses, dask_client):
 
 # ------------------------------------------------- validation in row blocks
 def test_blockwise_validation_names_the_offending_entry(responses, monkeypatch):
-    monkeypatch.setattr(module, "_BLOCK_ENTRIES", 30 * 8)  # 8 agents per block
+    monkeypatch.setattr(_responses, "_BLOCK_ENTRIES", 30 * 8)  # 8 agents per block
     bad = responses.copy()
     bad[5, 2], bad[130, 7] = 1.0, 0.5  # the bad value sits in block 17
     with pytest.raises(ValueError, match=r"binary.*0\.5.*row 130.*column 7"):

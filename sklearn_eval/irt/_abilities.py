@@ -1,0 +1,81 @@
+"""Abilities of agents given fixed items: MAP (safeguarded Newton) or EAP."""
+
+import numpy as np
+from scipy.special import expit, log_expit
+from sklearn.utils.parallel import delayed
+
+from ._estep import _e_step
+from ._responses import _as_float_block
+
+
+def _map_raw_block(Y, M, a, b, theta):
+    """``_map_block`` on a stored (possibly uint8) block (runs on a worker)."""
+    return _map_block(*_as_float_block(Y, M), a, b, theta)
+
+
+def _map_block(Y, M, a, b, theta, max_iter=100):
+    """MAP abilities under N(0, 1) for one block: safeguarded Newton.
+
+    The objective is concave in theta (each term is log-concave in the logit),
+    so Newton with halving converges from any start.
+    """
+
+    def objective(t):
+        logits = a * (t[:, None] - b)
+        fail = log_expit(-logits)
+        if M is None:
+            ll = (Y * logits).sum(axis=1) + fail.sum(axis=1)
+        else:
+            ll = (Y * logits).sum(axis=1) + (M * fail).sum(axis=1)
+        return ll - 0.5 * t * t
+
+    value = objective(theta)
+    for _ in range(max_iter):
+        P = expit(a * (theta[:, None] - b))
+        expected = P if M is None else M * P
+        grad = ((Y - expected) * a).sum(axis=1) - theta
+        curv = (expected * (1.0 - P) * a * a).sum(axis=1) + 1.0
+        step = grad / curv
+        step = np.clip(step, -2.0, 2.0)
+        scale = np.ones_like(theta)
+        done = np.zeros(theta.shape, dtype=bool)
+        for _halving in range(40):
+            cand = theta + scale * step
+            new = objective(cand)
+            ok = ~done & (new >= value - 1e-13 * np.abs(value))
+            theta = np.where(ok, cand, theta)
+            value = np.where(ok, new, value)
+            done |= ok
+            if done.all():
+                break
+            scale = np.where(done, scale, 0.5 * scale)
+        if np.max(np.abs(step)) < 1e-10:
+            break
+    P = expit(a * (theta[:, None] - b))
+    info = ((P if M is None else M * P) * (1.0 - P) * a * a).sum(axis=1)
+    return theta, 1.0 / np.sqrt(info + 1.0)
+
+
+def _ability_estimates(data, a, b, grid, method, moments=None):
+    """Abilities and their sd for the agents of ``data``, items ``(a, b)`` fixed.
+
+    ``method`` is ``"map"`` (posterior mode, Newton from the posterior mean)
+    or ``"eap"`` (posterior mean and sd on ``grid``). ``moments`` are E-step
+    moments already computed on ``grid``, if any. The blocks of agents run on
+    ``data.parallel`` when set.
+    """
+    if moments is None:
+        moments = _e_step(data, a, b, grid, counts=False, moments=True)
+    if method == "eap":
+        return moments["mean"].copy(), moments["sd"].copy()
+    tasks = [(rows, Y, M, a, b, moments["mean"][rows])
+             for rows, Y, M in data.raw_blocks()]
+    if data.parallel is None or len(tasks) == 1:
+        parts = [_map_raw_block(*task[1:]) for task in tasks]
+    else:
+        parts = data.parallel(delayed(_map_raw_block)(*task[1:]) for task in tasks)
+    theta = np.empty(data.n_agents)
+    sd = np.empty(data.n_agents)
+    for task, (theta_block, sd_block) in zip(tasks, parts, strict=True):
+        theta[task[0]], sd[task[0]] = theta_block, sd_block
+    return theta, sd

@@ -1,0 +1,131 @@
+"""Where GeneralityScorer's task difficulties and weights come from.
+
+Difficulties are one minus the success rate, given values, or the difficulty
+of an IRT model fitted on the responses (or a frozen, already fitted one).
+"""
+
+import numpy as np
+from sklearn.base import clone
+from sklearn.frozen import FrozenEstimator
+
+from ._irt2pl import IRT2PL
+
+
+def _check_weights(task_weights, n_tasks):
+    """Validate task weights: finite, non-negative, one per task, not all 0."""
+    if task_weights is None:
+        return np.ones(n_tasks)
+    weights = np.asarray(task_weights, dtype=np.float64)
+    if weights.shape != (n_tasks,):
+        raise ValueError(
+            f"task_weights must have one entry per task ({n_tasks}); got shape "
+            f"{weights.shape}."
+        )
+    bad = ~np.isfinite(weights) | (weights < 0)
+    if bad.any():
+        column = int(np.flatnonzero(bad)[0])
+        raise ValueError(
+            "task_weights must be finite and >= 0; got "
+            f"{weights[column]!r} for task {column}."
+        )
+    if not weights.sum() > 0:
+        raise ValueError("task_weights must not all be zero.")
+    return weights
+
+
+def _task_name(tasks, column):
+    """Human-readable name of a task column for error messages."""
+    if tasks is None:
+        return f"column {column}"
+    return f"column {column} ({tasks[column]!r})"
+
+
+def _task_difficulties(source, X, responses, tasks, *,
+                       exclude_negative_discrimination):
+    """Task difficulties, the tasks eligible for binning, and the IRT model.
+
+    ``source`` is the scorer's ``difficulty`` parameter: ``"rate"``, ``"irt"``,
+    an IRT2PL-like estimator (fitted here on a clone unless frozen) or an
+    array of given difficulties.
+    """
+    n_tasks = responses.shape[1]
+    if isinstance(source, str) and source == "rate":
+        observed = ~np.isnan(responses)
+        empty = ~observed.any(axis=0)
+        if empty.any():
+            column = int(np.flatnonzero(empty)[0])
+            raise ValueError(
+                f"X {_task_name(tasks, column)} has no observed result, so "
+                "its success rate (difficulty='rate') is undefined."
+            )
+        difficulty = 1.0 - np.nanmean(responses, axis=0)
+        return difficulty, np.ones(n_tasks, dtype=bool), None
+    if isinstance(source, str) or hasattr(source, "fit"):
+        return _irt_difficulties(source, X, responses, tasks,
+                                 exclude_negative_discrimination)
+    difficulty = _given_difficulties(source, tasks, n_tasks)
+    return difficulty, np.ones(n_tasks, dtype=bool), None
+
+def _given_difficulties(source, tasks, n_tasks):
+    """Validate a user-supplied difficulty vector."""
+    if hasattr(source, "reindex") and tasks is not None:
+        missing = [task for task in tasks if task not in source.index]
+        if not missing:
+            source = source.reindex(tasks)
+    difficulty = np.asarray(source, dtype=np.float64)
+    if difficulty.ndim != 1 or difficulty.shape[0] != n_tasks:
+        raise ValueError(
+            f"difficulty must have one value per task (column of X): expected "
+            f"shape ({n_tasks},), got {difficulty.shape}."
+        )
+    bad = ~np.isfinite(difficulty)
+    if bad.any():
+        column = int(np.flatnonzero(bad)[0])
+        raise ValueError(
+            f"difficulty must be finite; got {difficulty[column]} for task "
+            f"{_task_name(tasks, column)}. Drop that column from X (and "
+            "from difficulty) to leave the task out."
+        )
+    return difficulty
+
+def _irt_difficulties(source, X, responses, tasks, exclude_negative_discrimination):
+    """Difficulties from an IRT model (fitted here, or frozen)."""
+    n_tasks = responses.shape[1]
+    binary = np.isnan(responses) | (responses == 0) | (responses == 1)
+    if not binary.all():
+        row, column = np.argwhere(~binary)[0]
+        raise ValueError(
+            "An IRT difficulty needs binary responses; X has "
+            f"{responses[row, column]!r} at row {row}, "
+            f"{_task_name(tasks, column)}. Pass threshold= to binarise "
+            "scores, or use difficulty='rate' or a difficulty array."
+        )
+    model = IRT2PL() if isinstance(source, str) else source
+    if not isinstance(model, FrozenEstimator):
+        model = clone(model).fit(_like(X, responses))
+    difficulty = np.asarray(getattr(model, "difficulty_", None), dtype=np.float64)
+    if difficulty.shape != (n_tasks,):
+        raise ValueError(
+            f"The difficulty model's difficulty_ has shape {difficulty.shape}; "
+            f"expected one value per task ({n_tasks},). A frozen model must "
+            "have been fitted on the same tasks."
+        )
+    eligible = np.isfinite(difficulty)
+    discrimination = getattr(model, "discrimination_", None)
+    if exclude_negative_discrimination and discrimination is not None:
+        eligible &= ~(np.asarray(discrimination, dtype=np.float64) < 0)
+    if not eligible.any():
+        raise ValueError(
+            "No task is left to bin: every task has a negative "
+            "discrimination or no finite difficulty."
+        )
+    return difficulty, eligible, model
+
+
+def _like(X, values):
+    """``values`` as a DataFrame shaped like ``X`` when ``X`` is one."""
+    if hasattr(X, "iloc"):
+        import pandas as pd
+
+        return pd.DataFrame(values, index=X.index, columns=X.columns)
+    return values

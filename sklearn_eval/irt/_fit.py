@@ -1,0 +1,113 @@
+"""The IRT2PL fit as a pure function of the validated data and the parameters.
+
+:func:`_fit_model` runs the EM engine, orients the latent axis, computes the
+item standard errors and the training agents' abilities, and returns every
+fitted attribute in a dict: the estimator assigns them only once all of them
+are computed, so a failure leaves its previous fitted state untouched.
+"""
+
+import warnings
+
+import numpy as np
+from sklearn.exceptions import ConvergenceWarning
+
+from ._abilities import _ability_estimates
+from ._em import _fit_items
+from ._estep import _e_step
+from ._information import _item_information_louis, _standard_errors
+from ._responses import _column_rate, _informative_items, _Responses
+
+_N_FREE_PARAMS = {"2PL": lambda J: 2 * J, "1PL": lambda J: J + 1, "Rasch": lambda J: J}
+
+
+def _fit_model(values, labels, *, settings, grid, ability_grid, ability_method,
+               chunk_size, parallel, rng):
+    """Everything ``IRT2PL.fit`` learns, as a dict of fitted attributes.
+
+    Item parameters by EM on the informative items, the orientation of the
+    latent axis, standard errors and the training agents' abilities (on
+    ``ability_grid``; the fit's posterior moments are reused when it is
+    ``grid``). Reads nothing from and writes nothing to an estimator.
+    """
+    keep, constant = _informative_items(values)
+    if constant.any():
+        warnings.warn(
+            f"{int(constant.sum())} item(s) answered all 0, all 1 or never "
+            f"were left out of estimation: {list(labels[constant])[:10]}"
+            + (" ..." if constant.sum() > 10 else ""),
+            UserWarning,
+            stacklevel=4,
+        )
+    data = _Responses(values, keep, chunk_size=chunk_size, parallel=parallel)
+    a, b, loglik, n_iter, converged = _fit_items(data, grid, settings, rng)
+    moments = _e_step(data, a, b, grid, counts=False, moments=True)
+    proportion = data.success_rate()
+    if _should_flip(moments["mean"], proportion):
+        a, b = -a, -b
+        moments = _e_step(data, a, b, grid, counts=False, moments=True)
+    _warn_about_fit(converged, a, labels[keep], settings)
+    info = _item_information_louis(data, a, b, grid, settings.a_prior,
+                                   settings.b_prior)
+    se_a, se_b = _standard_errors(info, settings.model)
+    theta, sd = _ability_estimates(
+        data, a, b, ability_grid, ability_method,
+        moments=moments if ability_grid is grid else None,
+    )
+    n_items = values.shape[1]
+    n_free = _N_FREE_PARAMS[settings.model](a.size)
+    return {
+        "discrimination_": _scatter(a, keep, n_items),
+        "difficulty_": _scatter(b, keep, n_items),
+        "discrimination_se_": _scatter(se_a, keep, n_items),
+        "difficulty_se_": _scatter(se_b, keep, n_items),
+        "constant_items_": labels[constant],
+        "negative_items_": labels[keep][a < 0],
+        "log_likelihood_": float(loglik),
+        "aic_": -2.0 * loglik + 2.0 * n_free,
+        "bic_": -2.0 * loglik + n_free * np.log(values.shape[0]),
+        "n_iter_": n_iter,
+        "quadrature_nodes_": grid.nodes,
+        "quadrature_weights_": np.exp(grid.log_weights),
+        "abilities_": theta,
+        "abilities_sd_": sd,
+        "agent_scores_": theta,
+        "tasks_": labels,
+        "_keep": keep,
+        "_success_rate_items": _column_rate(values),
+        "_agent_success_rate": proportion,
+        "_agent_n_responses": data.n_observed().astype(np.int64),
+    }
+
+
+def _warn_about_fit(converged, a, labels, settings):
+    """ConvergenceWarning, and a warning for (nearly) separating items."""
+    if not converged:
+        warnings.warn(
+            f"EM did not converge in max_iter={settings.max_iter} iterations "
+            f"(tol={settings.tol}); increase max_iter or set priors.",
+            ConvergenceWarning,
+            stacklevel=5,
+        )
+    steep = np.abs(a) > 10
+    if steep.any() and settings.a_prior is None:
+        warnings.warn(
+            f"{int(steep.sum())} item(s) have |discrimination| > 10: they "
+            "(nearly) separate the agents and their a is where EM stopped, "
+            f"not a finite optimum: {list(labels[steep])[:10]}. Set "
+            "a_prior, e.g. (1.0, 2.0), for finite values.",
+            UserWarning,
+            stacklevel=5,
+        )
+
+
+def _should_flip(theta, proportion):
+    ok = np.isfinite(proportion)
+    if ok.sum() < 2 or np.std(theta[ok]) == 0 or np.std(proportion[ok]) == 0:
+        return False
+    return np.corrcoef(theta[ok], proportion[ok])[0, 1] < 0
+
+
+def _scatter(values, keep, n_items):
+    out = np.full(n_items, np.nan)
+    out[keep] = values
+    return out
