@@ -43,6 +43,10 @@ def add_parser(commands):
     return parser
 
 
+def _count(n, noun):
+    return f"{n} {noun}" if n == 1 else f"{n} {noun}s"
+
+
 def fewer_bins_reason(scorer, asked):
     """Why the scorer has fewer bins than asked (None when it has them all)."""
     n_bins = scorer.bin_counts_.size
@@ -54,24 +58,24 @@ def fewer_bins_reason(scorer, asked):
     least = scorer.min_tasks_per_bin
     reasons = []
     if n_distinct < asked:
+        noun = "difficulty" if n_distinct == 1 else "difficulties"
         reasons.append(
-            f"the tasks have {n_distinct} distinct difficulties (tied tasks share "
-            "a bin)"
+            f"the tasks have {n_distinct} distinct {noun} (tied tasks share a bin)"
         )
     if n_binned < asked * least:
         reasons.append(
-            f"{n_binned} binned tasks, and a bin under {least} tasks "
-            f"(--min-tasks-per-bin) is merged into a neighbour (at most "
-            f"{max(1, n_binned // least)} bins)"
+            f"{_count(n_binned, 'binned task')}, and a bin under {least} tasks "
+            "(--min-tasks-per-bin) is merged into a neighbour (at most "
+            f"{_count(max(1, n_binned // least), 'bin')})"
         )
     excluded = len(scorer.excluded_tasks_)
     if excluded:
+        verb = "is" if excluded == 1 else "are"
         reasons.append(
-            f"{excluded} tasks are left out (negative discrimination or no "
-            "finite difficulty)"
+            f"{_count(excluded, 'task')} {verb} left out (negative discrimination or "
+            "no finite difficulty)"
         )
-    plural = "bin" if n_bins == 1 else "bins"
-    return f"--bins {asked} gave {n_bins} {plural}: " + "; ".join(reasons)
+    return f"--bins {asked} gave {_count(n_bins, 'bin')}: " + "; ".join(reasons)
 
 
 def generality_table(scorer, irt, bench, title):
@@ -108,7 +112,7 @@ def run(args, out):
         min_tasks_per_bin=args.min_tasks_per_bin,
     ).fit(bench.responses)
     title = (
-        f"generality over {scorer.bin_counts_.size} IRT difficulty bins "
+        f"generality over {_count(scorer.bin_counts_.size, 'IRT difficulty bin')} "
         f"({bench.response_rule}):"
     )
     reason = fewer_bins_reason(scorer, args.bins)

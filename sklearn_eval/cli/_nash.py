@@ -7,7 +7,12 @@ import warnings
 import numpy as np
 
 from ._inputs import read_match_file, read_scores
-from ._options import add_match_input, add_matrix_input, add_table_output
+from ._options import (
+    add_match_input,
+    add_matrix_input,
+    add_table_output,
+    clip_fraction,
+)
 from ._output import CommandError, Table, emit, fixed, say
 
 __all__ = []
@@ -38,7 +43,7 @@ def add_parser(commands):
     )
     parser.add_argument(
         "--clip",
-        type=float,
+        type=clip_fraction,
         default=1e-3,
         help="win rates clipped to [clip, 1 - clip] before the logit",
     )

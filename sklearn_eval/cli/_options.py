@@ -62,6 +62,17 @@ def non_negative_float(text):
     return value
 
 
+def clip_fraction(text):
+    """A win-rate clip in (0, 0.5), as NashAverager's clip."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a number: {text!r}") from None
+    if not 0 < value < 0.5:
+        raise argparse.ArgumentTypeError(f"must be in (0, 0.5); got {text!r}")
+    return value
+
+
 _SEPARATORS = {"tab": "\t", "\\t": "\t", "comma": ",", "semicolon": ";", "pipe": "|"}
 
 

@@ -425,3 +425,21 @@ def test_bad_win_rate_matrices_fail_in_one_line(tmp_path, capsys):
     code, _, err = run(["nash", path, "--input", "win-rates", "-q"], capsys)
     assert_one_error_line(err, "nash", code)
     assert "missing win rate of 'a' against 'c'" in err
+
+
+@pytest.mark.parametrize("command", RESULT_COMMANDS)
+def test_huge_finite_scores_are_legal_input(command, tmp_path, capsys):
+    # finite values near the float limit are data, not an error: a finite table
+    path = tmp_path / "huge.csv"
+    path.write_text(
+        "agent,t1,t2,t3\nA,1e300,0,1\nB,0,5e307,1\nC,1,1e300,-1e308\nD,2,3,4\n"
+    )
+    argv = command_argv(command, path, tmp_path)
+    if command != "report":
+        argv += ["--csv", tmp_path / "out.csv"]
+    code, out, err = run(argv, capsys)
+    assert code == 0, err
+    assert "nan" not in out.lower()
+    for written in tmp_path.glob("out*.csv"):
+        # (generality is inf for an agent with zero dispersion, as documented)
+        assert "nan" not in written.read_text().lower()
