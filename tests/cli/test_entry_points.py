@@ -151,3 +151,27 @@ def test_debug_shows_the_traceback(tmp_path):
     )
     assert done.returncode != 0
     assert "Traceback" in done.stderr and "CSVError" in done.stderr
+
+
+@pytest.mark.parametrize(
+    ("error", "code", "message"),
+    [
+        (RuntimeError("solver blew up"), 1, "RuntimeError: solver blew up (rerun with"),
+        (KeyboardInterrupt(), 130, "interrupted"),
+    ],
+)
+def test_unexpected_failures_are_one_line(error, code, message, tmp_path, monkeypatch):
+    from sklearn_eval.cli import _irt
+
+    def fail(args, bench):
+        raise error
+
+    monkeypatch.setattr(_irt, "fit_irt", fail)
+    path = tmp_path / "s.csv"
+    path.write_text("agent,t1,t2\na,1,0\nb,0,1\nc,1,1\n")
+    err = io.StringIO()
+    monkeypatch.setattr(sys, "stderr", err)
+    assert main(["irt", str(path), "-q"], out=io.StringIO()) == code
+    assert err.getvalue().count("\n") == 1 and message in err.getvalue()
+    if code == 1:
+        assert str(path) in err.getvalue()
