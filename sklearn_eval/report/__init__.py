@@ -4,10 +4,12 @@
 agents x tasks result matrix, :func:`render_report` turns them into one
 self-contained HTML page (tables and embedded PNG figures), and
 :func:`write_report` does all three. The readers :func:`read_result_matrix`
-and :func:`read_matches` load long or wide CSV files for the command line.
+and :func:`read_matches` load long or wide CSV files for the command line, and
+:func:`write_csv` writes tables that are safe to open in a spreadsheet.
 """
 
 from ._analysis import analyze_benchmark, prepare_benchmark
+from ._csv_writer import write_csv
 from ._html import SECTIONS, render_report, write_report
 from ._io import CSVError, read_csv, read_matches, read_result_matrix
 
@@ -20,5 +22,6 @@ __all__ = [
     "read_matches",
     "read_result_matrix",
     "render_report",
+    "write_csv",
     "write_report",
 ]

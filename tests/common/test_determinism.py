@@ -11,9 +11,11 @@ from __future__ import annotations
 
 import ast
 import builtins
+import importlib
 import inspect
 import pickle
 import warnings
+from importlib import resources
 from pathlib import Path
 
 import joblib
@@ -219,9 +221,13 @@ def test_shipped_data_are_plain_text_files():
     assert all(name.endswith(allowed) for name in files), files
 
 
-def test_loader_source_never_unpickles_or_evaluates():
-    module = inspect.getmodule(ds.load_atari)
-    tree = ast.parse(inspect.getsource(module))
+@pytest.mark.parametrize(
+    "module",
+    sorted({inspect.getmodule(getattr(ds, name)).__name__ for name in LOADERS})
+    + ["sklearn_eval.datasets._base", "sklearn_eval.datasets._bunches"],
+)
+def test_loader_source_never_unpickles_or_evaluates(module):
+    tree = ast.parse(inspect.getsource(importlib.import_module(module)))
     names = {n.id for n in ast.walk(tree) if isinstance(n, ast.Name)}
     attrs = {n.attr for n in ast.walk(tree) if isinstance(n, ast.Attribute)}
     imported = {
@@ -247,6 +253,9 @@ def test_loader_source_never_unpickles_or_evaluates():
 def test_loaders_run_with_code_execution_disabled(loader, monkeypatch):
     def forbidden(*args, **kwargs):
         raise AssertionError("a loader tried to execute code from data")
+
+    # importlib imports its resource readers (Python code, not data) on first use
+    resources.files("sklearn_eval.datasets").joinpath("data").is_dir()
 
     for module, name in [
         (pickle, "load"),

@@ -1116,7 +1116,7 @@ def test_loaders_and_generators_reject_bad_arguments(case, call, message):
 
 
 # ---------------------------------------------------------------------------
-# command line: a missing file, a missing column, a bad row -> one line, exit 1
+# command line: a missing file, a missing column, a bad row -> one line, exit 2
 # ---------------------------------------------------------------------------
 def _run_cli(argv, capsys):
     from sklearn_eval.cli import main
@@ -1159,7 +1159,7 @@ def test_cli_result_commands_fail_with_one_line(command, case, tmp_path, capsys)
     if command == "report":
         argv += ["--output", str(tmp_path / "r.html"), "--no-figures"]
     code, out, err = _run_cli(argv, capsys)
-    assert code == 1, err
+    assert code == 2, err
     assert err.count("\n") == 1 and message in err, err
     assert "Traceback" not in err
 
@@ -1173,15 +1173,17 @@ CLI_MATCH_CASES = {
 }
 
 
-@pytest.mark.parametrize("method", ["elo", "bt", "melo"])
+@pytest.mark.parametrize("model_method", ["elo online", "elo batch", "melo online"])
 @pytest.mark.parametrize("case", sorted(CLI_MATCH_CASES))
-def test_cli_rank_fails_with_one_line(method, case, tmp_path, capsys):
+def test_cli_rank_fails_with_one_line(model_method, case, tmp_path, capsys):
     content, message = CLI_MATCH_CASES[case]
     path = tmp_path / "m.csv"
     if content is not None:
         path.write_text(content)
-    code, _, err = _run_cli(["rank", str(path), "--method", method, "-q"], capsys)
-    assert code == 1, err
+    model, method = model_method.split()
+    argv = ["rank", str(path), "--model", model, "--method", method, "-q"]
+    code, _, err = _run_cli(argv, capsys)
+    assert code == 2, err
     assert err.count("\n") == 1 and message in err, err
 
 

@@ -11,7 +11,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from sklearn_eval.cli import _atari_benchmark
+from sklearn_eval.cli._demo import atari_benchmark
 from sklearn_eval.datasets import make_agent_task_scores
 from sklearn_eval.game import NashAverager
 from sklearn_eval.report import (
@@ -98,7 +98,7 @@ def decode_png(src):
 # ---------------------------------------------------------------------------
 @pytest.fixture(scope="module")
 def atari():
-    return analyze_benchmark(_atari_benchmark(), n_resamples=10, random_state=0)
+    return analyze_benchmark(atari_benchmark(), n_resamples=10, random_state=0)
 
 
 @pytest.fixture(scope="module")

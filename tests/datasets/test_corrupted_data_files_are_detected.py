@@ -11,10 +11,23 @@ from __future__ import annotations
 import pytest
 
 from sklearn_eval import datasets
-from sklearn_eval.datasets import _loaders
+from sklearn_eval.datasets import _atari, _automl, _base, _football, _games, _llm
 
-REAL_READ_CSV = _loaders._read_csv_rows
-REAL_OPEN_TEXT = _loaders._open_text
+REAL_READ_CSV = _base._read_csv_rows
+REAL_OPEN_TEXT = _base._open_text
+# the loader module that reads each file (where the reader is looked up)
+READER_OF = {
+    "rldb_atari_scores_long.csv.gz": _atari,
+    "dqnzoo_atari57_random_human.csv": _atari,
+    "openspiel_atari_agent57_table.txt": _atari,
+    "irt_on_bench_chembench_binary_matrix.csv.gz": _llm,
+    "irt_on_bench_chembench_model_scores.csv": _llm,
+    "prd_vicuna80_human_pairwise.csv.gz": _llm,
+    "martj42_international_results_full.csv.gz": _football,
+    "amlb2019_1h_result_summary.csv": _automl,
+    "openspiel_pbe_rrps_bot_table_file.txt.gz": _games,
+    "openspiel_response_graph_ucb_soccer.txt": _games,
+}
 
 
 def _csv_patch(filename, change):
@@ -112,7 +125,9 @@ CSV_CASES = [
     ids=[c[0] for c in CSV_CASES],
 )
 def test_corrupted_csv_is_detected(case, filename, change, load, message, monkeypatch):
-    monkeypatch.setattr(_loaders, "_read_csv_rows", _csv_patch(filename, change))
+    monkeypatch.setattr(
+        READER_OF[filename], "_read_csv_rows", _csv_patch(filename, change)
+    )
     with pytest.raises(ValueError, match=message):
         load()
 
@@ -164,6 +179,13 @@ TEXT_CASES = [
 def test_corrupted_text_file_is_detected(
     case, filename, change, load, message, monkeypatch
 ):
-    monkeypatch.setattr(_loaders, "_open_text", _text_patch(filename, change))
+    monkeypatch.setattr(
+        READER_OF[filename], "_open_text", _text_patch(filename, change)
+    )
     with pytest.raises(ValueError, match=message):
         load()
+
+
+def test_every_damaged_file_has_its_reader():
+    cases = {case[1] for case in CSV_CASES} | {case[1] for case in TEXT_CASES}
+    assert cases == set(READER_OF)
