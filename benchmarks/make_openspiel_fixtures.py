@@ -23,7 +23,7 @@ does not import sklearn_eval) and prints JSON:
   game's tied groups are instead expanded into all their orders, each order
   with an equal integer weight (the same total weight per game), which is
   exactly "a tie counts half a preference each way" (the convention of
-  ``VotingRanker``). Every ranking is also recomputed under 50 random
+  ``VotingRanker``). Every ranking is also recomputed under 20 random
   tie-breaks (OpenSpiel's own procedure) and the number of agreeing seeds is
   recorded.
 """
@@ -178,7 +178,7 @@ def voting_references():
     for name, make in METHODS.items():
         outcome = make().run_election(profile)
         agree = 0
-        for seed in range(50):
+        for seed in range(20):
             other = make().run_election(random_tie_profile(data, seed))
             agree += list(other.ranking) == list(outcome.ranking)
         out["methods"][name] = {

@@ -31,6 +31,7 @@ from ._maxent_nash import (
 )
 from ._missing import complete_submatrix, drop_incomplete, fill_win_rates
 from ._nash import NashAverager
+from ._voting import VotingRanker
 
 __all__ = [
     "AlphaRank",
@@ -40,6 +41,7 @@ __all__ = [
     "NashAverager",
     "NashEquilibrium",
     "SchurEmbedding",
+    "VotingRanker",
     "avt_embedding",
     "complete_submatrix",
     "curl",
