@@ -284,7 +284,8 @@ class VotingRanker(BaseEstimator):
         extra = {"copeland_wins": (self.margin_matrix_ > 0).sum(axis=1)}
         if self.method == "maximal_lotteries":
             extra["lottery"] = self.lottery_
-        rtol = rules.SOLVER_RTOL if self.method in ("maximal_lotteries", "sco") else 0
+        rtol = {"maximal_lotteries": rules.SOLVER_RTOL, "sco": rules.SOLVER_RTOL,
+                "plurality": rules.COUNT_RTOL}.get(self.method, 0.0)
         return ranking_frame(
             self.agents_, self.agent_scores_, "agent", extra, rtol=rtol
         )
@@ -347,17 +348,19 @@ def _aggregate(X, method, temperature, bounds, max_iter, tol):
     if method == "kemeny_young":
         scores, order = kemeny_young(N, borda_scores)
     elif method == "schulze":
-        scores, order = rules.schulze(N)
+        scores, order = rules.schulze(N, borda_scores)
     elif method == "ranked_pairs":
         scores, order, _ = rules.ranked_pairs(margin, borda_scores)
     elif method == "copeland":
-        scores, order = rules.copeland(margin)
+        scores, order = rules.copeland(margin, borda_scores)
     elif method == "borda":
         scores, order = borda_scores, rules.order_by_scores(borda_scores)
     elif method == "plurality":
         scores, order = rules.plurality(X)
     elif method == "maximal_lotteries":
-        scores, order, lottery = rules.maximal_lotteries(margin, tol=tol)
+        scores, order, lottery = rules.maximal_lotteries(
+            margin, borda_scores, tol=tol
+        )
         out["lottery_"] = lottery
     else:
         n_tasks = int((((~np.isnan(X)).sum(axis=0)) >= 2).sum())

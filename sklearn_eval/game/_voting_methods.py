@@ -35,6 +35,8 @@ _CHUNK_ELEMENTS = 4_000_000
 #: scores from iterative solvers (maximal lotteries, SCO) closer than this
 #: (relative) are ties
 SOLVER_RTOL = 1e-7
+#: plurality counts are sums of fractions 1/k: equal up to rounding only
+COUNT_RTOL = 1e-12
 
 
 def pairwise_counts(X):
@@ -100,17 +102,16 @@ def plurality(X):
     top = Xu == Xu.max(axis=0, keepdims=True)
     scores = (top / top.sum(axis=0, keepdims=True)).sum(axis=1)
     borda_scores, _ = borda(*pairwise_counts(X))
-    return scores, order_by_scores(scores, tiebreak=borda_scores)
+    return scores, order_by_scores(scores, tiebreak=borda_scores, rtol=COUNT_RTOL)
 
 
-def copeland(margin):
+def copeland(margin, tiebreak):
     """Pairwise wins plus half the pairwise ties (zero margins)."""
     scores = (margin > 0).sum(axis=1) + 0.5 * ((margin == 0).sum(axis=1) - 1)
-    borda_like = margin.sum(axis=1)
-    return scores.astype(np.float64), order_by_scores(scores, tiebreak=borda_like)
+    return scores.astype(np.float64), order_by_scores(scores, tiebreak=tiebreak)
 
 
-def schulze(N):
+def schulze(N, tiebreak):
     """Schulze's beatpath method with winning votes (strongest-path strength).
 
     ``d[a, b] = N[a, b]`` when ``a`` beats ``b`` (else 0); the strength of the
@@ -125,7 +126,7 @@ def schulze(N):
         p = np.maximum(p, np.minimum(p[:, k : k + 1], p[k : k + 1, :]))
     np.fill_diagonal(p, 0.0)
     scores = (p > p.T).sum(axis=1).astype(np.float64)
-    return scores, order_by_scores(scores, tiebreak=(N - N.T).sum(axis=1))
+    return scores, order_by_scores(scores, tiebreak=tiebreak)
 
 
 def ranked_pairs(margin, tiebreak):
@@ -152,7 +153,7 @@ def ranked_pairs(margin, tiebreak):
     return scores, order_by_scores(scores, tiebreak=tiebreak), reach
 
 
-def maximal_lotteries(margin, tol=1e-9):
+def maximal_lotteries(margin, tiebreak, tol=1e-9):
     """Iterated maximal lotteries (the maximum-entropy one at every level).
 
     The maximal lottery is an optimal mixed strategy of the symmetric
@@ -186,7 +187,8 @@ def maximal_lotteries(margin, tol=1e-9):
         remaining = remaining[~support]
     for depth, (agents, probs) in enumerate(levels):
         scores[agents] = (len(levels) - 1 - depth) + probs
-    return scores, order_by_scores(scores, rtol=SOLVER_RTOL), lottery
+    order = order_by_scores(scores, tiebreak=tiebreak, rtol=SOLVER_RTOL)
+    return scores, order, lottery
 
 
 def condorcet_winner(margin):

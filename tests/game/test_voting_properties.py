@@ -39,7 +39,7 @@ def profiles(draw, max_agents=7, allow_missing=True):
     return X
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=40, deadline=None)
 @given(profiles())
 def test_condorcet_winner_is_first(X):
     winner = VotingRanker(method="borda").fit(X).condorcet_winner_
@@ -50,7 +50,7 @@ def test_condorcet_winner_is_first(X):
         assert vr.agent_table().loc[winner, "rank"] == 1, method
 
 
-@settings(max_examples=40, deadline=None)
+@settings(max_examples=25, deadline=None)
 @given(profiles())
 def test_homogeneity(X):
     doubled = np.hstack([X, X])
@@ -67,7 +67,7 @@ def _unique_kemeny_optimum(N):
     return scores.count(max(scores)) == 1
 
 
-@settings(max_examples=40, deadline=None)
+@settings(max_examples=25, deadline=None)
 @given(profiles(max_agents=6), st.randoms(use_true_random=False))
 def test_agent_permutation_equivariance(X, random):
     n = X.shape[0]
@@ -89,7 +89,7 @@ def test_agent_permutation_equivariance(X, random):
         assert perm[np.asarray(b.ranking_)].tolist() == a.ranking_.tolist(), method
 
 
-@settings(max_examples=40, deadline=None)
+@settings(max_examples=20, deadline=None)
 @given(profiles(), st.randoms(use_true_random=False))
 def test_task_permutation_equivariance(X, random):
     perm = np.array(random.sample(range(X.shape[1]), X.shape[1]))
