@@ -377,17 +377,17 @@ class AlphaRank(BaseEstimator):
     >>> ar = AlphaRank(alpha=np.inf).fit(P)
     >>> ar.agent_distribution_
     array([1., 0., 0.])
-    >>> ar.agent_table()[["score", "rank"]]
-           score  rank
+    >>> ar.agent_table()  # doctest: +NORMALIZE_WHITESPACE
+           score  rank  limit  in_sink
     agent
-    0        1.0     1
-    1        0.0     2
-    2        0.0     2
+    0        1.0     1    1.0     True
+    1        0.0     2    0.0    False
+    2        0.0     2    0.0    False
     """
 
     _parameter_constraints: dict = {
         "alpha": [
-            Interval(numbers.Real, 0.0, None, closed="neither"),
+            Interval(numbers.Real, 0.0, None, closed="right"),  # np.inf allowed
             StrOptions({"auto"}),
         ],
         "population_size": [Interval(numbers.Integral, 2, None, closed="left")],

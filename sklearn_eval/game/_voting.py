@@ -156,7 +156,10 @@ class VotingRanker(BaseEstimator):
 
     Examples
     --------
-    Three tasks rank four agents (rows); task 2 did not score agent ``d``:
+    Three tasks rank four agents (rows); task 2 did not score agent ``d``.
+    Majorities cycle (``a`` beats ``b``, ``b`` beats ``c``, ``c`` beats ``a``),
+    so there is no Condorcet winner, and Kemeny-Young overrules the weakest
+    majority:
 
     >>> import numpy as np
     >>> import pandas as pd
@@ -165,19 +168,20 @@ class VotingRanker(BaseEstimator):
     ...                   [2.0, 1.0, np.nan]], index=["a", "b", "c", "d"])
     >>> vr = VotingRanker().fit(X)
     >>> vr.ranking_.tolist(), vr.condorcet_winner_
-    (['b', 'a', 'c', 'd'], 'b')
+    (['a', 'b', 'c', 'd'], None)
     >>> vr.margin_matrix_
-    array([[ 0., -1.,  1.,  2.],
-           [ 1.,  0.,  1.,  2.],
-           [-1., -1.,  0.,  2.],
-           [-2., -2., -2.,  0.]])
-    >>> VotingRanker(method="borda").fit(X).agent_table()
-           score  rank
+    array([[ 0.,  1., -1.,  2.],
+           [-1.,  0.,  1.,  2.],
+           [ 1., -1.,  0.,  0.],
+           [-2., -2.,  0.,  0.]])
+    >>> borda = VotingRanker(method="borda").fit(X)
+    >>> borda.agent_table()  # doctest: +NORMALIZE_WHITESPACE
+           score  rank  copeland_wins
     agent
-    a        5.0     1
-    b        5.0     1
-    c        4.0     3
-    d        1.0     4
+    a        5.0     1              2
+    b        5.0     1              2
+    c        4.0     3              1
+    d        1.0     4              0
     """
 
     _parameter_constraints: dict = {
