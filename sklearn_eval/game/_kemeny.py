@@ -15,7 +15,10 @@ it is NP-hard, but two facts make it fast in practice:
 Among several optimal rankings the one closest (in Kendall-tau distance) to
 the tie-break order (Borda, then agent index) is returned: the tie-break
 weights sum to less than one agreement unit, so they never override the
-primary objective when the counts are integers.
+primary objective when the counts are integers. When several optimal rankings
+are equally close to that order, the solver returns one of them
+(deterministically for a given input, but not canonically: permuting the
+agents may pick another of the tied optima).
 """
 
 from __future__ import annotations

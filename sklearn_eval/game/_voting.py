@@ -88,8 +88,11 @@ class VotingRanker(BaseEstimator):
 
     "Homogeneous" means counting every task twice gives the same ranking.
     Ties between agents in a rule's own scores are broken by Borda score,
-    then by row order (Kemeny-Young: among optimal rankings, the one closest
-    to that order).
+    then by row order. Kemeny-Young returns, among several optimal rankings,
+    one closest in Kendall-tau distance to that order; if several are equally
+    close the choice is deterministic but not canonical (homogeneity and
+    permutation equivariance then hold for the optimal set and the
+    ``agreement_``, not for the ranking returned).
 
     Parameters
     ----------

@@ -9,6 +9,7 @@ import pandas as pd
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from sklearn.utils.estimator_checks import parametrize_with_checks
 
 from sklearn_eval.datasets import load_soccer
 from sklearn_eval.game import AlphaRank, infinite_alpha_limit, sink_components
@@ -238,6 +239,11 @@ def test_logit_and_probability_payoffs_and_general_games():
 
 
 # ------------------------------------------------------------------ API
+@parametrize_with_checks([AlphaRank(alpha=1.0, game="agent_vs_task")])
+def test_sklearn_checks(estimator, check):
+    check(estimator)
+
+
 def test_contract_and_tables():
     P = random_win_probabilities(5, 1)
     check_estimator_contract(

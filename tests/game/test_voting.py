@@ -7,6 +7,7 @@ import os
 import numpy as np
 import pandas as pd
 import pytest
+from sklearn.utils.estimator_checks import parametrize_with_checks
 
 from sklearn_eval.datasets import load_atari
 from sklearn_eval.game import VotingRanker
@@ -165,6 +166,11 @@ def test_task_table_measures_agreement_with_the_ranking():
 
 
 # ------------------------------------------------------------------- API
+@parametrize_with_checks([VotingRanker(), VotingRanker(method="sco")])
+def test_sklearn_checks(estimator, check):
+    check(estimator)
+
+
 @pytest.mark.parametrize("method", METHODS)
 def test_contract(method):
     X = random_profile(np.random.default_rng(1), 5, 7, missing=0.2)

@@ -4,7 +4,8 @@
   Condorcet-consistent rule (Kemeny-Young, Schulze, ranked pairs, Copeland,
   maximal lotteries).
 * Homogeneity: counting every task twice changes no ranking (all eight rules,
-  SCO because its loss is a mean over tasks).
+  SCO because its loss is a mean over tasks; Kemeny-Young keeps its optimal
+  set, and so its ranking when the optimum is unique).
 * Permutation equivariance of agents (scores follow their agents) and of
   tasks (nothing changes).
 """
@@ -54,11 +55,16 @@ def test_condorcet_winner_is_first(X):
 @given(profiles())
 def test_homogeneity(X):
     doubled = np.hstack([X, X])
+    N, _ = pairwise_counts(X)
     for method in METHODS:
         once = VotingRanker(method=method).fit(X)
         twice = VotingRanker(method=method).fit(doubled)
-        assert once.ranking_.tolist() == twice.ranking_.tolist(), method
         np.testing.assert_array_equal(twice.margin_matrix_, 2 * once.margin_matrix_)
+        if method == "kemeny_young":
+            assert twice.agreement_ == 2 * once.agreement_
+            if not _unique_kemeny_optimum(N):
+                continue
+        assert once.ranking_.tolist() == twice.ranking_.tolist(), method
 
 
 def _unique_kemeny_optimum(N):
@@ -82,8 +88,11 @@ def test_agent_permutation_equivariance(X, random):
         assert b.agreement_ == a.agreement_, method
         if method == "kemeny_young" and not _unique_kemeny_optimum(N):
             continue
+        # SCO's ratings drift along the loss's flat tails (the loss keeps
+        # decreasing as separated agents move apart): compare them loosely
+        tol = 1e-3 if method == "sco" else 1e-7
         np.testing.assert_allclose(
-            b.agent_scores_, a.agent_scores_[perm], rtol=1e-7, atol=1e-7,
+            b.agent_scores_, a.agent_scores_[perm], rtol=tol, atol=tol,
             err_msg=method,
         )
         assert perm[np.asarray(b.ranking_)].tolist() == a.ranking_.tolist(), method
@@ -97,5 +106,6 @@ def test_task_permutation_equivariance(X, random):
         a = VotingRanker(method=method).fit(X)
         b = VotingRanker(method=method).fit(X[:, perm])
         assert a.ranking_.tolist() == b.ranking_.tolist(), method
-        np.testing.assert_allclose(b.agent_scores_, a.agent_scores_, rtol=1e-12,
-                                   atol=1e-12, err_msg=method)
+        tol = 1e-3 if method == "sco" else 1e-12
+        np.testing.assert_allclose(b.agent_scores_, a.agent_scores_, rtol=tol,
+                                   atol=tol, err_msg=method)
