@@ -36,6 +36,7 @@ import sys
 import warnings
 
 import numpy as np
+import pyspiel
 from open_spiel.python.egt import alpharank
 from open_spiel.python.voting import (
     base,
@@ -47,7 +48,6 @@ from open_spiel.python.voting import (
     ranked_pairs,
     schulze,
 )
-from open_spiel.python.voting import soft_condorcet_optimization as sco
 from open_spiel.python.voting.examples import atari_datasets
 
 DATA = os.path.join(
@@ -137,15 +137,22 @@ METHODS = {
 }
 
 
-def sco_ranking(profile, iterations):
-    """Full-batch gradient descent (batch_size=0) of OpenSpiel's SCO."""
+def sco_ranking(profile, iterations, batch_size, seed):
+    """OpenSpiel's C++ SCO (sigmoid loss) as in its atari.py example.
+
+    The Python ``SoftCondorcetOptimizer`` ungroups the weighted profile into
+    one vote per unit of weight (6840 here), far too slow for a long run.
+    """
     profile.group()
-    solver = sco.SoftCondorcetOptimizer(
-        profile, batch_size=0, rating_lower_bound=-100.0,
-        rating_upper_bound=100.0, temperature=1.0,
+    solver = pyspiel.sco.SoftCondorcetOptimizer(
+        profile.to_list_of_tuples(), rating_lower_bound=-100.0,
+        rating_upper_bound=100.0, batch_size=batch_size, temperature=1,
+        rng_seed=seed,
     )
-    ratings, ranking = solver.run_solver(iterations, learning_rate=0.01)
-    return ranking, np.asarray(ratings, dtype=float).tolist()
+    solver.run_solver(iterations, learning_rate=0.01)
+    ratings = solver.ratings()
+    ranking = sorted(ratings, key=lambda a: -ratings[a])
+    return ranking, [float(ratings[a]) for a in ranking]
 
 
 def kemeny_optima(profile):
@@ -186,8 +193,17 @@ def voting_references():
             "scores": [float(s) for s in outcome.scores],
             "random_tie_break_agreement": agree,
         }
-    ranking, ratings = sco_ranking(tie_expanded_profile(data)[0], 20000)
-    out["methods"]["sco"] = {"ranking": ranking, "ratings": ratings}
+    runs = {}
+    for batch_size, iterations in ((4, 10000), (32, 100000)):
+        for seed in range(3):
+            ranking, ratings = sco_ranking(
+                tie_expanded_profile(data)[0], iterations, batch_size, seed
+            )
+            runs[f"batch{batch_size}_iter{iterations}_seed{seed}"] = {
+                "ranking": ranking, "ratings": ratings,
+            }
+    # the reference: the long run with the larger batch, seed 0
+    out["methods"]["sco"] = dict(runs["batch32_iter100000_seed0"], runs=runs)
     return out
 
 

@@ -330,12 +330,7 @@ class VotingRanker(BaseEstimator):
 
 
 def _check_profile(X):
-    if np.isinf(X).any():
-        i, j = np.argwhere(np.isinf(X))[0]
-        raise ValueError(
-            f"X has an infinite score at row {i}, column {j}; use NaN for a "
-            "missing result."
-        )
+    # inf is rejected by validate_data; NaN marks a missing result
     present = ~np.isnan(X)
     empty = np.flatnonzero(~present.any(axis=1))
     if empty.size:

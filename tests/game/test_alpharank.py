@@ -168,8 +168,12 @@ def test_rock_paper_scissors_limit_and_ties():
 def test_log_fixation_matches_the_formula_and_never_overflows():
     u = np.array([-3.0, -0.1, 1e-9, 0.5, 2.0])
     m = 50
-    direct = (1 - np.exp(-u)) / (1 - np.exp(-m * u))
-    np.testing.assert_allclose(np.exp(log_fixation(u, m)), direct, rtol=1e-9)
+    direct = np.expm1(-u) / np.expm1(-m * u)
+    np.testing.assert_allclose(np.exp(log_fixation(u, m)), direct, rtol=1e-12)
+    # near-neutral mutants: 1/m * (1 + (m - 1) u / 2), where 1 - exp(-u) cancels
+    assert np.exp(log_fixation(np.array([1e-9]), m))[0] == pytest.approx(
+        (1 + 49 * 0.5e-9) / m, rel=1e-12
+    )
     assert log_fixation(np.array([0.0]), m)[0] == pytest.approx(-np.log(m))
     with warnings.catch_warnings():
         warnings.simplefilter("error")
