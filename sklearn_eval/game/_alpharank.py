@@ -338,7 +338,7 @@ class AlphaRank(BaseEstimator):
         ``"limit"``.
     n_features_in_ : int
         Number of columns of ``X``.
-    feature_names_in_ : ndarray of shape (n_features_in_,)
+    feature_names_in_ : ndarray of shape (n_columns,)
         Column names, when ``X`` was a DataFrame with string column names.
 
     See Also

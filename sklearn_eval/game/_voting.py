@@ -139,7 +139,7 @@ class VotingRanker(BaseEstimator):
         ``"sco"`` only: L-BFGS-B iterations.
     n_features_in_ : int
         Number of tasks seen in ``fit``.
-    feature_names_in_ : ndarray of shape (n_features_in_,)
+    feature_names_in_ : ndarray of shape (n_columns,)
         Task names, when ``X`` was a DataFrame with string column names.
 
     See Also
