@@ -13,6 +13,7 @@ from sklearn.utils._param_validation import Interval, StrOptions, validate_param
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from ._markov import (
+    SPARSE_MIN_STATES,
     _gth_linear,
     leading_order_stationary,
     log_fixation,
@@ -112,9 +113,15 @@ def _within_sink(graph, sink, n_states):
     if sink.size == 1:
         pi[sink] = 1.0
         return pi
-    sub = graph[sink][:, sink].toarray()
-    log_pi = _gth_linear(sub)
-    w = np.exp(log_pi - log_pi.max())
+    sub = graph[sink][:, sink]
+    if sink.size >= SPARSE_MIN_STATES:
+        coo = sub.tocoo()
+        w, _ = stationary_from_log_rates(
+            coo.row, coo.col, np.log(coo.data), sink.size
+        )
+    else:
+        log_pi = _gth_linear(sub.toarray())
+        w = np.exp(log_pi - log_pi.max())
     pi[sink] = w / w.sum()
     return pi
 

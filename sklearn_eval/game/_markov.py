@@ -11,7 +11,7 @@ here takes *log* transition rates:
   are rescaled in log space (which only rescales the answer), then the
   Grassmann-Taksar-Heyman (GTH) elimination runs in the linear domain when no
   rate underflows and in the log domain otherwise; at 1,000 states and more a
-  sparse LU solve is used;
+  direct solve is used (sparse LU for sparse chains, LAPACK for dense ones);
 * :func:`leading_order_stationary` is GTH in "leading-order arithmetic" on
   rates ``c * exp(-alpha * R)``: GTH never subtracts, so the leading term of
   every intermediate quantity is exact, and the result is the exact
@@ -116,21 +116,39 @@ def _row_shift(src, log_rate, n):
 
 
 def _sparse_stationary(src, dst, scaled, n):
-    """Solve ``pi Q = 0``, ``sum(pi) = 1`` by sparse LU (scaled rates)."""
+    """Solve ``pi Q = 0``, ``sum(pi) = 1`` (scaled rates); None if reducible.
+
+    Sparse LU when the chain is sparse (two populations: each profile has
+    ``n_agents + n_tasks - 2`` neighbours); a dense LAPACK solve when more
+    than a tenth of the entries are nonzero (one population, where every
+    agent can invade every other).
+    """
     rates = np.exp(scaled)
     keep = rates > 0
-    Q = sp.csr_array((rates[keep], (src[keep], dst[keep])), shape=(n, n))
+    src, dst, rates = src[keep], dst[keep], rates[keep]
+    Q = sp.csr_array((rates, (src, dst)), shape=(n, n))
     n_comp, _ = csgraph.connected_components(Q, directed=True, connection="strong")
     if n_comp != 1:
         return None
-    out = np.asarray(Q.sum(axis=1)).ravel()
-    QT = (Q - sp.diags_array(out)).T.tocsr().tolil()
-    # replace the balance equation of the best-connected state by sum(pi) = 1
+    out = np.bincount(src, weights=rates, minlength=n)
+    # balance equations Q^T pi = 0, the best-connected one replaced by sum = 1
     pivot = int(np.argmax(out))
-    QT[pivot, :] = np.ones(n)
+    rows = np.concatenate([dst, np.arange(n)])
+    cols = np.concatenate([src, np.arange(n)])
+    vals = np.concatenate([rates, -out])
+    live = rows != pivot
+    rows = np.concatenate([rows[live], np.full(n, pivot)])
+    cols = np.concatenate([cols[live], np.arange(n)])
+    vals = np.concatenate([vals[live], np.ones(n)])
     rhs = np.zeros(n)
     rhs[pivot] = 1.0
-    pi = spsolve(QT.tocsc(), rhs)
+    if rows.size > 0.1 * n * n:
+        A = np.zeros((n, n))
+        np.add.at(A, (rows, cols), vals)
+        pi = np.linalg.solve(A, rhs)
+    else:
+        A = sp.csc_array((vals, (rows, cols)), shape=(n, n))
+        pi = spsolve(A, rhs)
     if not np.all(np.isfinite(pi)):
         return None
     pi = np.clip(pi, 0.0, None)

@@ -199,6 +199,25 @@ def test_sparse_solver_at_1000_profiles_matches_exact_elimination():
                                atol=1e-12)
 
 
+@pytest.mark.parametrize("density", [0.05, 1.0])
+def test_direct_solvers_match_gth(monkeypatch, density):
+    """Both direct solvers (sparse LU, dense LAPACK) used from 1,000 states."""
+    import sklearn_eval.game._markov as markov
+
+    rng = np.random.default_rng(0)
+    n = 120
+    mask = (rng.uniform(size=(n, n)) < density) | np.roll(np.eye(n, dtype=bool), 1, 1)
+    np.fill_diagonal(mask, False)
+    src, dst = np.nonzero(mask)
+    log_rate = rng.normal(scale=3.0, size=src.size)
+    exact, method = stationary_from_log_rates(src, dst, log_rate, n)
+    assert method == "gth"
+    monkeypatch.setattr(markov, "SPARSE_MIN_STATES", 100)
+    direct, method = stationary_from_log_rates(src, dst, log_rate, n)
+    assert method == "sparse"
+    np.testing.assert_allclose(direct, exact, rtol=1e-9, atol=1e-15)
+
+
 def test_alpha_auto_sweeps_until_the_distribution_settles():
     P = load_soccer().data
     ar = AlphaRank().fit(P)
