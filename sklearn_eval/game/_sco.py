@@ -12,6 +12,11 @@ optimises it by (stochastic) gradient descent; here the full-batch problem is
 solved by L-BFGS-B from the midpoint of the box, which is deterministic.
 Dividing by the number of tasks makes the loss (and so the ratings) invariant
 to counting every task twice.
+
+When agents are separated by many temperatures the loss is flat (it keeps
+decreasing, by ever smaller amounts, as they move further apart), so the
+optimiser stops wherever the gradient falls below ``tol``: the ranking is
+identified, the distances between well-separated ratings are not.
 """
 
 from __future__ import annotations

@@ -84,7 +84,8 @@ class VotingRanker(BaseEstimator):
         ``rating_bounds`` minimising a sigmoid-smoothed Kendall-tau distance
         to the votes, averaged over tasks; robust when most results are
         missing. Not Condorcet-consistent in general; homogeneous (the loss
-        is a mean over tasks).
+        is a mean over tasks). The loss flattens as agents separate, so the
+        ranking is identified but gaps between well-separated ratings are not.
 
     "Homogeneous" means counting every task twice gives the same ranking.
     Ties between agents in a rule's own scores are broken by Borda score,
