@@ -9,18 +9,22 @@ attributes, and ``from_estimator`` (plus ``from_data``/``from_payoff``/
 imported only when drawing, so this module imports without it.
 """
 
+from ._alpharank import AlphaRankSweepDisplay
 from ._irt import AbilityGeneralityDisplay, AgentCurveDisplay, ItemCurveDisplay
 from ._nash import HodgeDisplay, NashDisplay
 from ._ratings import CyclicEmbeddingDisplay, RatingTableDisplay
 from ._selection import InfoGainDisplay
+from ._voting import VotingDisplay
 
 __all__ = [
     "AbilityGeneralityDisplay",
     "AgentCurveDisplay",
+    "AlphaRankSweepDisplay",
     "CyclicEmbeddingDisplay",
     "HodgeDisplay",
     "InfoGainDisplay",
     "ItemCurveDisplay",
     "NashDisplay",
     "RatingTableDisplay",
+    "VotingDisplay",
 ]

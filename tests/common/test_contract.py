@@ -27,6 +27,7 @@ from sklearn.frozen import FrozenEstimator
 import sklearn_eval
 from sklearn_eval import EloRanker, InfoGainSelector, MultiElo, NashAverager
 from sklearn_eval.datasets import make_cyclic_game, make_irt_responses, make_matches
+from sklearn_eval.game import AlphaRank, VotingRanker
 from sklearn_eval.irt import IRT2PL, GeneralityScorer
 from sklearn_eval.utils.estimator_checks import check_estimator_contract
 
@@ -141,6 +142,22 @@ CONFIGS = {
         lambda: NashAverager(game="agent_vs_agent", payoff="probability"),
         lambda: (expit(_logits()), None, None),
         False,
+    ),
+    "AlphaRank(agent_vs_agent)": (
+        lambda: AlphaRank(alpha=10.0),
+        lambda: (expit(_logits()), None, None),
+        False,  # square: dropping a column is not a valid "wrong width" probe
+    ),
+    "AlphaRank(agent_vs_task)": (
+        lambda: AlphaRank(alpha=1.0, game="agent_vs_task"),
+        lambda: (_scores(), None, None),
+        True,
+    ),
+    "VotingRanker": (lambda: VotingRanker(), lambda: (_scores(), None, None), True),
+    "VotingRanker(sco)": (
+        lambda: VotingRanker(method="sco"),
+        lambda: (_scores(), None, None),
+        True,
     ),
     "IRT2PL": (lambda: IRT2PL(), lambda: (_responses(), None, None), True),
     "IRT2PL(1PL)": (
@@ -287,6 +304,8 @@ def _public_estimators():
 
 #: configurations that run scikit-learn's ``parametrize_with_checks`` and where
 SKLEARN_CHECKS = {
+    "AlphaRank(agent_vs_task)": ("game/test_alpharank.py", "AlphaRank"),
+    "VotingRanker": ("game/test_voting.py", "VotingRanker"),
     "NashAverager(agent_vs_task)": ("game/test_nash.py", "NashAverager"),
     "NashAverager(agent_vs_task, normalize=minmax/zscore)": (
         "game/test_nash.py",
@@ -308,6 +327,8 @@ SKLEARN_CHECKS = {
 
 #: configurations that cannot run them, and why (each is covered by CONFIGS)
 NO_SKLEARN_CHECKS = {
+    "AlphaRank(agent_vs_agent)": "needs a square win-probability matrix with "
+    "P + P^T = 1 (or antisymmetric log-odds); random matrices are rejected.",
     "EloRanker": "X is a table of two player labels per match and y an outcome "
     "in {0, 0.5, 1}; scikit-learn's random real matrices have other widths and "
     "continuous or multi-class targets, which the contract rejects by design.",
@@ -333,6 +354,8 @@ def test_every_public_estimator_has_a_contract_configuration():
     configured = {_config_class(c) for c in CONFIGS}
     assert public <= configured, f"no contract configuration for {public - configured}"
     assert public == {
+        "AlphaRank",
+        "VotingRanker",
         "EloRanker",
         "MultiElo",
         "NashAverager",
