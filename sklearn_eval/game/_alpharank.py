@@ -10,8 +10,17 @@ import scipy.sparse as sp
 from sklearn.base import BaseEstimator, _fit_context
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils._param_validation import Interval, StrOptions, validate_params
-from sklearn.utils.validation import check_is_fitted, validate_data
+from sklearn.utils.validation import check_is_fitted
 
+from ..utils._protocol import (
+    AgentRankerMixin,
+    TaskTableMixin,
+    assign_fitted,
+    check_fit_input,
+    column_labels,
+    row_labels,
+)
+from ._intervals import task_resampling_plan
 from ._markov import (
     SPARSE_MIN_STATES,
     _gth_linear,
@@ -20,7 +29,6 @@ from ._markov import (
     sink_components,
     stationary_from_log_rates,
 )
-from ._tables import agent_labels, ranking_frame, task_labels
 
 __all__ = ["AlphaRank", "infinite_alpha_limit"]
 
@@ -244,7 +252,7 @@ def _dense_nonnegative(a, name):
 
 
 # ---------------------------------------------------------------- estimator
-class AlphaRank(BaseEstimator):
+class AlphaRank(AgentRankerMixin, TaskTableMixin, BaseEstimator):
     """alpha-Rank: agents ranked by their mass in an evolutionary Markov chain.
 
     alpha-Rank (Omidshafiei et al., 2019) lets finite populations of size
@@ -442,23 +450,20 @@ class AlphaRank(BaseEstimator):
         -------
         self : AlphaRank
         """
-        state = dict(self.__dict__)
-        try:
-            fitted = self._fit(X)
-        except Exception:
-            self.__dict__.clear()
-            self.__dict__.update(state)
-            raise
-        self.__dict__.update(fitted)
-        return self
-
-    def _fit(self, X):
-        labels_source = X
         ava = self.game == "agent_vs_agent"
-        X = validate_data(
-            self, X, ensure_min_samples=2, ensure_min_features=1 if not ava else 2,
+        X_checked, inputs = check_fit_input(
+            X, ensure_min_samples=2, ensure_min_features=2 if ava else 1,
             dtype=np.float64,
         )
+        fitted = self._solve(X_checked)
+        fitted["agents_"] = row_labels(X, X_checked.shape[0])
+        if not ava:
+            fitted["tasks_"] = column_labels(X, X_checked.shape[1])
+        return assign_fitted(self, {**inputs, **fitted})
+
+    def _solve(self, X):
+        """Every fitted attribute but the labels, from the checked matrix."""
+        ava = self.game == "agent_vs_agent"
         n_rows, n_cols = X.shape
         if ava:
             M = _agent_vs_agent_payoff(X, self.payoff, self.antisymmetry_tol)
@@ -486,7 +491,6 @@ class AlphaRank(BaseEstimator):
         pi = pi.reshape(shape)
         agent_pi = pi if ava else pi.sum(axis=1)
         out.update(
-            agents_=agent_labels(labels_source, n_rows),
             agent_distribution_=agent_pi,
             agent_scores_=agent_pi.copy(),
             stationary_distribution_=pi,
@@ -499,9 +503,7 @@ class AlphaRank(BaseEstimator):
             _shape=shape,
         )
         if not ava:
-            out.update(
-                tasks_=task_labels(self, n_cols), task_distribution_=pi.sum(axis=0)
-            )
+            out["task_distribution_"] = pi.sum(axis=0)
         return out
 
     def sweep(self, alphas):
@@ -535,44 +537,39 @@ class AlphaRank(BaseEstimator):
         ]
         return np.vstack(rows)
 
-    def agent_table(self):
-        """Agents with their alpha-Rank mass, rank and sink membership.
-
-        Returns
-        -------
-        pandas.DataFrame
-            Indexed by agent (index name ``"agent"``): ``score`` (the
-            stationary mass), ``rank`` (1 = best; masses equal to 1e-9 tie),
-            ``limit`` (mass as ``alpha -> inf``) and ``in_sink`` (the agent
-            appears in a sink component of the response graph).
-        """
-        check_is_fitted(self)
+    def _agent_columns(self):
         in_sink = self._sink_mask()
         in_sink = in_sink if in_sink.ndim == 1 else in_sink.any(axis=1)
-        return ranking_frame(
-            self.agents_, self.agent_scores_, "agent",
-            {"limit": self.limit_distribution_, "in_sink": in_sink}, rtol=1e-9,
-        )
+        return {"limit": self.limit_distribution_, "in_sink": in_sink}
 
-    def task_table(self):
-        """Tasks with their alpha-Rank mass (agent vs task only).
+    def _rank_rtol(self):
+        return 1e-9  # stationary masses are solver results
+
+    def _task_columns(self):
+        if self.game != "agent_vs_task":
+            raise AttributeError("task_table is defined for game='agent_vs_task' only.")
+        return {
+            "mass": self.task_distribution_,
+            "in_sink": self._sink_mask().any(axis=0),
+        }
+
+    def __sklearn_eval_intervals__(self, target=None):
+        """How :func:`~sklearn_eval.uncertainty.ranking_intervals` resamples.
+
+        Agent vs task: tasks are resampled and the agents' stationary mass
+        (``agent_scores_``) refitted. Agent vs agent: the payoff matrix has
+        no resampling unit of its own; resample the matches behind it with
+        :func:`~sklearn_eval.uncertainty.bootstrap_ranking`.
+
+        Parameters
+        ----------
+        target : {"agent_scores"} or None, default=None
 
         Returns
         -------
-        pandas.DataFrame
-            Indexed by task (index name ``"task"``): ``mass`` (stationary
-            mass of the task population) and ``in_sink``.
+        plan : IntervalPlan
         """
-        check_is_fitted(self)
-        if self.game != "agent_vs_task":
-            raise AttributeError("task_table is defined for game='agent_vs_task' only.")
-        import pandas as pd
-
-        return pd.DataFrame(
-            {"mass": self.task_distribution_,
-             "in_sink": self._sink_mask().any(axis=0)},
-            index=pd.Index(list(self.tasks_), name="task"),
-        )
+        return task_resampling_plan(self, target, "AlphaRank")
 
     def _sink_mask(self):
         mask = np.zeros(int(np.prod(self._shape)), dtype=bool)

@@ -9,12 +9,19 @@ import numpy as np
 from sklearn.base import BaseEstimator, _fit_context
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils._param_validation import Interval, StrOptions
-from sklearn.utils.validation import check_is_fitted, validate_data
 
+from ..utils._protocol import (
+    AgentRankerMixin,
+    TaskTableMixin,
+    assign_fitted,
+    check_fit_input,
+    column_labels,
+    row_labels,
+)
 from . import _voting_methods as rules
+from ._intervals import task_resampling_plan
 from ._kemeny import agreement, kemeny_young
 from ._sco import soft_condorcet_optimization
-from ._tables import agent_labels, ranking_frame, task_labels
 
 __all__ = ["VotingRanker"]
 
@@ -34,7 +41,7 @@ CONDORCET_CONSISTENT = (
 )
 
 
-class VotingRanker(BaseEstimator):
+class VotingRanker(AgentRankerMixin, TaskTableMixin, BaseEstimator):
     """Rank agents by a voting rule where every task ranks the agents.
 
     Voting-as-evaluation (Lanctot et al., 2023): each task (column of ``X``)
@@ -226,34 +233,22 @@ class VotingRanker(BaseEstimator):
         -------
         self : VotingRanker
         """
-        state = dict(self.__dict__)
-        try:
-            fitted = self._fit(X)
-        except Exception:
-            # a failing call leaves a previously fitted estimator untouched
-            self.__dict__.clear()
-            self.__dict__.update(state)
-            raise
-        self.__dict__.update(fitted)
-        return self
-
-    def _fit(self, X):
         bounds = self._check_bounds()
-        labels_source = X
-        X = validate_data(
-            self, X, ensure_all_finite="allow-nan", ensure_min_samples=2,
-            dtype=np.float64,
+        X_checked, inputs = check_fit_input(
+            X, ensure_all_finite="allow-nan", ensure_min_samples=2, dtype=np.float64
         )
-        _check_profile(X)
-        fitted = _aggregate(X, self.method, self.temperature, bounds,
+        _check_profile(X_checked)
+        fitted = _aggregate(X_checked, self.method, self.temperature, bounds,
                             self.max_iter, self.tol)
-        agents = agent_labels(labels_source, X.shape[0])
+        agents = row_labels(X, X_checked.shape[0])
         winner = fitted.pop("condorcet")
+        order = fitted.pop("order")
         fitted.update(
             agents_=agents,
-            tasks_=task_labels(self, X.shape[1]),
-            ranking_=agents[fitted.pop("order")],
+            tasks_=column_labels(X, X_checked.shape[1]),
+            ranking_=agents[order],
             condorcet_winner_=None if winner is None else agents[winner],
+            _task_agreement=_task_agreement(X_checked, order, agents),
         )
         if fitted.pop("converged", True) is False:
             warnings.warn(
@@ -263,8 +258,7 @@ class VotingRanker(BaseEstimator):
                 ConvergenceWarning,
                 stacklevel=3,
             )
-        fitted["_X_fit"] = X
-        return fitted
+        return assign_fitted(self, {**inputs, **fitted})
 
     def _check_bounds(self):
         bounds = tuple(self.rating_bounds)
@@ -277,52 +271,33 @@ class VotingRanker(BaseEstimator):
             )
         return float(bounds[0]), float(bounds[1])
 
-    def agent_table(self):
-        """Agents with their score and rank under the fitted rule.
-
-        Returns
-        -------
-        pandas.DataFrame
-            Indexed by agent (index name ``"agent"``): ``score``
-            (``agent_scores_``), ``rank`` (1 = best, equal scores share the
-            min rank), then ``copeland_wins`` (pairwise majorities won) and,
-            for maximal lotteries, ``lottery``.
-        """
-        check_is_fitted(self)
-        extra = {"copeland_wins": (self.margin_matrix_ > 0).sum(axis=1)}
+    def _agent_columns(self):
+        columns = {"copeland_wins": (self.margin_matrix_ > 0).sum(axis=1)}
         if self.method == "maximal_lotteries":
-            extra["lottery"] = self.lottery_
-        rtol = {"maximal_lotteries": rules.SOLVER_RTOL, "sco": rules.SOLVER_RTOL,
-                "plurality": rules.COUNT_RTOL}.get(self.method, 0.0)
-        return ranking_frame(
-            self.agents_, self.agent_scores_, "agent", extra, rtol=rtol
-        )
+            columns["lottery"] = self.lottery_
+        return columns
 
-    def task_table(self):
-        """Each task's agreement with the fitted ranking.
+    def _rank_rtol(self):
+        return {"maximal_lotteries": rules.SOLVER_RTOL, "sco": rules.SOLVER_RTOL,
+                "plurality": rules.COUNT_RTOL}.get(self.method, 0.0)
+
+    def _task_columns(self):
+        return self._task_agreement
+
+    def __sklearn_eval_intervals__(self, target=None):
+        """How :func:`~sklearn_eval.uncertainty.ranking_intervals` resamples.
+
+        Tasks (the voters) are resampled and ``agent_scores_`` refitted.
+
+        Parameters
+        ----------
+        target : {"agent_scores"} or None, default=None
 
         Returns
         -------
-        pandas.DataFrame
-            Indexed by task (index name ``"task"``): ``n_ranked`` (agents the
-            task scored), ``kendall_tau`` (concordant minus discordant pairs
-            over the pairs it ranks strictly, in [-1, 1]; NaN when none) and
-            ``top_agent`` (its best agent by the fitted ranking's order among
-            its tied best).
+        plan : IntervalPlan
         """
-        check_is_fitted(self)
-        import pandas as pd
-
-        X = self._X_fit
-        pos = _position_of(self.agents_, self.ranking_)
-        return pd.DataFrame(
-            {
-                "n_ranked": (~np.isnan(X)).sum(axis=0),
-                "kendall_tau": _task_kendall(X, pos),
-                "top_agent": _task_top(X, pos, self.agents_),
-            },
-            index=pd.Index(list(self.tasks_), name="task"),
-        )
+        return task_resampling_plan(self, target, "VotingRanker")
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
@@ -414,3 +389,13 @@ def _task_top(X, pos, agents):
     top = np.argmin(key, axis=0)
     return np.asarray(agents, dtype=object)[top]
 
+
+
+def _task_agreement(X, order, agents):
+    """Per task: agents it ranks, Kendall tau with the ranking, its top agent."""
+    pos = _position_of(np.arange(X.shape[0]), order)
+    return {
+        "n_ranked": (~np.isnan(X)).sum(axis=0),
+        "kendall_tau": _task_kendall(X, pos),
+        "top_agent": _task_top(X, pos, agents),
+    }

@@ -135,6 +135,10 @@ def test_ranking_intervals_work_on_every_estimator_through_its_plan(config):
         return
     if config.startswith("NashAverager(agent_vs_agent"):
         pytest.skip("agent-vs-agent intervals resample matches, not this matrix")
+    if config.startswith("AlphaRank(agent_vs_agent"):
+        with pytest.raises(ValueError, match="resample the matches"):
+            ranking_intervals(est, X, y, n_resamples=4, random_state=0)
+        return
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         res = ranking_intervals(est, X, y, sample_weight=weight, n_resamples=4,
