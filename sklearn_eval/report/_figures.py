@@ -103,7 +103,7 @@ def _ranking(plotting, plt, analysis):
     fig, axes = plt.subplots(
         1,
         len(panels),
-        figsize=(4.7 * len(panels), 0.24 * n + 1.8),
+        figsize=(14.0 * len(panels) / 3, 0.24 * n + 1.8),
         squeeze=False,
         layout="constrained",
     )
