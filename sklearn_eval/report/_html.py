@@ -131,11 +131,10 @@ class ReportResult:
 
 
 def _error_box(part, reason):
-    title = (
-        "This section could not be written"
-        if part == "section"
-        else (f"Not shown: {part}")
-    )
+    if part == "section":
+        title = "This section could not be written"
+    else:
+        title = f"Not shown: {part}"
     return (
         f'<div class="error-box" role="alert" data-part="{html.escape(part)}">'
         f"<strong>{html.escape(title)}.</strong> {html.escape(reason)}</div>"
