@@ -12,7 +12,7 @@ from ._options import (
     add_table_output,
 )
 from ._output import Table, fixed, save_csv, show_table
-from ._report import print_summary, write
+from ._report import finish, write
 
 __all__ = []
 
@@ -99,7 +99,5 @@ def run(args, out):
         "\nReport on Atari: success = human-normalised score >= 100 "
         "(random = 0, human = 100)\n"
     )
-    analysis, path = write(args, bench)
-    print_summary(analysis, out)
-    out.write(f"report written to {path}\n")
-    return 0
+    analysis, result = write(args, bench)
+    return finish(analysis, result, out)

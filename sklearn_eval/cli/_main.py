@@ -19,6 +19,7 @@ COMMANDS = ("_rank", "_nash", "_irt", "_generality", "_select", "_report", "_dem
 EXIT_OK = 0
 EXIT_FAILED = 1  # the input was fine but the command could not finish
 EXIT_BAD_INPUT = 2  # bad options, an unreadable or malformed file, rejected data
+EXIT_PARTIAL = 3  # the report was written, but some of its sections failed
 EXIT_INTERRUPTED = 130
 
 

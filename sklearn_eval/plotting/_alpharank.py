@@ -4,24 +4,14 @@ from __future__ import annotations
 
 import numpy as np
 
+from ._base import _literal, _pyplot
+
 __all__ = ["AlphaRankSweepDisplay"]
 
 
-def _pyplot():
-    try:
-        import matplotlib.pyplot as plt
-    except ImportError as exc:  # pragma: no cover - matplotlib is installed in CI
-        raise ImportError(
-            "AlphaRankSweepDisplay requires matplotlib. Install it with "
-            "`pip install sklearn-eval[plot]` (or `pip install matplotlib`)."
-        ) from exc
-    return plt
-
-
 def literal(text):
-    """Set a matplotlib Text to show its string as is (no math text)."""
-    text.set_parse_math(False)
-    return text
+    """Show one Text artist's string as is (no math text, no TeX)."""
+    return _literal([text])[0]
 
 
 class AlphaRankSweepDisplay:
@@ -140,7 +130,7 @@ class AlphaRankSweepDisplay:
         -------
         AlphaRankSweepDisplay
         """
-        plt = _pyplot()
+        plt = _pyplot("AlphaRankSweepDisplay")
         alphas = np.asarray(self.alphas, dtype=np.float64)
         masses = np.atleast_2d(np.asarray(self.masses, dtype=np.float64))
         names = [str(a) for a in np.asarray(self.agent_names).tolist()]

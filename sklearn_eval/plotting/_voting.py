@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._alpharank import _pyplot, literal
+from ._alpharank import literal
+from ._base import _pyplot
 
 __all__ = ["VotingDisplay"]
 
@@ -111,7 +112,7 @@ class VotingDisplay:
         -------
         VotingDisplay
         """
-        plt = _pyplot()
+        plt = _pyplot("VotingDisplay")
         scores = np.asarray(self.scores, dtype=np.float64)
         margin = np.asarray(self.margin, dtype=np.float64)
         order = np.asarray(self.order, dtype=np.intp)
