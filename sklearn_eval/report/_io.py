@@ -33,6 +33,7 @@ __all__ = [
     "CSVError",
     "MatchTable",
     "ResultTable",
+    "detect_format",
     "read_csv",
     "read_matches",
     "read_result_matrix",
@@ -466,6 +467,69 @@ def _detect_format(header, task_col, score_col):
     return "wide"
 
 
+def detect_format(
+    path,
+    *,
+    first_col="first",
+    second_col="second",
+    task_col="task",
+    score_col="score",
+    sep=None,
+):
+    """Whether a CSV file holds matches, a long or a wide result table.
+
+    Only the header is looked at: ``"matches"`` when it has the two player
+    columns, ``"long"`` when it has the task and score columns, ``"wide"``
+    otherwise.
+
+    Parameters
+    ----------
+    path : str or path-like
+    first_col, second_col : str
+        The player columns of a table of matches.
+    task_col, score_col : str
+        The task and score columns of a long table.
+    sep : str or None, default=None
+        Field separator (sniffed when None).
+
+    Returns
+    -------
+    {"matches", "long", "wide"}
+
+    Raises
+    ------
+    CSVError
+        If the file cannot be read or is empty.
+
+    Examples
+    --------
+    >>> import os, tempfile
+    >>> from sklearn_eval.report import detect_format
+    >>> path = os.path.join(tempfile.mkdtemp(), "m.csv")
+    >>> with open(path, "w") as f:
+    ...     _ = f.write("first,second,outcome\\na,b,1\\n")
+    >>> detect_format(path)
+    'matches'
+    """
+    name = os.fspath(path)
+    if os.path.isdir(name):
+        raise CSVError(f"{name} is a directory, not a CSV file")
+    text = _read_text(name)
+    if not text.strip():
+        raise CSVError(f"{name} is empty")
+    if sep is None:
+        sep = _sniff_separator(text)
+    reader = csv.reader(io.StringIO(text), delimiter=sep)
+    try:
+        header = next(fields for fields in reader if not _is_blank(fields))
+    except (StopIteration, csv.Error):
+        return "wide"  # the reader of the chosen format names the problem
+    header = [field.strip() for field in header]
+    if first_col in header and second_col in header:
+        return "matches"
+    return _detect_format(header, task_col, score_col)
+
+
 def read_result_matrix(
     path,
     *,
@@ -597,7 +661,8 @@ def _read_wide(header, rows, lines, name, agent_col):
         label = agents[first[repeated]]
         raise CSVError(
             f"{name}: agent {label!r} appears in more than one row of a wide "
-            "file (use --format long for repeated runs)"
+            "file; one score per row is a long file (--format long, with "
+            "--task-col and --score-col naming its columns)"
         )
     task_indices = [k for k in range(len(header)) if k != agent_index]
     if not task_indices:
