@@ -160,7 +160,8 @@ class MissingResultsDisplay:
             ax,
             "MissingResultsDisplay.plot",
             figsize=(
-                min(10.8, 2.5 + (0.16 if named_cols else 0.12) * n_tasks),
+                # wide enough for the legend above the matrix
+                min(10.8, max(6.4, 2.5 + (0.16 if named_cols else 0.12) * n_tasks)),
                 min(12.0, 2.2 + (0.17 if named_rows else 0.12) * n_agents),
             ),
             layout="constrained",

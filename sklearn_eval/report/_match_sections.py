@@ -11,7 +11,6 @@ from __future__ import annotations
 import numpy as np
 
 from ._degenerate import (
-    RELATIVE_TOL,
     Degeneracy,
     support_copies,
     tie_at_top,
@@ -43,6 +42,9 @@ MATCH_SECTIONS = {
 # 1 logit = 400 / ln(10) Elo points: ties are judged on the logit scale
 _ELO_PER_LOGIT = 400.0 / np.log(10.0)
 RATING_TOL = 1e-6 * _ELO_PER_LOGIT
+# a game whose log-odds are all within this of 0 is "all players equal": the
+# pairs that never met are filled by mElo, whose optimiser stops near 0, not at it
+GAME_TOL = 1e-4
 
 
 def _tags(analysis, players):
@@ -343,7 +345,7 @@ def match_degeneracies(analysis):
         )
     if nash is not None:
         A = nash.model.payoff_
-        if not np.any(np.abs(A) > RELATIVE_TOL):
+        if not np.any(np.abs(A) > GAME_TOL):
             found.append(
                 Degeneracy(
                     "nash",

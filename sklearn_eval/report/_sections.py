@@ -254,8 +254,7 @@ def ranking_section(page):
             level + "Uniform and Nash averages are on the min-max scale of the "
             f"complete block ({_DASH} for agents outside it). No agent's Nash "
             "average exceeds the game value; the core agents (Nash probability "
-            "> 0) reach it, so they tie at the top. Click a column header to "
-            "sort the table."
+            "> 0) reach it, so they tie at the top."
         )
         + page.figure(
             "ranking",
@@ -275,7 +274,9 @@ def nash_section(page):
             num(nash.agent_nash[k]),
             num(nash.agent_uniform[k]),
         )
-        for k in nash.core_agents[np.argsort(-nash.agent_probability[nash.core_agents])]
+        for k in nash.core_agents[
+            np.argsort(-nash.agent_probability[nash.core_agents], kind="stable")
+        ]
     ]
     task_rows = [
         (
@@ -284,7 +285,9 @@ def nash_section(page):
             num(nash.task_nash[k]),
             num(nash.task_uniform[k]),
         )
-        for k in nash.core_tasks[np.argsort(-nash.task_probability[nash.core_tasks])]
+        for k in nash.core_tasks[
+            np.argsort(-nash.task_probability[nash.core_tasks], kind="stable")
+        ]
     ]
     return (
         paragraph(
