@@ -25,7 +25,7 @@ from ._options import (
     non_negative_float,
     positive_int,
 )
-from ._output import OutputError, UsageError, printable
+from ._output import CommandError, OutputError, UsageError, printable
 
 #: exit status of a report written with error boxes (some sections failed)
 EXIT_PARTIAL = 3
@@ -312,9 +312,43 @@ def run_matches(args, out):
     return finish(analysis, _write(args, analysis), out)
 
 
+def _labels_in_two_columns(path, sep):
+    """Whether the first data row has two or more non-numeric fields."""
+    from ..report import CSVError, read_csv
+
+    try:
+        _, rows = read_csv(path, sep=sep)
+    except CSVError:
+        return False
+    numeric = 0
+    for field in rows[0]:
+        try:
+            float(field)
+        except ValueError:
+            continue
+        numeric += 1
+    return len(rows[0]) - numeric >= 2
+
+
+def read_result_table(args, detected):
+    """The result matrix; a matches hint when a wide file looks like matches."""
+    from ..report import CSVError
+
+    try:
+        return read_scores(args)
+    except CSVError as exc:
+        if detected != "wide" or not _labels_in_two_columns(args.path, args.sep):
+            raise
+        raise CommandError(
+            f"{exc}; if it is a table of matches, name its columns: --first-col, "
+            "--second-col and --outcome-col (or --format matches)"
+        ) from None
+
+
 def run(args, out):
-    if report_format(args) == "matches":
+    detected = report_format(args)
+    if detected == "matches":
         return run_matches(args, out)
-    bench = benchmark(args, read_scores(args))
+    bench = benchmark(args, read_result_table(args, detected))
     analysis, result = write(args, bench)
     return finish(analysis, result, out)
