@@ -186,7 +186,7 @@ def _nash_display(plotting, plt, analysis, panels):
     )
     display = plotting.NashDisplay.from_estimator(
         nash.model,
-        agent_names=short_labels(block.agents, 24),
+        agent_names=short_labels(block.agents, 36),
         task_names=short_labels(block.tasks, 24),
         panels=panels,
         max_items=_MAX_BARS,

@@ -1,0 +1,126 @@
+"""Report figures are readable at the page width: no shrinking, legible text."""
+
+import io
+
+import numpy as np
+import pytest
+
+from sklearn_eval.datasets import load_international_football
+from sklearn_eval.report import analyze_matches, prepare_matches
+from sklearn_eval.report._figures import (
+    FIGURES,
+    PAGE_INCHES,
+    draw_figure,
+    import_pyplot,
+    to_png_base64,
+)
+from sklearn_eval.report._match_figures import MATCH_DRAWERS, MATCH_FIGURES
+from tests.report.pages import decode_png
+
+plt = pytest.importorskip("matplotlib.pyplot")
+Image = pytest.importorskip("PIL.Image")
+
+# the page's content is 1100 CSS pixels wide: a wider image would be shrunk
+PAGE_PIXELS = 1100
+MIN_POINTS = 7
+
+
+def _png(figure):
+    return Image.open(
+        io.BytesIO(decode_png("data:image/png;base64," + to_png_base64(figure)))
+    )
+
+
+def _visible_texts(figure):
+    from matplotlib.text import Text
+
+    return [
+        text
+        for text in figure.findobj(Text)
+        if text.get_visible() and text.get_text().strip()
+    ]
+
+
+def _check_readable(figure):
+    width, height = figure.get_size_inches()
+    assert width <= PAGE_INCHES + 1e-9
+    for text in _visible_texts(figure):
+        assert text.get_fontsize() >= MIN_POINTS, (text.get_text(), text.get_fontsize())
+    image = _png(figure)
+    assert image.size[0] <= PAGE_PIXELS
+    return image
+
+
+@pytest.mark.parametrize("key", FIGURES)
+def test_atari_figures_fit_the_page_with_legible_text(atari, key):
+    _check_readable(draw_figure(import_pyplot(), key, atari))
+
+
+@pytest.fixture(scope="module")
+def football():
+    wc = load_international_football("world_cup")
+    return analyze_matches(prepare_matches(wc.data, wc.target), n_resamples=50)
+
+
+@pytest.mark.parametrize("key", MATCH_FIGURES)
+def test_match_figures_fit_the_page_with_legible_text(football, key):
+    _check_readable(draw_figure(import_pyplot(), key, football, MATCH_DRAWERS))
+
+
+def test_the_three_ranking_panels_have_distinct_titles(atari):
+    figure = draw_figure(import_pyplot(), "ranking", atari)
+    try:
+        titles = [ax.get_title() for ax in figure.axes]
+        assert len(titles) == 3 and len(set(titles)) == 3
+        assert titles[0].startswith("IRT ability")
+        assert titles[1].startswith("Uniform average")
+        assert titles[2].startswith("Nash average")
+    finally:
+        plt.close(figure)
+
+
+def test_the_missing_data_map_of_atari_is_not_a_dark_block(atari):
+    image = (
+        np.asarray(
+            _png(draw_figure(import_pyplot(), "missing", atari)).convert("RGB"),
+            dtype=float,
+        )
+        / 255
+    )
+    luminance = image @ [0.299, 0.587, 0.114]
+    # mostly light (the observed results), with the missing ones in red
+    assert luminance.mean() > 0.75
+    red = (image[..., 0] > 0.6) & (image[..., 1] < 0.35) & (image[..., 2] < 0.35)
+    assert red.sum() > 59 * 20  # 59 missing cells, each many pixels
+
+
+def test_nash_bars_name_every_agent_horizontally(atari):
+    figure = draw_figure(import_pyplot(), "nash_distributions", atari)
+    try:
+        agents_ax = figure.axes[0]
+        labels = [t.get_text() for t in agents_ax.get_yticklabels()]
+        assert len(labels) == len(atari.block.agents)
+        assert set(labels) == set(atari.block.agents)  # names short enough
+        assert all(t.get_rotation() == 0 for t in agents_ax.get_yticklabels())
+        assert min(t.get_fontsize() for t in agents_ax.get_yticklabels()) >= 8
+    finally:
+        plt.close(figure)
+
+
+def test_large_cyclic_planes_label_only_the_most_cyclic_players(football):
+    figure = draw_figure(import_pyplot(), "cyclic", football, MATCH_DRAWERS)
+    try:
+        ax = figure.axes[0]
+        names = {t.get_text() for t in ax.texts} - {""}
+        players = football.melo.players
+        assert len(players) > 30
+        # 30 names and the note saying so
+        note = [n for n in names if n.startswith("30 of ")]
+        assert len(note) == 1 and len(names) == 31
+        farthest = players[np.argsort(-football.melo.radius, kind="stable")[:30]]
+        labelled = names - set(note)
+        assert labelled == {
+            str(p)[:19] + "…" if len(str(p)) > 20 else str(p) for p in farthest
+        }
+    finally:
+        plt.close(figure)
