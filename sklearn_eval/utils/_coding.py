@@ -24,7 +24,7 @@ on labels that cannot be ordered) as before.
 
 import numpy as np
 
-from ._label_kernels import code_keys, key_words
+from ._label_kernels import code_keys, key_words, remap_in_place
 
 __all__ = ["code_label_columns", "optional_pandas", "sorted_uniques"]
 
@@ -48,15 +48,18 @@ class _Coded:
 
     ``to_label`` is None when codes index ``labels`` directly; -1 in
     ``codes`` (or in ``to_label``) marks a missing label. ``labels`` holds
-    only labels that occur.
+    only labels that occur. ``split`` is None for plain 1-D codes; otherwise
+    ``codes`` is a fresh int64 array of shape (split, n / split), already in
+    the output layout, to be turned into positions in place.
     """
 
-    __slots__ = ("codes", "to_label", "labels")
+    __slots__ = ("codes", "to_label", "labels", "split")
 
-    def __init__(self, codes, labels, to_label=None):
+    def __init__(self, codes, labels, to_label=None, split=None):
         self.codes = codes
         self.labels = labels
         self.to_label = to_label
+        self.split = split
 
 
 def sorted_uniques(uniques):
@@ -88,9 +91,11 @@ def _factorize_values(values):
         # A small size hint: pandas otherwise sizes its hash table for n
         # distinct values, and lookups spread over it miss the cache.
         codes, labels = pd.factorize(values, size_hint=min(len(values), 1 << 12))
-        labels = np.asarray(labels)
-        if labels.dtype != values.dtype and values.dtype.kind == "O":
-            labels = labels.astype(object)
+        kind = values.dtype.kind
+        if kind in "biuf":
+            labels = np.asarray(labels)
+        else:  # strings keep their dtype; anything else is compared as objects
+            labels = np.asarray(labels, dtype=values.dtype if kind == "U" else object)
         return _Coded(codes, labels)
     mapping = {}  # pragma: no cover - exercised only without pandas
     codes = np.fromiter(  # pragma: no cover
@@ -104,18 +109,18 @@ def _factorize_values(values):
     return _Coded(codes, labels)  # pragma: no cover
 
 
-def _code_fixed_width(values, keys=None):
+def _code_fixed_width(values, split, keys=None):
     """Bytes-exact coding of a fixed-width array (strings, 64-bit integers).
 
     ``keys`` (default ``values``) is what is hashed: an int64 copy of
     narrower integers, whose equality is that of the values.
     """
     words = key_words(values if keys is None else keys)
-    coded = None if words is None else code_keys(words)
+    coded = None if words is None else code_keys(words, split)
     if coded is None:  # a hash collision in the numpy fallback
         return _factorize_values(values)
     codes, first = coded
-    return _Coded(codes, values[first])
+    return _Coded(codes, values[first], split=split)
 
 
 def _object_addresses(values):
@@ -146,7 +151,7 @@ def _mostly_shared(addresses):
     return n_distinct <= _SHARED_OBJECTS * sample.shape[0]
 
 
-def _code_objects(values):
+def _code_objects(values, split):
     """Code an object array by identity first, then the distinct objects by value."""
     if values.shape[0] == 0:
         return _factorize_values(values)
@@ -155,9 +160,9 @@ def _code_objects(values):
         return _factorize_values(values)
     if not _mostly_shared(addresses):
         return _factorize_values(values)
-    codes, first = code_keys(addresses[:, None])
+    codes, first = code_keys(addresses[:, None], split)
     by_value = _factorize_values(values[first])
-    return _Coded(codes, by_value.labels, to_label=by_value.codes)
+    return _Coded(codes, by_value.labels, to_label=by_value.codes, split=split)
 
 
 def _code_categorical(series):
@@ -178,14 +183,15 @@ def _category_labels(series, labels):
     return labels.astype(dtype, copy=False)
 
 
-def _code_column(values):
+def _code_column(values, split=1):
+    """Local codes of one column (``split``: see :func:`code_label_columns`)."""
     kind = values.dtype.kind
     if kind in "US" or (kind in "iu" and values.dtype.itemsize == 8):
-        return _code_fixed_width(values)
+        return _code_fixed_width(values, split)
     if kind in "iu":
-        return _code_fixed_width(values, keys=values.astype(np.int64))
+        return _code_fixed_width(values, split, keys=values.astype(np.int64))
     if kind == "O":
-        return _code_objects(values)
+        return _code_objects(values, split)
     return _factorize_values(values)
 
 
@@ -294,13 +300,26 @@ def code_label_columns(columns, *, interleaved=False):
         players, position = _offset_table(arrays, *bounds)
         return players, _gather(position, arrays, interleaved,
                                 lambda v: _shift(v, low))
-    coded = [_code_categorical(c) if cat else _code_column(c)
+    split = 2 if interleaved else 1
+    coded = [_code_categorical(c) if cat else _code_column(c, split)
              for c, cat in zip(arrays, categorical, strict=True)]
     players, lookups = _merge(coded)
     positions = []
     for column, lookup in zip(coded, lookups, strict=True):
-        positions.extend(_gather(lookup, [column.codes], interleaved))
+        positions.extend(_positions(column, lookup, interleaved))
     return players, positions
+
+
+def _positions(column, lookup, interleaved):
+    """The column's positions among the sorted labels.
+
+    Codes written in the output layout are mapped in place: at tens of
+    millions of labels every fresh full-size array costs its page faults.
+    """
+    if column.split is None:
+        return _gather(lookup, [column.codes], interleaved)
+    remap_in_place(column.codes, lookup)
+    return list(column.codes)
 
 
 def _gather(table, columns, interleaved, index=None):

@@ -20,7 +20,7 @@ import os
 
 import numpy as np
 
-__all__ = ["HAVE_NUMBA", "code_keys", "code_keys_numpy", "key_words"]
+__all__ = ["HAVE_NUMBA", "code_keys", "code_keys_numpy", "key_words", "remap_in_place"]
 
 _FNV_OFFSET = np.uint64(0xCBF29CE484222325)
 _FNV_PRIME = np.uint64(0x100000001B3)
@@ -52,7 +52,9 @@ def key_words(values):
 def _probe_rows(words, start, codes, slot_code, slot_hash, first, n_codes):
     """Code rows from ``start`` on into ``codes`` (the loop compiled by numba).
 
-    ``slot_code`` and ``slot_hash`` form the open-addressing table (the code
+    ``codes`` has shape (k, n / k): row t's code goes to
+    ``codes[t % k, t // k]`` (k = 2 splits interleaved columns). ``slot_code`` and
+    ``slot_hash`` form the open-addressing table (the code
     and its row hash, -1 when empty); ``first`` holds each code's first row,
     against which a row with the same hash is compared word by word. Stops
     before a new code would fill more than half of the table and returns the
@@ -62,6 +64,7 @@ def _probe_rows(words, start, codes, slot_code, slot_hash, first, n_codes):
     """
     n = words.shape[0]
     n_words = words.shape[1]
+    split = codes.shape[0]
     mask = np.uint64(slot_code.shape[0] - 1)
     limit = slot_code.shape[0] // 2
     for t in range(start, n):
@@ -93,13 +96,14 @@ def _probe_rows(words, start, codes, slot_code, slot_hash, first, n_codes):
             slot_code[pos] = code
             slot_hash[pos] = h
             first[code] = t
-        codes[t] = code
+        codes[t % split, t // split] = code
     return n, n_codes
 
 
 def _probe_keys(keys, start, codes, slot_code, slot_key, first, n_codes):
     """:func:`_probe_rows` for one-word keys, stored in the table itself."""
     n = keys.shape[0]
+    split = codes.shape[0]
     mask = np.uint64(slot_code.shape[0] - 1)
     limit = slot_code.shape[0] // 2
     for t in range(start, n):
@@ -121,7 +125,7 @@ def _probe_keys(keys, start, codes, slot_code, slot_key, first, n_codes):
             slot_code[pos] = code
             slot_key[pos] = key
             first[code] = t
-        codes[t] = code
+        codes[t % split, t // split] = code
     return n, n_codes
 
 
@@ -151,13 +155,18 @@ def _grown(array, size):
     return out
 
 
-def _code_keys_compiled(words, probe_rows, probe_keys, reinsert):
+def _remap_loop(codes, lookup):
+    """``codes[:] = lookup[codes]`` in place (compiled by numba)."""
+    for k in range(codes.shape[0]):
+        codes[k] = lookup[codes[k]]
+
+
+def _code_keys_compiled(words, codes, probe_rows, probe_keys, reinsert):
     """Drive the compiled probe loop, doubling the table when it is half full."""
     n = words.shape[0]
     one_word = words.shape[1] == 1
     keys = words[:, 0] if one_word else words
     probe = probe_keys if one_word else probe_rows
-    codes = np.empty(n, dtype=np.int64)
     capacity = 1024
     slot_code = np.full(capacity, -1, dtype=np.int64)
     slot_value = np.zeros(capacity, dtype=np.uint64)
@@ -174,7 +183,7 @@ def _code_keys_compiled(words, probe_rows, probe_keys, reinsert):
         reinsert(slot_code, slot_value, values, n_codes, one_word)
         first = _grown(first, capacity // 2)
         row, n_codes = probe(keys, row, codes, slot_code, slot_value, first, n_codes)
-    return codes, first[:n_codes].copy()
+    return first[:n_codes].copy()
 
 
 def _hash_rows(words):
@@ -253,40 +262,73 @@ def _numba_wanted():
     return importlib.util.find_spec("numba") is not None
 
 
-_COMPILED = []
+_COMPILED = {}
 
 
-def _code_keys_numba(words):
+def _compiled(name):
     """The compiled loops, compiled (or loaded from the disk cache) on first use."""
     if not _COMPILED:
         import numba
 
         jit = numba.njit(cache=True, nogil=True)
-        _COMPILED.extend([jit(_probe_rows), jit(_probe_keys), jit(_reinsert)])
-    return _code_keys_compiled(words, *_COMPILED)
+        _COMPILED.update(rows=jit(_probe_rows), keys=jit(_probe_keys),
+                         reinsert=jit(_reinsert), remap=jit(_remap_loop))
+    return _COMPILED[name]
+
+
+def _code_keys_numba(words, codes):
+    first = _code_keys_compiled(words, codes, _compiled("rows"), _compiled("keys"),
+                                _compiled("reinsert"))
+    return codes, first
 
 
 HAVE_NUMBA = _numba_wanted()
 
 
-def code_keys(words):
+def _output(n, split):
+    if n % split:
+        raise ValueError(f"{n} keys cannot be split into {split} columns.")
+    return np.empty((split, n // split), dtype=np.int64)
+
+
+def code_keys(words, split=1):
     """First-appearance codes of the rows of a 2-D unsigned integer array.
 
     Parameters
     ----------
     words : ndarray of shape (n, n_words), unsigned integer dtype
         One key per row (see :func:`key_words`).
+    split : int, default=1
+        Return the codes as ``split`` contiguous columns: row t's code is at
+        ``codes[t % split, t // split]`` (2 separates the two players of a
+        raveled (n, 2) table without another pass).
 
     Returns
     -------
-    codes : ndarray of int64, shape (n,)
+    codes : ndarray of int64, shape (split, n // split)
         Equal rows have equal codes, numbered 0, 1, ... by first appearance.
     first : ndarray of int64
         The row where each code appears first.
     Or None (numpy fallback only) after a hash collision.
     """
+    codes = _output(words.shape[0], split)
     if words.shape[0] == 0:
-        return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64)
+        return codes, np.zeros(0, dtype=np.int64)
     if HAVE_NUMBA:
-        return _code_keys_numba(np.ascontiguousarray(words))
-    return code_keys_numpy(words)
+        return _code_keys_numba(np.ascontiguousarray(words), codes)
+    coded = code_keys_numpy(words)
+    if coded is None:
+        return None
+    codes[...] = coded[0].reshape(-1, split).T
+    return codes, coded[1]
+
+
+def remap_in_place(codes, lookup):
+    """``codes[...] = lookup[codes]`` without a full-size temporary."""
+    flat = codes.reshape(-1)
+    if HAVE_NUMBA:
+        _compiled("remap")(flat, lookup)
+        return
+    for start in range(0, flat.shape[0], _BLOCK):
+        block = flat[start:start + _BLOCK]
+        np.take(lookup, block, out=block, mode="wrap")

@@ -1,0 +1,268 @@
+"""Label coding and online Elo at scale: linear growth to 16M matches.
+
+What it measures (medians of ``--repeat`` runs; sizes are run round-robin so
+that a change of machine load hits every size alike):
+
+1. the growth exponent ``k`` of ``time ~ matches ** k`` of an online
+   ``EloRanker.fit`` on string labels from 1M to 16M matches (target
+   ``k <= 1.05``), for three string inputs: a numpy unicode array, a
+   DataFrame whose cells share one str object per player (as ``read_csv``
+   gives) and a DataFrame with one str object per cell (the worst case);
+   the compiled scan alone on integer codes for reference;
+2. the fit at 1M matches against ``evalica.elo`` on the same DataFrames
+   (target ratio <= 0.2), when evalica is installed;
+3. the step breakdown of the label coding (``check_and_encode_matches``) at
+   the smallest and largest size for strings, integers and categoricals.
+
+Setup: evalica in its own environment (it never becomes a dependency)::
+
+    python3 -m venv /work/bench-venvs/evalica
+    /work/bench-venvs/evalica/bin/pip install evalica numba numpy scipy \\
+        scikit-learn pandas joblib threadpoolctl
+
+Run from the repository root (the package is taken from the checkout)::
+
+    PYTHONPATH=. /work/bench-venvs/evalica/bin/python benchmarks/bench_labels.py
+    PYTHONPATH=. /work/venv/bin/python benchmarks/bench_labels.py --quick
+
+Needs about 8 GB of memory at 16M matches (the one-object-per-cell
+DataFrame alone is about 3 GB). The machine may be shared: read exponents
+and ratios, not seconds.
+"""
+
+import argparse
+import gc
+import time
+import warnings
+
+import numpy as np
+
+
+def growth_exponent(sizes, times):
+    """Least-squares slope of log(time) against log(size)."""
+    return float(np.polyfit(np.log(sizes), np.log(times), 1)[0])
+
+
+def round_robin(runs, sizes, repeat):
+    """Median time of every ``runs[name](size)`` call, sizes interleaved."""
+    times = {(name, n): [] for name in runs for n in sizes}
+    for _ in range(repeat):
+        for n in sizes:
+            for name, run in runs.items():
+                gc.collect()
+                start = time.perf_counter()
+                run(n)
+                times[name, n].append(time.perf_counter() - start)
+    return {key: float(np.median(v)) for key, v in times.items()}
+
+
+def string_inputs(X, codes):
+    """The three string containers of the same matches (codes: integer labels)."""
+    import pandas as pd
+
+    where = np.zeros(int(codes.max()) + 1, dtype=np.int64)
+    where[codes.ravel()] = np.arange(codes.size)  # a cell of every player
+    shared = X.ravel()[where].astype(object)  # one str object per player
+    return {
+        "numpy unicode array": X,
+        "DataFrame, one str object per player": pd.DataFrame(
+            {"first": shared[codes[:, 0]], "second": shared[codes[:, 1]]}),
+        "DataFrame, one str object per cell": pd.DataFrame(
+            X.astype(object), columns=["first", "second"]),
+    }
+
+
+def head(data, n):
+    return data.iloc[:n] if hasattr(data, "iloc") else data[:n]
+
+
+def fit_scaling(inputs, y, codes, sizes, repeat, k_factor):
+    from sklearn_eval.pairwise import EloRanker, _kernels
+
+    def fit(data):
+        return lambda n: EloRanker(k_factor=k_factor).fit(head(data, n), y[:n])
+
+    def scan(n):
+        ratings = np.zeros(int(codes.max()) + 1)
+        _kernels.elo_scan(codes[:n, 0], codes[:n, 1], y[:n], np.ones(n), ratings,
+                          k_factor / 173.72, 0.0, _kernels.no_history())
+
+    runs = {name: fit(data) for name, data in inputs.items()}
+    runs["compiled scan alone (integer codes)"] = scan
+    times = round_robin(runs, sizes, repeat)
+    print(f"\n1. online EloRanker.fit, growth exponent from {sizes[0]:,} to "
+          f"{sizes[-1]:,} matches (median of {repeat}, sizes interleaved)")
+    for name in runs:
+        curve = [times[name, n] for n in sizes]
+        k = growth_exponent(sizes, curve)
+        ends = np.log(curve[-1] / curve[0]) / np.log(sizes[-1] / sizes[0])
+        target = "" if name.startswith("compiled") else (
+            "  OK" if k <= 1.05 else "  MISSED") + " (target 1.05)"
+        points = "  ".join(f"{n / 1e6:g}M {t:.3f}s" for n, t in zip(sizes, curve,
+                                                                   strict=True))
+        print(f"   {name:<40} {points}   exponent {k:.3f} (end points "
+              f"{ends:.3f}){target}", flush=True)
+
+
+def evalica_ratio(inputs, y, n, repeat, k_factor):
+    try:
+        import evalica
+    except ImportError:
+        print("\n2. evalica is not installed here: no anchor ratio "
+              "(run with /work/bench-venvs/evalica/bin/python)")
+        return
+    from sklearn_eval.pairwise import EloRanker
+
+    winners = list(np.where(y[:n] == 1.0, evalica.Winner.X, evalica.Winner.Y))
+    print(f"\n2. online Elo at {n:,} matches against evalica.elo (K={k_factor}, "
+          f"median of {repeat}, alternating)")
+    for name, data in inputs.items():
+        if not hasattr(data, "iloc"):
+            continue
+        frame = data.iloc[:n]
+        ours, anchor = [], []
+        for _ in range(repeat):
+            start = time.perf_counter()
+            evalica.elo(frame["first"], frame["second"], winners, k=k_factor)
+            anchor.append(time.perf_counter() - start)
+            start = time.perf_counter()
+            EloRanker(k_factor=k_factor).fit(frame, y[:n])
+            ours.append(time.perf_counter() - start)
+        ratio = np.median(ours) / np.median(anchor)
+        print(f"   {name:<40} ours {np.median(ours):.3f} s   evalica "
+              f"{np.median(anchor):.3f} s   ratio {ratio:.3f}  "
+              f"{'OK' if ratio <= 0.2 else 'MISSED'} (target 0.2)", flush=True)
+
+
+def _code_one(values, categorical, split, step):
+    """The coding of one column, timing its steps."""
+    from sklearn_eval.utils import _coding, _label_kernels
+
+    if categorical:
+        return step("categoricals: used category codes", _coding._code_categorical,
+                    values)
+    if values.dtype.kind != "O":
+        return step("fixed width: exact hash coding", _coding._code_column, values,
+                    split)
+    addresses = step("objects: addresses, sample", _coding._object_addresses, values)
+    if not _coding._mostly_shared(addresses):
+        return step("objects: by value (pandas.factorize)",
+                    _coding._factorize_values, values)
+    codes, first_row = step("objects: identity coding (compiled hash)",
+                            _label_kernels.code_keys, addresses[:, None], split)
+    by_value = step("objects: distinct objects by value",
+                    _coding._factorize_values, values[first_row])
+    return _coding._Coded(codes, by_value.labels, by_value.codes, split)
+
+
+def _code_steps(data, y, step):
+    """One run of the label coding of ``data``, step by step."""
+    from sklearn_eval.utils import _coding
+    from sklearn_eval.utils._labels import _label_columns
+    from sklearn_eval.utils._validation import check_outcomes
+
+    columns, interleaved = _label_columns(data)
+    cats = [_coding._is_categorical(c) for c in columns]
+    arrays = [c if cat else _coding._column_values(c)
+              for c, cat in zip(columns, cats, strict=True)]
+    bounds = None if any(cats) else _coding._table_bounds(arrays)
+    if bounds is not None:
+        players, position = step("integers: offset table", _coding._offset_table,
+                                 arrays, *bounds)
+        first, second = step(
+            "final positions (gathers)", _coding._gather, position, arrays,
+            interleaved, lambda v: _coding._shift(v, bounds[0]))
+    else:
+        split = 2 if interleaved else 1
+        coded = [_code_one(values, cat, split, step)
+                 for values, cat in zip(arrays, cats, strict=True)]
+        players, lookups = step("merge + sort the distinct labels", _coding._merge,
+                                coded)
+
+        def positions():
+            return [p for c, lk in zip(coded, lookups, strict=True)
+                    for p in _coding._positions(c, lk, interleaved)]
+
+        first, second = step("final positions (in place or gathers)", positions)
+    step("checks: missing, self-play",
+         lambda: (min(first.min(), second.min()) < 0, (first == second).any()))
+    step("outcomes and weights", check_outcomes, y, None, y.shape[0])
+
+
+def coding_steps(data, y, repeat):
+    """Median time of each step of the label coding of ``data``."""
+    from sklearn_eval.utils import check_and_encode_matches
+
+    steps = {}
+
+    def step(name, func, *args):
+        gc.collect()
+        start = time.perf_counter()
+        out = func(*args)
+        steps.setdefault(name, []).append(time.perf_counter() - start)
+        return out
+
+    for _ in range(repeat):
+        step("total (check_and_encode_matches)", check_and_encode_matches, data, y,
+             None)
+        _code_steps(data, y, step)
+    return {name: float(np.median(v)) for name, v in steps.items()}
+
+
+def coding_breakdown(X, y, codes, sizes, repeat):
+    import pandas as pd
+
+    print(f"\n3. label coding steps (median of {repeat})")
+    for n in (sizes[0], sizes[-1]):
+        cases = dict(string_inputs(X[:n], codes[:n]))
+        cases["int64 array"] = codes[:n]
+        cases["DataFrame of two categoricals"] = pd.DataFrame({
+            "first": pd.Categorical(X[:n, 0]), "second": pd.Categorical(X[:n, 1])})
+        for name, data in cases.items():
+            steps = coding_steps(data, y[:n], repeat)
+            total = steps.pop("total (check_and_encode_matches)")
+            print(f"   {n:,} matches, {name}: {total:.3f} s")
+            for step_name, t in steps.items():
+                print(f"      {step_name:<44} {t:7.3f} s  {100 * t / total:4.0f}%")
+        del cases
+        gc.collect()
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--quick", action="store_true",
+                        help="125k to 2M matches instead of 1M to 16M")
+    parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument("--n-players", type=int, default=1000)
+    parser.add_argument("--k-factor", type=float, default=4.0)
+    parser.add_argument("--skip-steps", action="store_true",
+                        help="skip the coding step breakdown")
+    args = parser.parse_args(argv)
+    from sklearn_eval.datasets import make_matches
+    from sklearn_eval.pairwise import EloRanker, _kernels
+
+    sizes = ([125_000, 250_000, 500_000, 1_000_000, 2_000_000] if args.quick else
+             [1_000_000, 2_000_000, 4_000_000, 8_000_000, 16_000_000])
+    X, y = make_matches(n_players=args.n_players, n_matches=sizes[-1],
+                        labels="str", random_state=0)
+    # The same matches with integer labels (the strings are zero-padded
+    # numbers, so both sort alike).
+    codes, _ = make_matches(n_players=args.n_players, n_matches=sizes[-1],
+                            labels="int", random_state=0)
+    print(f"up to {sizes[-1]:,} matches among {args.n_players:,} string-labelled "
+          f"players; numba: {_kernels.HAVE_NUMBA}", flush=True)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        EloRanker().fit(X[:100], y[:100])  # compile / load the kernels
+    inputs = string_inputs(X, codes)
+    fit_scaling(inputs, y, codes, sizes, args.repeat, args.k_factor)
+    evalica_ratio(inputs, y, sizes[0] if args.quick else 1_000_000, args.repeat,
+                  args.k_factor)
+    del inputs
+    gc.collect()
+    if not args.skip_steps:
+        coding_breakdown(X, y, codes, sizes, args.repeat)
+
+
+if __name__ == "__main__":
+    main()
