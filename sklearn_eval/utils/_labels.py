@@ -37,6 +37,10 @@ def _label_columns(X):
         if X.shape[1] != 2 or X.shape[0] == 0:
             return None
         return [X.iloc[:, 0], X.iloc[:, 1]], False
+    if isinstance(X, list | tuple):
+        # the shared path keeps a list's objects: np.asarray would turn a NaN
+        # among strings into the label 'nan'
+        return None
     arr = X if isinstance(X, np.ndarray) else np.asarray(X)
     if arr.ndim != 2 or arr.shape[1] != 2 or arr.shape[0] == 0:
         return None
