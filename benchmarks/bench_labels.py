@@ -1,7 +1,9 @@
 """Label coding and online Elo at scale: linear growth to 16M matches.
 
 What it measures (medians of ``--repeat`` runs; sizes are run round-robin so
-that a change of machine load hits every size alike):
+that a change of machine load hits every size alike; every input is measured
+in its own process, so that one input's memory does not slow another's
+allocations):
 
 1. the growth exponent ``k`` of ``time ~ matches ** k`` of an online
    ``EloRanker.fit`` on string labels from 1M to 16M matches (target
@@ -25,13 +27,17 @@ Run from the repository root (the package is taken from the checkout)::
     PYTHONPATH=. /work/bench-venvs/evalica/bin/python benchmarks/bench_labels.py
     PYTHONPATH=. /work/venv/bin/python benchmarks/bench_labels.py --quick
 
-Needs about 8 GB of memory at 16M matches (the one-object-per-cell
-DataFrame alone is about 3 GB). The machine may be shared: read exponents
+Needs about 5 GB of memory at 16M matches (the one-object-per-cell
+DataFrame is about 3 GB). The machine may be shared: read exponents
 and ratios, not seconds.
 """
 
 import argparse
 import gc
+import os
+import subprocess
+import sys
+import tempfile
 import time
 import warnings
 
@@ -56,55 +62,63 @@ def round_robin(runs, sizes, repeat):
     return {key: float(np.median(v)) for key, v in times.items()}
 
 
-def string_inputs(X, codes):
-    """The three string containers of the same matches (codes: integer labels)."""
+STRING_INPUTS = ("numpy unicode array", "DataFrame, one str object per player",
+                 "DataFrame, one str object per cell")
+OTHER_INPUTS = ("int64 array", "DataFrame of two categoricals")
+
+
+def build_input(name, X, codes):
+    """One container of the matches (``codes``: the same matches as integers)."""
     import pandas as pd
 
-    where = np.zeros(int(codes.max()) + 1, dtype=np.int64)
-    where[codes.ravel()] = np.arange(codes.size)  # a cell of every player
-    shared = X.ravel()[where].astype(object)  # one str object per player
-    return {
-        "numpy unicode array": X,
-        "DataFrame, one str object per player": pd.DataFrame(
-            {"first": shared[codes[:, 0]], "second": shared[codes[:, 1]]}),
-        "DataFrame, one str object per cell": pd.DataFrame(
-            X.astype(object), columns=["first", "second"]),
-    }
+    if name == "numpy unicode array":
+        return X
+    if name == "DataFrame, one str object per player":
+        where = np.zeros(int(codes.max()) + 1, dtype=np.int64)
+        where[codes.ravel()] = np.arange(codes.size)  # a cell of every player
+        shared = X.ravel()[where].astype(object)  # one str object per player
+        return pd.DataFrame({"first": shared[codes[:, 0]],
+                             "second": shared[codes[:, 1]]})
+    if name == "DataFrame, one str object per cell":
+        return pd.DataFrame(X.astype(object), columns=["first", "second"])
+    if name == "int64 array":
+        return codes
+    if name == "DataFrame of two categoricals":
+        return pd.DataFrame({"first": pd.Categorical(X[:, 0]),
+                             "second": pd.Categorical(X[:, 1])})
+    raise ValueError(name)
 
 
 def head(data, n):
     return data.iloc[:n] if hasattr(data, "iloc") else data[:n]
 
 
-def fit_scaling(inputs, y, codes, sizes, repeat, k_factor):
+def fit_scaling(name, data, y, sizes, repeat, k_factor):
+    """Print the growth line of one input (its own process: see ``main``)."""
     from sklearn_eval.pairwise import EloRanker, _kernels
 
-    def fit(data):
-        return lambda n: EloRanker(k_factor=k_factor).fit(head(data, n), y[:n])
+    if name == "compiled scan alone (integer codes)":
+        def run(n):
+            ratings = np.zeros(int(data.max()) + 1)
+            _kernels.elo_scan(data[:n, 0], data[:n, 1], y[:n], np.ones(n), ratings,
+                              k_factor / 173.72, 0.0, _kernels.no_history())
+    else:
+        def run(n):
+            EloRanker(k_factor=k_factor).fit(head(data, n), y[:n])
 
-    def scan(n):
-        ratings = np.zeros(int(codes.max()) + 1)
-        _kernels.elo_scan(codes[:n, 0], codes[:n, 1], y[:n], np.ones(n), ratings,
-                          k_factor / 173.72, 0.0, _kernels.no_history())
-
-    runs = {name: fit(data) for name, data in inputs.items()}
-    runs["compiled scan alone (integer codes)"] = scan
-    times = round_robin(runs, sizes, repeat)
-    print(f"\n1. online EloRanker.fit, growth exponent from {sizes[0]:,} to "
-          f"{sizes[-1]:,} matches (median of {repeat}, sizes interleaved)")
-    for name in runs:
-        curve = [times[name, n] for n in sizes]
-        k = growth_exponent(sizes, curve)
-        ends = np.log(curve[-1] / curve[0]) / np.log(sizes[-1] / sizes[0])
-        target = "" if name.startswith("compiled") else (
-            "  OK" if k <= 1.05 else "  MISSED") + " (target 1.05)"
-        points = "  ".join(f"{n / 1e6:g}M {t:.3f}s" for n, t in zip(sizes, curve,
-                                                                   strict=True))
-        print(f"   {name:<40} {points}   exponent {k:.3f} (end points "
-              f"{ends:.3f}){target}", flush=True)
+    times = round_robin({name: run}, sizes, repeat)
+    curve = [times[name, n] for n in sizes]
+    k = growth_exponent(sizes, curve)
+    ends = np.log(curve[-1] / curve[0]) / np.log(sizes[-1] / sizes[0])
+    target = "" if name.startswith("compiled") else (
+        "  OK" if k <= 1.05 else "  MISSED") + " (target 1.05)"
+    points = "  ".join(f"{n / 1e6:g}M {t:.3f}s" for n, t in zip(sizes, curve,
+                                                               strict=True))
+    print(f"   {name:<40} {points}   exponent {k:.3f} (end points "
+          f"{ends:.3f}){target}", flush=True)
 
 
-def evalica_ratio(inputs, y, n, repeat, k_factor):
+def evalica_ratio(X, codes, y, n, repeat, k_factor):
     try:
         import evalica
     except ImportError:
@@ -116,10 +130,8 @@ def evalica_ratio(inputs, y, n, repeat, k_factor):
     winners = list(np.where(y[:n] == 1.0, evalica.Winner.X, evalica.Winner.Y))
     print(f"\n2. online Elo at {n:,} matches against evalica.elo (K={k_factor}, "
           f"median of {repeat}, alternating)")
-    for name, data in inputs.items():
-        if not hasattr(data, "iloc"):
-            continue
-        frame = data.iloc[:n]
+    for name in STRING_INPUTS[1:]:
+        frame = build_input(name, X[:n], codes[:n])
         ours, anchor = [], []
         for _ in range(repeat):
             start = time.perf_counter()
@@ -209,23 +221,33 @@ def coding_steps(data, y, repeat):
     return {name: float(np.median(v)) for name, v in steps.items()}
 
 
-def coding_breakdown(X, y, codes, sizes, repeat):
-    import pandas as pd
+def print_steps(title, data, y, repeat):
+    steps = coding_steps(data, y, repeat)
+    total = steps.pop("total (check_and_encode_matches)")
+    print(f"   {title}: {total:.3f} s")
+    for step_name, t in steps.items():
+        print(f"      {step_name:<44} {t:7.3f} s  {100 * t / total:4.0f}%", flush=True)
 
-    print(f"\n3. label coding steps (median of {repeat})")
-    for n in (sizes[0], sizes[-1]):
-        cases = dict(string_inputs(X[:n], codes[:n]))
-        cases["int64 array"] = codes[:n]
-        cases["DataFrame of two categoricals"] = pd.DataFrame({
-            "first": pd.Categorical(X[:n, 0]), "second": pd.Categorical(X[:n, 1])})
-        for name, data in cases.items():
-            steps = coding_steps(data, y[:n], repeat)
-            total = steps.pop("total (check_and_encode_matches)")
-            print(f"   {n:,} matches, {name}: {total:.3f} s")
-            for step_name, t in steps.items():
-                print(f"      {step_name:<44} {t:7.3f} s  {100 * t / total:4.0f}%")
-        del cases
-        gc.collect()
+
+def load(path, n):
+    data = np.load(path)
+    return data["X"][:n], data["codes"][:n], data["y"][:n]
+
+
+def child(args):
+    """One measurement in this process, on the matches saved by the parent."""
+    X, codes, y = load(args.data, args.size)
+    if args.part == "fit":
+        data = codes if args.input.startswith("compiled") else build_input(
+            args.input, X, codes)
+        del X
+        fit_scaling(args.input, data, y, args.sizes, args.repeat, args.k_factor)
+    elif args.part == "evalica":
+        evalica_ratio(X, codes, y, args.size, args.repeat, args.k_factor)
+    else:
+        data = build_input(args.input, X, codes)
+        del X
+        print_steps(f"{args.size:,} matches, {args.input}", data, y, args.repeat)
 
 
 def main(argv=None):
@@ -237,9 +259,20 @@ def main(argv=None):
     parser.add_argument("--k-factor", type=float, default=4.0)
     parser.add_argument("--skip-steps", action="store_true",
                         help="skip the coding step breakdown")
+    # internal: one measurement per process
+    for name in ("--part", "--input", "--data"):
+        parser.add_argument(name, help=argparse.SUPPRESS)
+    parser.add_argument("--size", type=int, help=argparse.SUPPRESS)
+    parser.add_argument("--sizes", type=int, nargs="+", help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
+    if args.part:
+        warnings.simplefilter("ignore")
+        from sklearn_eval.pairwise import EloRanker
+
+        EloRanker().fit([["a", "b"]], [1])  # compile / load the kernels
+        return child(args)
     from sklearn_eval.datasets import make_matches
-    from sklearn_eval.pairwise import EloRanker, _kernels
+    from sklearn_eval.pairwise import _kernels
 
     sizes = ([125_000, 250_000, 500_000, 1_000_000, 2_000_000] if args.quick else
              [1_000_000, 2_000_000, 4_000_000, 8_000_000, 16_000_000])
@@ -250,19 +283,34 @@ def main(argv=None):
     codes, _ = make_matches(n_players=args.n_players, n_matches=sizes[-1],
                             labels="int", random_state=0)
     print(f"up to {sizes[-1]:,} matches among {args.n_players:,} string-labelled "
-          f"players; numba: {_kernels.HAVE_NUMBA}", flush=True)
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        EloRanker().fit(X[:100], y[:100])  # compile / load the kernels
-    inputs = string_inputs(X, codes)
-    fit_scaling(inputs, y, codes, sizes, args.repeat, args.k_factor)
-    evalica_ratio(inputs, y, sizes[0] if args.quick else 1_000_000, args.repeat,
-                  args.k_factor)
-    del inputs
-    gc.collect()
-    if not args.skip_steps:
-        coding_breakdown(X, y, codes, sizes, args.repeat)
+          f"players; numba: {_kernels.HAVE_NUMBA}; every input is measured in "
+          "its own process", flush=True)
+    with tempfile.TemporaryDirectory() as tmp:
+        path = os.path.join(tmp, "matches.npz")
+        np.savez(path, X=X, codes=codes, y=y)
+        del X, codes, y
+
+        def run(*extra):
+            subprocess.run(
+                [sys.executable, __file__, "--data", path, "--repeat",
+                 str(args.repeat), "--k-factor", str(args.k_factor), *extra],
+                check=True,
+            )
+
+        print(f"\n1. online EloRanker.fit, growth exponent from {sizes[0]:,} to "
+              f"{sizes[-1]:,} matches (median of {args.repeat}, sizes "
+              "interleaved)", flush=True)
+        for name in (*STRING_INPUTS, "compiled scan alone (integer codes)"):
+            run("--part", "fit", "--input", name, "--size", str(sizes[-1]),
+                "--sizes", *map(str, sizes))
+        run("--part", "evalica", "--size", str(sizes[0] if args.quick else 1_000_000))
+        if not args.skip_steps:
+            print(f"\n3. label coding steps (median of {args.repeat})", flush=True)
+            for n in (sizes[0], sizes[-1]):
+                for name in (*STRING_INPUTS, *OTHER_INPUTS):
+                    run("--part", "steps", "--input", name, "--size", str(n))
+    return 0
 
 
 if __name__ == "__main__":
-    main()
+    sys.exit(main())

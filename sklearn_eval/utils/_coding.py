@@ -50,16 +50,18 @@ class _Coded:
     ``codes`` (or in ``to_label``) marks a missing label. ``labels`` holds
     only labels that occur. ``split`` is None for plain 1-D codes; otherwise
     ``codes`` is a fresh int64 array of shape (split, n / split), already in
-    the output layout, to be turned into positions in place.
+    the output layout, to be turned into positions in place. ``owned`` 1-D
+    codes are a fresh int64 array too (never a view of the input).
     """
 
-    __slots__ = ("codes", "to_label", "labels", "split")
+    __slots__ = ("codes", "to_label", "labels", "split", "owned")
 
-    def __init__(self, codes, labels, to_label=None, split=None):
+    def __init__(self, codes, labels, to_label=None, split=None, owned=False):
         self.codes = codes
         self.labels = labels
         self.to_label = to_label
         self.split = split
+        self.owned = owned or split is not None
 
 
 def sorted_uniques(uniques):
@@ -96,7 +98,8 @@ def _factorize_values(values):
             labels = np.asarray(labels)
         else:  # strings keep their dtype; anything else is compared as objects
             labels = np.asarray(labels, dtype=values.dtype if kind == "U" else object)
-        return _Coded(codes, labels)
+        codes = np.ascontiguousarray(codes, dtype=np.int64)
+        return _Coded(codes, labels, owned=True)
     mapping = {}  # pragma: no cover - exercised only without pandas
     codes = np.fromiter(  # pragma: no cover
         (-1 if v is None or v != v else mapping.setdefault(v, len(mapping))
@@ -106,7 +109,7 @@ def _factorize_values(values):
     )
     labels = np.empty(len(mapping), dtype=values.dtype)  # pragma: no cover
     labels[:] = list(mapping)  # pragma: no cover
-    return _Coded(codes, labels)  # pragma: no cover
+    return _Coded(codes, labels, owned=True)  # pragma: no cover
 
 
 def _code_fixed_width(values, split, keys=None):
@@ -316,10 +319,13 @@ def _positions(column, lookup, interleaved):
     Codes written in the output layout are mapped in place: at tens of
     millions of labels every fresh full-size array costs its page faults.
     """
-    if column.split is None:
-        return _gather(lookup, [column.codes], interleaved)
-    remap_in_place(column.codes, lookup)
-    return list(column.codes)
+    codes = column.codes
+    if column.owned and not interleaved and column.split is None:
+        codes = codes[None, :]
+    elif column.split is None:
+        return _gather(lookup, [codes], interleaved)
+    remap_in_place(codes, lookup)
+    return list(codes)
 
 
 def _gather(table, columns, interleaved, index=None):

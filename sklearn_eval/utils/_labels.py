@@ -20,6 +20,7 @@ from ._validation import (
     check_matches,
     check_outcomes,
     encode_players,
+    first_in_blocks,
 )
 
 __all__ = ["check_and_encode_matches"]
@@ -102,7 +103,8 @@ def check_and_encode_matches(X, y, sample_weight):
         # outcomes) come first, as in the shared path.
         check_matches(X, y, sample_weight, require_y=True)
         raise
-    if min(first.min(), second.min()) < 0 or (first == second).any():
+    self_play = first_in_blocks(first, second, test=np.equal)
+    if min(first.min(), second.min()) < 0 or self_play >= 0:
         check_matches(X, y, sample_weight, require_y=True)  # raises the error
         raise ValueError("X holds an invalid match.")  # pragma: no cover
     y_arr, weights = check_outcomes(y, sample_weight, first.shape[0], require_y=True)

@@ -307,3 +307,29 @@ def test_unused_categories_are_not_players():
     matches, players, first, second = check_and_encode_matches(X, [1, 0], None)
     assert players.tolist() == ["x", "y", "z"]
     assert first.tolist() == [0, 1] and second.tolist() == [1, 2]
+
+
+@pytest.mark.parametrize("container", ["categorical", "int", "object", "unicode",
+                                       "frame"])
+def test_coding_never_modifies_the_input(coder, container):
+    X, y = make_matches(n_players=50, n_matches=3000, random_state=1)
+    names = np.array([f"p{v:02d}" for v in range(50)], dtype=object)
+    data = {
+        "categorical": pd.DataFrame({"a": pd.Categorical(names[X[:, 0]]),
+                                     "b": pd.Categorical(names[X[:, 1]])}),
+        "int": X * 3 + 7,
+        "object": names[X],
+        "unicode": names[X].astype(str),
+        "frame": pd.DataFrame({"a": names[X[:, 0]], "b": names[X[:, 1]]}),
+    }[container]
+    before = data.copy()
+    codes_before = ([data[c].cat.codes.to_numpy().copy() for c in data]
+                    if container == "categorical" else None)
+    check_and_encode_matches(data, y, None)
+    if hasattr(data, "equals"):
+        assert data.equals(before)
+    else:
+        assert_array_equal(data, before)
+    if codes_before is not None:
+        for column, codes in zip(data, codes_before, strict=True):
+            assert_array_equal(data[column].cat.codes.to_numpy(), codes)
