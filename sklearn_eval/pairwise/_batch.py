@@ -13,7 +13,10 @@ of matches, and their result does not depend on the order of the matches.
   agree). Each Newton system is solved by Jacobi-preconditioned conjugate
   gradients, on a dense (n, n) pair-weight matrix up to a few thousand
   players and on a sparse Laplacian beyond.
-- :func:`fit_melo_lbfgs`: the full mElo_2k likelihood by L-BFGS.
+- :func:`fit_melo_lbfgs`: the full mElo_2k likelihood by L-BFGS, started from
+  the Bradley-Terry ratings; its loss and gradient are one compiled pass over
+  the pairs when numba is available (numpy otherwise), with single-threaded
+  BLAS as in the Newton fit.
 """
 
 import numpy as np
