@@ -155,11 +155,12 @@ def parse_labels(text):
     rows = []
     for line in text.splitlines():
         growth = re.match(
-            rf"^(?P<case>\S.*?)\s+(?:\S+M \S+s\s+)+exponent (?P<k>{_NUMBER})"
-            r".*?(?P<verdict>OK|MISSED)?(?: \(target [\d.]+\))?$", line.strip())
+            rf"^(?P<case>\S.*?)\s+(?P<clock>cpu|wall) (?:\S+M \S+s\s+)+exponent "
+            rf"(?P<k>{_NUMBER}).*?(?P<verdict>OK|MISSED)?(?: \(target [\d.]+\))?$",
+            line.strip())
         if growth:
-            row = Row("labels", f"online Elo fit growth, {growth['case']}",
-                      accuracy=f"exponent {growth['k']}")
+            row = Row("labels", f"online Elo fit growth ({growth['clock']}), "
+                      f"{growth['case']}", accuracy=f"exponent {growth['k']}")
             if growth["verdict"]:
                 row.target = "exponent <= 1.05"
                 row.status = "PASS" if growth["verdict"] == "OK" else "FAIL"
