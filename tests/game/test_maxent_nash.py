@@ -424,23 +424,24 @@ def test_iteration_count_is_reported():
 @pytest.mark.parametrize("seed", [0, 1])
 def test_screened_large_games_match_the_dense_solve(seed):
     """Games above 256 strategies go through the double-oracle screening."""
-    import sklearn_eval.game._maxent_nash as module
+    import sklearn_eval.game._nash_solver as module
     from sklearn_eval.datasets import make_cyclic_game
+
+    def dense(M, symmetric):
+        ones_r, ones_c = np.ones(M.shape[0]), np.ones(M.shape[1])
+        with threadpool_limits(limits=1, user_api="blas"):
+            return module._solve_dense(M, ones_r, ones_c, tol=1e-9, symmetric=symmetric)
 
     A = make_cyclic_game(300, cyclic_rank=2, random_state=seed)
     ne = symmetric_maxent_nash(A)
-    with threadpool_limits(limits=1, user_api="blas"):
-        dense = module._solve_dense(A / np.abs(A).max(), tol=1e-9, symmetric=True)
-    np.testing.assert_allclose(ne.row, dense[0], atol=1e-12)
+    np.testing.assert_allclose(ne.row, dense(A / np.abs(A).max(), True).p, atol=1e-12)
     assert ne.exploitability <= 1e-12
     rng = np.random.default_rng(seed)
     S = rng.normal(size=(300, 30)) + rng.normal(size=(300, 1))
     ne = maxent_nash(S)
-    Ss = S / np.abs(S).max()
-    with threadpool_limits(limits=1, user_api="blas"):
-        dense = module._solve_dense(Ss, tol=1e-9, symmetric=False)
-    np.testing.assert_allclose(ne.row, dense[0], atol=1e-12)
-    np.testing.assert_allclose(ne.column, dense[1], atol=1e-12)
+    solved = dense(S / np.abs(S).max(), False)
+    np.testing.assert_allclose(ne.row, solved.p, atol=1e-12)
+    np.testing.assert_allclose(ne.column, solved.q, atol=1e-12)
     assert ne.exploitability <= 1e-12
 
 
