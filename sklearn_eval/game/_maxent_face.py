@@ -116,7 +116,7 @@ def _projected_newton(face_lw, C, y, n_free, max_iter):
         free = ~active
         Cf = C[:, free]
         H = (Cf.T * x) @ Cf - np.outer(g[free], g[free])
-        size = max(1e-300, float(np.trace(H)) / max(1, H.shape[0]))
+        size = max(1e-12, float(np.trace(H)) / max(1, H.shape[0]))
         while damping <= _DAMPING_MAX:
             step = _damped_step(H, g, y, free, active, damping * size)
             moved = _line_search(face_lw, C, y, f, g, step, bounded, w_norm)
@@ -127,6 +127,8 @@ def _projected_newton(face_lw, C, y, n_free, max_iter):
         if moved is None:
             break  # no decrease left at double precision
         y, f, x, g = moved
+        if f < -1e-9:
+            break  # below the entropy's minimum, 0: the face is empty
     w = _stationarity(y, g, bounded)
     return y, x, float(np.abs(w).max()) if w.size else 0.0
 
@@ -293,6 +295,10 @@ def maxent_on_face(M, rows, eq_cols, weights, *, symmetric, methods):
         whether it reported convergence.
     """
     face = _face(M, rows, eq_cols, weights, symmetric)
+    ones = np.full(rows.size, 1.0 / np.sqrt(rows.size))
+    if np.linalg.norm(ones - face.B @ (face.B.T @ ones)) <= 1e-9:
+        # the equalities force sum(x) = 0: a wrong support guess
+        return FaceSolution(None, "none", False)
     if rows.size - face.B.shape[1] <= 1:
         x = _clean(_point_face(face))
         return FaceSolution(x, "point", x is not None)

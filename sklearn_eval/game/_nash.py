@@ -11,6 +11,12 @@ from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from ._maxent_nash import maxent_nash, symmetric_maxent_nash
+from ._nash_scaling import (
+    antisymmetric_part,
+    antisymmetry_ratio,
+    column_normalization,
+    normalize_columns,
+)
 
 __all__ = ["NashAverager"]
 
@@ -278,9 +284,9 @@ class NashAverager(TransformerMixin, BaseEstimator):
             np.fill_diagonal(A, 0.0)
             return 0.5 * (A - A.T)
         scale = max(1.0, float(np.max(np.abs(X))))
-        excess = np.abs(X + X.T) / scale
+        excess = antisymmetry_ratio(X, scale)
         self._check_excess(excess, X, "A[i, j] = -A[j, i]")
-        return 0.5 * (X - X.T)
+        return antisymmetric_part(X)
 
     def _check_excess(self, excess, X, rule):
         if excess.max() > self.antisymmetry_tol:
@@ -293,20 +299,8 @@ class NashAverager(TransformerMixin, BaseEstimator):
             )
 
     def _fit_normalization(self, X):
-        n = X.shape[1]
-        if self.normalize is None:
-            shift, scale = np.zeros(n), np.ones(n)
-        elif self.normalize == "minmax":
-            shift = X.min(axis=0)
-            scale = X.max(axis=0) - shift
-        else:
-            shift = X.mean(axis=0)
-            # std of X / max|X|, rescaled: no overflow or underflow of the
-            # squares at extreme magnitudes (1e300, 1e-300)
-            size = np.max(np.abs(X), axis=0)
-            size = np.where(size > 0, size, 1.0)
-            scale = size * (X / size).std(axis=0)
-        flat = ~(scale > 0)
+        # on halves: no overflow for finite scores up to the largest double
+        shift, half_scale, flat = column_normalization(X, self.normalize)
         if flat.any():
             warnings.warn(
                 f"Tasks (columns) {np.flatnonzero(flat).tolist()} are constant; "
@@ -314,15 +308,20 @@ class NashAverager(TransformerMixin, BaseEstimator):
                 UserWarning,
                 stacklevel=3,
             )
-            shift = np.where(flat, X.mean(axis=0), shift)
-            scale = np.where(flat, 1.0, scale)
-        self._norm_shift, self._norm_scale = shift, scale
+        self._norm_shift, self._norm_scale = shift, half_scale
         self._norm_flat = flat
 
     def _normalize(self, X):
-        Z = (X - self._norm_shift) / self._norm_scale
+        Z = normalize_columns(X, self._norm_shift, self._norm_scale)
         if self._norm_flat.any():
             Z[:, self._norm_flat] = 0.0
+        if not np.all(np.isfinite(Z)):
+            i, j = np.unravel_index(np.argmax(~np.isfinite(Z)), Z.shape)
+            raise ValueError(
+                f"X[{i}, {j}] = {X[i, j]!r} is too large for the fitted "
+                f"normalize={self.normalize!r} of task {j}: the normalised score "
+                "overflows float64."
+            )
         return Z
 
     # ------------------------------------------------------------ transform

@@ -71,10 +71,9 @@ def _row_keys(M):
 def _unique_rows(M):
     """Representative index, group of every row and count.
 
-    Groups are found by a digest of the row's bytes and checked exactly (a
-    collision falls back to sorting the rows). Groups are ordered by digest,
-    a function of the content only, so permuted inputs give the same reduced
-    game.
+    Groups are found by a digest of the row's bytes (O(rows x columns),
+    against a lexicographic sort of whole rows) and checked exactly: a
+    collision falls back to the sort.
     """
     _, first, group, counts = np.unique(
         _row_keys(M), return_index=True, return_inverse=True, return_counts=True

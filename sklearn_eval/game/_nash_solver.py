@@ -145,55 +145,115 @@ def _face(cache, side, M, support, eq, weights, symmetric, methods):
     return cache[key]
 
 
-def _solve_faces(Ms, wr, wc, rows, cols, symmetric, methods, cache):
-    """Maximum-entropy strategies of both players on given supports."""
-    fx = _face(cache, "row", Ms, rows, cols, wr, symmetric, methods)
+def _solve_faces(Ms, wr, wc, faces, symmetric, methods, cache):
+    """Maximum-entropy strategies of both players on given faces.
+
+    ``faces = (rows, row_eq, cols, col_eq)``: the row player's support and
+    the columns it keeps tied, then the same for the column player.
+    """
+    rows, row_eq, cols, col_eq = faces
+    fx = _face(cache, "row", Ms, rows, row_eq, wr, symmetric, methods)
     if fx.x is None:
         return None
     p = np.zeros(Ms.shape[0])
     p[rows] = fx.x
+    p = _drop_vanishing(p)
     if symmetric:
         return p, p, fx.method, fx.converged
-    fy = _face(cache, "column", -Ms.T, cols, rows, wc, False, methods)
+    fy = _face(cache, "column", -Ms.T, cols, col_eq, wc, False, methods)
     if fy.x is None:
         return None
     q = np.zeros(Ms.shape[1])
     q[cols] = fy.x
+    q = _drop_vanishing(q)
     return p, q, _worse(fx.method, fy.method), fx.converged and fy.converged
 
 
-def _refine(Ms, wr, wc, rows, cols, *, tol, symmetric, methods, cache, max_rounds=6):
-    """Maxent strategies with support corrections until strictly complementary.
+def _drop_vanishing(x):
+    x = np.where(_support(x), x, 0.0)
+    return x / x.sum()
 
-    Returns ``(p, q, method, certified)`` or None. Growing a support is
-    always safe for that player's own face (its optimal set is unchanged;
-    unplayable strategies get vanishing mass), so tied outsiders are added
-    and vanished ones dropped; each strategy is added at most once.
+
+def _support(x):
+    # mass this small is a dual ray (a strategy outside the maximal support,
+    # whose mass only decays), not a maximum-entropy share
+    return x > _SUPPORT_FLOOR * x.max()
+
+
+def _support_bounds(Ms, p, q, tol, symmetric):
+    """Bounds on the maximal supports from one optimal pair ``(p, q)``.
+
+    A strategy an optimal strategy plays is in the maximal support; one in
+    the maximal support is a best response to every optimal opponent
+    strategy. So ``supp(p) <= I_max <= {i : (M q)_i >= v - tol}``, and
+    likewise for the columns.
     """
-    tried_rows, tried_cols = rows.copy(), cols.copy()
-    result = None
-    for _ in range(max_rounds):
-        solved = _solve_faces(Ms, wr, wc, rows, cols, symmetric, methods, cache)
-        if solved is None:
-            return result
-        p, q, method, converged = solved
-        result = (p, q, method, False)
-        v = 0.0 if symmetric else float(p @ Ms @ q)
-        # mass this small is a dual ray (a strategy outside the maximal
-        # support, whose mass only decays), not a maximum-entropy share
-        kept_rows = p > _SUPPORT_FLOOR * p.max()
-        kept_cols = q > _SUPPORT_FLOOR * q.max()
-        tied_rows = ~tried_rows & (Ms @ q >= v - tol)
-        tied_cols = ~tried_cols & (Ms.T @ p <= v + tol)
-        if symmetric:
-            tied_rows = tied_cols = tied_rows | tied_cols
-        same = np.array_equal(kept_rows, rows) and np.array_equal(kept_cols, cols)
-        if same and not tied_rows.any() and not tied_cols.any():
-            return p, q, method, converged
-        tried_rows |= tied_rows
-        tried_cols |= tied_cols
-        rows, cols = kept_rows | tied_rows, kept_cols | tied_cols
-    return result
+    v = 0.0 if symmetric else float(p @ Ms @ q)
+    row_low, col_low = _support(p), _support(q)
+    row_up = row_low | (Ms @ q >= v - tol)
+    col_up = col_low | (Ms.T @ p <= v + tol)
+    if symmetric:
+        row_low = col_low = row_low | col_low
+        row_up = col_up = row_up | col_up
+    return row_low, row_up, col_low, col_up
+
+
+def _safe_refine(Ms, wr, wc, p, q, *, tol, symmetric, methods, cache):
+    """Maxent strategies from any optimal pair, without guessing supports.
+
+    Each player's optimal set is exactly its face with a support at least
+    as large as the maximal one (unplayable strategies get vanishing mass)
+    and a tied set at most as large (implied equalities then hold anyway),
+    so the bounds of :func:`_support_bounds` give both maxent strategies; a
+    last pass on their supports, now exact, removes the vanishing mass.
+    Returns ``(p, q, method, converged)`` or None.
+    """
+    row_low, row_up, col_low, col_up = _support_bounds(Ms, p, q, tol, symmetric)
+    safe = _solve_faces(
+        Ms, wr, wc, (row_up, col_low, col_up, row_low), symmetric, methods, cache
+    )
+    if safe is None or game_exploitability(Ms, safe[0], safe[1]) > tol:
+        return None
+    rows, cols = _support(safe[0]), _support(safe[1])
+    polished = _solve_faces(
+        Ms, wr, wc, (rows, cols, cols, rows), symmetric, methods, cache
+    )
+    if polished is not None:
+        p3, q3 = polished[0], polished[1]
+        if (
+            game_exploitability(Ms, p3, q3) <= tol
+            and np.array_equal(_support(p3), rows)
+            and np.array_equal(_support(q3), cols)
+        ):
+            return polished
+    return safe
+
+
+def _refine(Ms, wr, wc, rows, cols, *, tol, symmetric, methods, cache):
+    """Maxent strategies on guessed maximal supports, certified or corrected.
+
+    The guess is certified when the pair is strictly complementary on it
+    (every strategy outside the supports loses by more than ``tol``);
+    otherwise the pair, if optimal, seeds :func:`_safe_refine`.
+    Returns ``(p, q, method, converged)`` or None.
+    """
+    solved = _solve_faces(
+        Ms, wr, wc, (rows, cols, cols, rows), symmetric, methods, cache
+    )
+    if solved is None:
+        return None
+    p, q = solved[0], solved[1]
+    if game_exploitability(Ms, p, q) > tol:
+        return None
+    row_low, row_up, col_low, col_up = _support_bounds(Ms, p, q, tol, symmetric)
+    if all(
+        np.array_equal(a, b)
+        for a, b in ((row_low, rows), (row_up, rows), (col_low, cols), (col_up, cols))
+    ):
+        return solved
+    return _safe_refine(
+        Ms, wr, wc, p, q, tol=tol, symmetric=symmetric, methods=methods, cache=cache
+    )
 
 
 def _solve_dense(Ms, wr, wc, *, tol, symmetric):
@@ -209,11 +269,21 @@ def _solve_dense(Ms, wr, wc, *, tol, symmetric):
     return sub._replace(p=p, q=q)
 
 
+def _attempts(Ms, wr, wc, first, *, tol, symmetric, methods, cache):
+    """Candidate answers from one first pass: each support guess, then (for
+    an exact simplex vertex) the guess-free refinement from the vertex."""
+    options = {"tol": tol, "symmetric": symmetric, "methods": methods, "cache": cache}
+    for rows, cols in first.guesses:
+        yield _refine(Ms, wr, wc, rows, cols, **options)
+    if first.source == "highs" and game_exploitability(Ms, first.p, first.q) <= tol:
+        yield _safe_refine(Ms, wr, wc, first.p, first.q, **options)
+
+
 def _solve_undominated(Ms, wr, wc, *, tol, symmetric):
     """Maxent equilibrium of a (sub)game; see the module docstring."""
     passes = []
     lp_best = None  # (gap, p, q, n_iter)
-    uncertified = None  # (gap, Solved): accurate, but not certified maxent
+    unconverged = None  # accurate, but a face step did not report convergence
     cache = {}
     for tier, methods in enumerate(_TIERS):
         sources = _first_passes(Ms, tol, symmetric) if tier == 0 else passes
@@ -223,31 +293,27 @@ def _solve_undominated(Ms, wr, wc, *, tol, symmetric):
                 gap0 = game_exploitability(Ms, first.p, first.q)
                 if lp_best is None or gap0 < lp_best[0]:
                     lp_best = (gap0, first.p, first.q, first.n_iter)
-            for rows, cols in first.guesses:
-                refined = _refine(
-                    Ms,
-                    wr,
-                    wc,
-                    rows,
-                    cols,
-                    tol=tol,
-                    symmetric=symmetric,
-                    methods=methods,
-                    cache=cache,
-                )
+            for refined in _attempts(
+                Ms,
+                wr,
+                wc,
+                first,
+                tol=tol,
+                symmetric=symmetric,
+                methods=methods,
+                cache=cache,
+            ):
                 if refined is None:
                     continue
-                p, q, method, certified = refined
-                gap = game_exploitability(Ms, p, q)
-                if gap > tol:
+                p, q, method, converged = refined
+                if game_exploitability(Ms, p, q) > tol:
                     continue
                 solved = Solved(p, q, first.n_iter, method, first.source)
-                if certified:
+                if converged:
                     return solved
-                if uncertified is None:
-                    uncertified = (gap, solved)
-    if uncertified is not None:
-        return uncertified[1]
+                unconverged = unconverged or solved
+    if unconverged is not None:
+        return unconverged
     _, p, q, n_iter = lp_best
     return Solved(p, q, n_iter, "lp", "ipm")
 

@@ -132,6 +132,7 @@ def test_broken_solvers_warn_instead_of_returning_nan(monkeypatch):
     monkeypatch.setattr(solver_module, "solve_ipm", _no_interior_point)
     monkeypatch.setattr(solver_module, "solve_lp_vertex", vertex_only)
     monkeypatch.setattr(solver_module, "_refine", lambda *a, **k: None)
+    monkeypatch.setattr(solver_module, "_safe_refine", lambda *a, **k: None)
     with pytest.warns(ConvergenceWarning, match="linear program's Nash equilibrium"):
         ne = maxent_nash(M)
     assert ne.method == "lp"

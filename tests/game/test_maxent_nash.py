@@ -400,17 +400,23 @@ def test_property_degenerate_integer_games_match_direct_maxent(seed, m, n):
 def test_failed_refinement_warns_and_returns_an_equilibrium(monkeypatch):
     from sklearn.exceptions import ConvergenceWarning
 
-    import sklearn_eval.game._maxent_nash as module
+    import sklearn_eval.game._nash_solver as module
 
-    def broken(Ms, p0, q0, v, *, tol, symmetric, supports=None):
-        bad = np.zeros_like(p0)
-        bad[0] = 1.0
-        return bad, bad if symmetric else np.eye(len(q0))[0], p0 > 0, q0 > 0
+    def broken(Ms, wr, wc, rows, cols, **kwargs):
+        bad = np.zeros(Ms.shape[0])
+        bad[0] = 1.0  # not an equilibrium: rejected by the verification
+        return bad, bad, "newton", True
 
     monkeypatch.setattr(module, "_refine", broken)
+    monkeypatch.setattr(
+        module,
+        "_safe_refine",
+        lambda Ms, wr, wc, p, q, **k: broken(Ms, wr, wc, None, None),
+    )
     A = C3 + 0.3 * T3
-    with pytest.warns(ConvergenceWarning, match="most accurate equilibrium"):
+    with pytest.warns(ConvergenceWarning, match="linear program's Nash equilibrium"):
         ne = symmetric_maxent_nash(A)
+    assert ne.method == "lp"
     assert ne.exploitability <= 1e-9
     np.testing.assert_allclose(ne.row, [1.3 / 3, 0.4 / 3, 1.3 / 3], atol=1e-6)
 
