@@ -85,11 +85,12 @@ class NashEquilibrium(NamedTuple):
 
 
 def _unit_scale(M):
-    """A power of two ``s`` with ``max|M| / s`` in (1/2, 1] (1 for M = 0)."""
+    """A power of two ``s`` with ``max|M| / s`` in [1, 2) (1 for M = 0):
+    dividing by it is exact and ``s`` itself never overflows."""
     top = float(np.max(np.abs(M)))
     if top == 0.0:
         return 1.0
-    return float(np.ldexp(1.0, int(np.frexp(top)[1])))
+    return float(np.ldexp(1.0, int(np.frexp(top)[1]) - 1))
 
 
 def exploitability(payoff, row, column):

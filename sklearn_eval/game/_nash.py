@@ -87,9 +87,10 @@ class NashAverager(TransformerMixin, BaseEstimator):
         (probabilities). Within it the input is symmetrised; beyond it a
         ValueError is raised.
     tol : float, default=1e-9
-        Tie tolerance of the solver, relative to the largest payoff: payoffs
-        closer than this count as equal when deciding best responses and
-        supports.
+        Tie tolerance of the solver, relative to half the payoff range (agent
+        vs task) or the largest ``|payoff|`` (agent vs agent): payoffs closer
+        than this count as equal when deciding best responses and supports,
+        and the largest accepted exploitability.
 
     Attributes
     ----------

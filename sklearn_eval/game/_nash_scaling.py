@@ -69,6 +69,7 @@ def normalize_columns(X, shift, half_scale):
     direct evaluation overflows (exact for the identity normalisation)."""
     with np.errstate(over="ignore", invalid="ignore"):
         Z = (X - shift) / half_scale * 0.5
-    if not np.all(np.isfinite(Z)):
-        Z = (0.5 * X - 0.5 * shift) / half_scale
+        if not np.all(np.isfinite(Z)):
+            # still infinite only beyond the double range (caller's error)
+            Z = (0.5 * X - 0.5 * shift) / half_scale
     return Z

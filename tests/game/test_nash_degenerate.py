@@ -317,3 +317,201 @@ def test_presolve_survives_digest_collisions(monkeypatch):
     red = module.presolve(M, symmetric=False)
     np.testing.assert_array_equal(red.row_weights, [1, 2])  # sorted rows
     np.testing.assert_array_equal(red.payoff[red.row_group][:, red.col_group], M)
+
+
+# ------------------------------------------------------------- face step
+def _face_solution(M, eq_cols, weights, methods, symmetric=True):
+    from sklearn_eval.game._maxent_face import maxent_on_face
+
+    rows = np.arange(M.shape[0])
+    return maxent_on_face(
+        M, rows, np.asarray(eq_cols), weights, symmetric=symmetric, methods=methods
+    )
+
+
+@pytest.mark.parametrize("method", ["newton", "clarabel", "scs"])
+def test_face_step_with_an_active_inequality(method):
+    """max H(x) over the simplex with x1 >= 2 x2: the constraint is active,
+    x = (2a, a, 1 - 3a) with ((1 - 3a) / a)^3 = 4."""
+    a = 1.0 / (3.0 + 4.0 ** (1.0 / 3.0))
+    face = _face_solution(
+        np.array([[1.0], [-2.0], [0.0]]), [False], np.ones(3), (method,)
+    )
+    assert face.method == method and face.converged
+    atol = 1e-12 if method == "newton" else 1e-6
+    np.testing.assert_allclose(face.x, [2 * a, a, 1 - 3 * a], atol=atol)
+
+
+def test_face_step_weights_are_multiplicities():
+    """max sum x log(k / x) over the simplex is x = k / sum(k)."""
+    k = np.array([1.0, 2.0, 5.0])
+    face = _face_solution(np.zeros((3, 1)), [True], k, ("newton",))
+    np.testing.assert_allclose(face.x, k / k.sum(), atol=1e-14)
+
+
+def test_face_step_rejects_an_empty_face():
+    # x1 - x2 = 0 and x1 + x2 = 0 leave only x = 0
+    face = _face_solution(
+        np.array([[1.0, 1.0], [-1.0, 1.0]]), [True, True], np.ones(2), ("newton",)
+    )
+    assert face.x is None
+
+
+# --------------------------------------------------------- fallback chain
+# the row player's optimal set is {p : p1 >= 2 p2} (rows 2 and 3 are copies):
+# its maximum-entropy point lies on that facet, p = (2a, a, c, c) with
+# c = 4^(1/3) a; the column player must play the zero column
+CHAIN_GAME = np.array([[1.0, 0.0], [-2.0, 0.0], [0.0, 0.0], [0.0, 0.0]])
+_A = 1.0 / (3.0 + 2.0 * 4.0 ** (1.0 / 3.0))
+CHAIN_ROW = np.array([2 * _A, _A, 4 ** (1 / 3) * _A, 4 ** (1 / 3) * _A])
+
+
+def _disable(monkeypatch, *names):
+    import sklearn_eval.game._maxent_face as face
+
+    def fail_newton(face_):
+        return None, False
+
+    real_cvxpy = face._maxent_cvxpy
+
+    def cvxpy_without(face_, solver):
+        return None if solver.lower() in names else real_cvxpy(face_, solver)
+
+    if "newton" in names:
+        monkeypatch.setattr(face, "_dual_newton", fail_newton)
+    monkeypatch.setattr(face, "_maxent_cvxpy", cvxpy_without)
+
+
+@pytest.mark.parametrize(
+    "disabled, expected",
+    [((), "newton"), (("newton",), "clarabel"), (("newton", "clarabel"), "scs")],
+)
+def test_each_fallback_gives_the_maximum_entropy_equilibrium(
+    monkeypatch, disabled, expected
+):
+    _disable(monkeypatch, *disabled)
+    ne = maxent_nash(CHAIN_GAME)
+    assert ne.method == expected
+    assert ne.exploitability <= TOL
+    atol = 1e-12 if expected == "newton" else 1e-6
+    np.testing.assert_allclose(ne.row, CHAIN_ROW, atol=atol)
+    np.testing.assert_allclose(ne.column, [0.0, 1.0], atol=atol)
+
+
+def test_last_resort_is_the_lp_equilibrium_with_a_warning(monkeypatch):
+    from sklearn.exceptions import ConvergenceWarning
+
+    _disable(monkeypatch, "newton", "clarabel", "scs")
+    with pytest.warns(ConvergenceWarning) as record:
+        ne = maxent_nash(CHAIN_GAME)
+    message = str(record[0].message)
+    assert "not the maximum-entropy one" in message
+    assert "exact copies still share equally" in message
+    assert ne.method == "lp"
+    assert ne.exploitability <= TOL
+    np.testing.assert_allclose(ne.row.sum(), 1.0)
+    # rows 2 and 3 are copies: merged before solving, so still equal
+    assert ne.row[2] == ne.row[3]
+
+
+def test_broken_interior_point_falls_back_to_the_simplex(monkeypatch):
+    import sklearn_eval.game._nash_solver as solver
+
+    def garbage(M):
+        m, n = M.shape
+        return (
+            np.full(m, np.nan),
+            np.full(n, np.nan),
+            np.nan,
+            0,
+            (np.ones(m), np.ones(n)),
+        )
+
+    expected = maxent_nash(ICAR_LIKE)
+    monkeypatch.setattr(solver, "solve_ipm", garbage)
+    ne = maxent_nash(ICAR_LIKE)
+    assert ne.method != "lp"
+    np.testing.assert_allclose(ne.row, expected.row, atol=1e-10)
+    np.testing.assert_allclose(ne.column, expected.column, atol=1e-10)
+
+
+ICAR_LIKE = binary_game(np.random.default_rng(7), 120, 12)
+
+
+# ------------------------------------------------------ finite but huge
+BIG = np.finfo(np.float64).max
+APPENDIX_A = np.array([[89.0, 93.0, 76.0], [85.0, 85.0, 85.0], [79.0, 74.0, 99.0]])
+CYCLE = np.array([[0.0, 1.5, 0.0], [-1.5, 0.0, 1.5], [0.0, -1.5, 0.0]])
+
+
+@pytest.mark.parametrize("scale", [1e154, 1e300, BIG / 100])
+def test_huge_payoffs_solve_at_a_safe_scale(scale):
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        ne, base = maxent_nash(APPENDIX_A * scale), maxent_nash(APPENDIX_A)
+        sym, sym_base = (
+            symmetric_maxent_nash(CYCLE * scale),
+            symmetric_maxent_nash(CYCLE),
+        )
+    np.testing.assert_allclose(ne.row, base.row, atol=1e-12)
+    np.testing.assert_allclose(ne.column, base.column, atol=1e-12)
+    assert ne.value == pytest.approx(base.value * scale, rel=1e-12)
+    assert 0.0 <= ne.exploitability <= TOL * scale
+    np.testing.assert_allclose(sym.row, sym_base.row, atol=1e-12)
+    assert np.isfinite(exploitability(APPENDIX_A * scale, ne.row, ne.column))
+
+
+def test_payoffs_spanning_the_whole_double_range():
+    S = np.array([[BIG, -BIG, 0.0], [-BIG, BIG, 0.0], [0.5 * BIG, -0.5 * BIG, -BIG]])
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        ne = maxent_nash(S)
+        ref = maxent_nash(S / BIG)
+    np.testing.assert_allclose(ne.row, ref.row, atol=1e-12)
+    np.testing.assert_allclose(ne.column, ref.column, atol=1e-12)
+    assert np.isfinite(ne.value) and np.isfinite(ne.exploitability)
+
+
+@pytest.mark.parametrize("normalize", [None, "minmax", "zscore"])
+def test_nash_averager_agent_vs_task_with_huge_scores(normalize):
+    X = np.array(
+        [[BIG, -BIG, 0.3 * BIG], [-BIG, BIG, 0.0], [0.5 * BIG, 0.5 * BIG, -BIG]]
+    )
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        nash = NashAverager(normalize=normalize).fit(X)
+        small = NashAverager(normalize=normalize).fit(X / BIG)
+    for name in ("agent_distribution_", "task_distribution_"):
+        np.testing.assert_allclose(
+            getattr(nash, name), getattr(small, name), atol=1e-12
+        )
+    for name in ("agent_skill_", "task_difficulty_", "value_", "exploitability_"):
+        assert np.all(np.isfinite(getattr(nash, name)))
+    factor = BIG if normalize is None else 1.0
+    np.testing.assert_allclose(
+        nash.agent_skill_, small.agent_skill_ * factor, rtol=1e-12, atol=1e-12 * factor
+    )
+    np.testing.assert_allclose(
+        nash.transform(X).ravel(), nash.agent_skill_, rtol=1e-12, atol=1e-12 * factor
+    )
+
+
+def test_nash_averager_agent_vs_agent_with_huge_logits():
+    A = np.array([[0.0, 1.0, -1.0], [-1.0, 0.0, 1.0], [1.0, -1.0, 0.0]]) * BIG
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        nash = NashAverager(game="agent_vs_agent").fit(A)
+    np.testing.assert_allclose(nash.agent_distribution_, [1 / 3] * 3, atol=1e-12)
+    assert np.all(np.isfinite(nash.agent_skill_))
+    with pytest.raises(ValueError, match="A\\[i, j\\] = -A\\[j, i\\]"):
+        bad = A.copy()
+        bad[0, 1] = -BIG  # A + A^T overflows: still a clear antisymmetry error
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")
+            NashAverager(game="agent_vs_agent").fit(bad)
+
+
+def test_transform_beyond_the_double_range_is_a_clear_error():
+    nash = NashAverager(normalize="minmax").fit([[0.0, 1.0], [1e-300, 0.0]])
+    with pytest.raises(ValueError, match="too large"):
+        nash.transform([[1e300, 0.0]])
