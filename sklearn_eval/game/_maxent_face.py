@@ -54,21 +54,50 @@ class _Face(NamedTuple):
     log_weights: np.ndarray
     B: np.ndarray  # orthonormal basis of the equality constraints (|I| x r)
     G: np.ndarray  # normalised inequality constraints on the face (|I| x g)
-    E: np.ndarray  # raw equality constraints (for the point case)
 
 
-def _face(M, rows, eq_cols, weights, symmetric):
-    """Homogeneous constraints of the row player's face (see module doc)."""
+def _constraints(M, rows, eq_cols, symmetric):
+    """``E`` (tied columns) and ``G`` (other columns), homogeneous in x."""
     MI = M[rows]
     if symmetric:  # the value is exactly 0
-        E, G = MI[:, eq_cols], MI[:, ~eq_cols]
-    else:
-        ref = MI[:, eq_cols].mean(axis=1, keepdims=True)
-        E, G = MI[:, eq_cols] - ref, MI[:, ~eq_cols] - ref
-    B = np.zeros((rows.size, 0))
+        return MI[:, eq_cols], MI[:, ~eq_cols]
+    ref = MI[:, eq_cols].mean(axis=1, keepdims=True)
+    return MI[:, eq_cols] - ref, MI[:, ~eq_cols] - ref
+
+
+def _rank_cut(s, shape):
+    return _RANK_RTOL * (s[0] if s.size else 0.0) * max(1.0, np.sqrt(max(shape)))
+
+
+def _point_face(E, G):
+    """``(x, True)`` when ``E^T x = 0, sum(x) = 1`` has a unique solution
+    (``x`` None if it is not a feasible strategy), else ``(None, False)``.
+
+    The equilibrium is unique on its supports in generic games: solved
+    exactly by least squares.
+    """
+    n = E.shape[0]
+    K = np.vstack([E.T, np.ones((1, n))])
+    rhs = np.zeros(K.shape[0])
+    rhs[-1] = 1.0
+    x, _, _, s = linalg.lstsq(K, rhs, check_finite=False)
+    if np.sum(s > _rank_cut(s, K.shape)) < n:
+        return None, False
+    feasible = (
+        np.abs(K @ x - rhs).max() <= 1e-10
+        and np.all(x >= -1e-12)
+        and (G.shape[1] == 0 or np.all(G.T @ x >= -1e-12))
+    )
+    return (np.clip(x, 0.0, None) if feasible else None), True
+
+
+def _face(E, G, weights):
+    """The dual's data: an orthonormal basis of the equalities and the
+    inequalities projected on their null space, deduplicated, normalised."""
+    B = np.zeros((E.shape[0], 0))
     if E.shape[1] and np.any(E):
         U, s, _ = linalg.svd(E, full_matrices=False, check_finite=False)
-        B = U[:, s > _RANK_RTOL * s[0] * max(1.0, np.sqrt(max(E.shape)))]
+        B = U[:, s > _rank_cut(s, E.shape)]
     if G.shape[1]:
         G = np.unique(G + 0.0, axis=1)  # repeated constraints
         G = G - B @ (B.T @ G)
@@ -77,7 +106,7 @@ def _face(M, rows, eq_cols, weights, symmetric):
         # equalities' subspace (0 >= 0)
         keep = (size > 1e-12) & (G.min(axis=0) < -_FEAS_TOL * size)
         G = G[:, keep] / size[keep]
-    return _Face(np.log(weights[rows]), B, G, E)
+    return _Face(np.log(weights), B, G)
 
 
 def _logsumexp(z):
@@ -209,21 +238,6 @@ def _dual_active_set(face, max_iter, max_rounds):
     return x, pg_norm <= _ACCEPT_TOL
 
 
-def _point_face(face):
-    """The face is at most a point: solve ``E^T x = 0, sum(x) = 1`` exactly."""
-    n = face.log_weights.size
-    K = np.vstack([face.E.T, np.ones((1, n))])
-    rhs = np.zeros(K.shape[0])
-    rhs[-1] = 1.0
-    x, *_ = linalg.lstsq(K, rhs, check_finite=False)
-    feasible = (
-        np.abs(K @ x - rhs).max() <= 1e-10
-        and np.all(x >= -1e-12)
-        and (face.G.shape[1] == 0 or np.all(face.G.T @ x >= -1e-12))
-    )
-    return np.clip(x, 0.0, None) if feasible else None
-
-
 def _maxent_cvxpy(face, solver):
     """The primal problem with a conic solver; None if it fails."""
     import cvxpy as cp
@@ -294,14 +308,16 @@ def maxent_on_face(M, rows, eq_cols, weights, *, symmetric, methods):
         ``x`` on ``rows`` (None if every method failed), the method used and
         whether it reported convergence.
     """
-    face = _face(M, rows, eq_cols, weights, symmetric)
+    E, G = _constraints(M, rows, eq_cols, symmetric)
+    x, is_point = _point_face(E, G)
+    if is_point:
+        x = _clean(x)
+        return FaceSolution(x, "point", x is not None)
+    face = _face(E, G, weights[rows])
     ones = np.full(rows.size, 1.0 / np.sqrt(rows.size))
     if np.linalg.norm(ones - face.B @ (face.B.T @ ones)) <= 1e-9:
         # the equalities force sum(x) = 0: a wrong support guess
         return FaceSolution(None, "none", False)
-    if rows.size - face.B.shape[1] <= 1:
-        x = _clean(_point_face(face))
-        return FaceSolution(x, "point", x is not None)
     first = FaceSolution(None, "none", False)
     for method in methods:
         if method == "newton":

@@ -36,6 +36,7 @@ from threadpoolctl import threadpool_limits
 
 from ..utils._validation import antisymmetry_excess
 from ._nash_presolve import expand, presolve
+from ._nash_scaling import antisymmetric_part
 from ._nash_solver import game_exploitability, solve_game
 
 __all__ = [
@@ -141,7 +142,7 @@ def _check_payoff(payoff, name="payoff"):
 
 
 def _safe_scale(M, symmetric):
-    """Centre and half range of the payoffs, computed without overflow.
+    """Centre, half range and range of the payoffs, computed without overflow.
 
     An antisymmetric game keeps its centre at 0 (its value). The scaled game
     ``(M - centre) / half`` has entries in [-1, 1] whatever the magnitude of
@@ -149,8 +150,8 @@ def _safe_scale(M, symmetric):
     """
     hi, lo = float(M.max()), float(M.min())
     if symmetric:
-        return 0.0, max(hi, -lo)
-    return 0.5 * hi + 0.5 * lo, 0.5 * hi - 0.5 * lo
+        return 0.0, max(hi, -lo), (lo, hi)
+    return 0.5 * hi + 0.5 * lo, 0.5 * hi - 0.5 * lo, (lo, hi)
 
 
 def _constant_game(m, n, value):
@@ -179,10 +180,10 @@ def _warn_lp_fallback(gap, stacklevel):
 
 def _solve(M, *, tol, symmetric):
     m, n = M.shape
-    centre, half = _safe_scale(M, symmetric)
+    centre, half, (lo, hi) = _safe_scale(M, symmetric)
     if half == 0.0:
         return _constant_game(m, n, centre)
-    Ms = (M - centre) / half
+    Ms = M / half if centre == 0.0 else (M - centre) / half
     reduced = presolve(Ms, symmetric=symmetric)
     # Oversubscribed BLAS threads are many times slower on shared machines
     # than one thread for these sizes; parallelise across fits (joblib).
@@ -205,7 +206,7 @@ def _solve(M, *, tol, symmetric):
     return NashEquilibrium(
         p,
         q,
-        float(np.clip(value, M.min(), M.max())),
+        float(np.clip(value, lo, hi)),
         gap * half,
         p > 0,
         q > 0,
@@ -303,5 +304,4 @@ def symmetric_maxent_nash(payoff, *, tol=1e-9):
             f"payoff must be antisymmetric; payoff[{i}, {j}] = {M[i, j]} but "
             f"payoff[{j}, {i}] = {M[j, i]}."
         )
-    M = 0.5 * M - 0.5 * M.T
-    return _solve(M, tol=float(tol), symmetric=True)
+    return _solve(antisymmetric_part(M), tol=float(tol), symmetric=True)

@@ -30,6 +30,7 @@ import numpy as np
 __all__ = ["Presolved", "expand", "presolve", "undominated"]
 
 _N_DOMINATORS = 4  # candidate dominators per ordering, per pass
+_N_PROBES = 6  # entries per row compared before hashing whole rows
 
 
 class Presolved(NamedTuple):
@@ -68,6 +69,14 @@ def _row_keys(M):
     return (words * weights).sum(axis=1, dtype=np.uint64)
 
 
+def _fingerprints(M):
+    """A few entries of each row, taken as they are (no arithmetic): equal
+    rows have equal fingerprints, and distinct ones usually differ."""
+    n = M.shape[1]
+    picks = np.unique(np.linspace(0, n - 1, min(n, _N_PROBES)).astype(int))
+    return np.column_stack([M[:, picks], M.min(axis=1), M.max(axis=1)]) + 0.0
+
+
 def _unique_rows(M):
     """Representative index, group of every row and count.
 
@@ -75,6 +84,10 @@ def _unique_rows(M):
     against a lexicographic sort of whole rows) and checked exactly: a
     collision falls back to the sort.
     """
+    m = M.shape[0]
+    _, probe_group = np.unique(_fingerprints(M), axis=0, return_inverse=True)
+    if np.unique(probe_group.ravel()).size == m:  # no two rows can be equal
+        return np.arange(m), np.arange(m), np.ones(m, dtype=np.int64)
     _, first, group, counts = np.unique(
         _row_keys(M), return_index=True, return_inverse=True, return_counts=True
     )
@@ -161,8 +174,9 @@ def presolve(M, *, symmetric):
         col_first, col_group, col_counts = row_first, row_group, row_counts
     else:
         col_first, col_group, col_counts = _unique_rows(M.T)
+    identity = row_first.size == M.shape[0] and col_first.size == M.shape[1]
     return Presolved(
-        payoff=np.ascontiguousarray(M[np.ix_(row_first, col_first)]),
+        payoff=M if identity else np.ascontiguousarray(M[np.ix_(row_first, col_first)]),
         row_weights=row_counts.astype(np.float64),
         col_weights=col_counts.astype(np.float64),
         row_group=row_group,

@@ -21,12 +21,20 @@ __all__ = [
 
 def antisymmetric_part(X):
     """``(X - X.T) / 2`` without overflow."""
-    return 0.5 * X - 0.5 * X.T
+    with np.errstate(over="ignore", invalid="ignore"):
+        A = 0.5 * (X - X.T)
+    if not np.all(np.isfinite(A)):
+        A = 0.5 * X - 0.5 * X.T
+    return A
 
 
 def antisymmetry_ratio(X, scale):
     """``|X + X.T| / scale`` without overflow (``scale > 0``)."""
-    return np.abs(0.5 * X + 0.5 * X.T) / (0.5 * scale)
+    with np.errstate(over="ignore", invalid="ignore"):
+        excess = np.abs(X + X.T) / scale
+    if not np.all(np.isfinite(excess)):
+        excess = np.abs(0.5 * X + 0.5 * X.T) / (0.5 * scale)
+    return excess
 
 
 def _column_mean(X):
