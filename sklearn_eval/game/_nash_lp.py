@@ -20,6 +20,7 @@ __all__ = [
     "solve_ipm",
     "solve_lp",
     "solve_lp_vertex",
+    "solve_lp_vertex_default",
 ]
 
 HIGHS_OPTIONS = {
@@ -28,7 +29,7 @@ HIGHS_OPTIONS = {
 }
 
 
-def solve_lp(M):
+def solve_lp(M, options=HIGHS_OPTIONS):
     """Value and one optimal pair (p, q) of the game M (row maximises)."""
     m, n = M.shape
     c = np.zeros(m + 1)
@@ -45,7 +46,7 @@ def solve_lp(M):
         b_eq=[1.0],
         bounds=bounds,
         method="highs",
-        options=HIGHS_OPTIONS,
+        options=options,
     )
     if res.status != 0:  # pragma: no cover - a finite matrix game always solves
         raise RuntimeError(f"The value LP failed: {res.message}")
@@ -162,6 +163,12 @@ def solve_ipm(M):
 
 def solve_lp_vertex(M):
     p, q, v, n_iter = solve_lp(M)
+    return p, q, v, n_iter, None
+
+
+def solve_lp_vertex_default(M):
+    """HiGHS at its default tolerances: the last resort of the first pass."""
+    p, q, v, n_iter = solve_lp(M, options={})
     return p, q, v, n_iter, None
 
 

@@ -2,17 +2,20 @@
 
 The chain, each step verified before it is accepted:
 
-1. maximal supports from the interior-point pass (plus single flips of its
-   least clear strategies), then from a HiGHS vertex and one exact LP;
-2. on each candidate support pair, the maximum-entropy point of each
-   player's optimal face (:func:`maxent_on_face`: exact point, dual Newton,
-   then Clarabel, then SCS), with support corrections: strategies whose mass
-   vanishes leave the support, strategies tied against the opponent's answer
-   join it, until the pair is strictly complementary (which certifies the
-   supports as maximal);
-3. a candidate is accepted when its exploitability is within ``tol``;
-4. if no candidate passes, the most accurate linear-programming equilibrium
-   is returned, flagged ``"lp"`` (the caller warns).
+1. strictly dominated strategies are removed (exact for the maximum-entropy
+   equilibrium of the game being solved);
+2. candidate maximal supports come from the interior-point pass (plus single
+   flips of its least clear strategies), then from a HiGHS vertex and one
+   exact LP;
+3. on a candidate, each player's maximum-entropy strategy is computed on its
+   face (:func:`maxent_on_face`: exact point, dual Newton, then Clarabel,
+   then SCS). The candidate is certified when the pair is optimal and
+   strictly complementary on it. Otherwise, if the pair is optimal, its
+   supports bound the maximal ones from both sides, which gives each
+   player's optimal set exactly (:func:`_safe_refine`), whatever the guess;
+4. an answer is accepted when its exploitability is within ``tol``; if none
+   is, the most accurate linear-programming equilibrium is returned, flagged
+   ``"lp"`` (the caller warns).
 
 Large games with small supports are first solved on a growing subset of
 strategies (double oracle).
@@ -30,6 +33,7 @@ from ._nash_lp import (
     maximal_supports_general,
     solve_ipm,
     solve_lp_vertex,
+    solve_lp_vertex_default,
 )
 from ._nash_presolve import undominated
 
@@ -111,9 +115,21 @@ class _FirstPass(NamedTuple):
 
 
 def _first_passes(Ms, tol, symmetric):
-    """Interior point first, HiGHS (computed only when needed) second."""
-    for source, solver in (("ipm", solve_ipm), ("highs", solve_lp_vertex)):
-        p0, q0, v, n_iter, scores = solver(Ms)
+    """Interior point first, HiGHS (computed only when needed) second, HiGHS
+    at default tolerances if neither produced an optimal pair."""
+    solvers = (
+        ("ipm", solve_ipm),
+        ("highs", solve_lp_vertex),
+        ("highs", solve_lp_vertex_default),
+    )
+    produced = False
+    for k, (source, solver) in enumerate(solvers):
+        if k == 2 and produced:
+            return
+        try:
+            p0, q0, v, n_iter, scores = solver(Ms)
+        except (np.linalg.LinAlgError, ValueError, RuntimeError):
+            continue
         if symmetric:
             # both players' optimal sets coincide; the average is more central
             v, p0 = 0.0, 0.5 * (p0 + q0)
@@ -125,6 +141,7 @@ def _first_passes(Ms, tol, symmetric):
         else:
             guesses = [_vertex_supports(Ms, p0, q0, v, tol, symmetric)]
         guesses = [(r, c) for r, c in guesses if r.any() and c.any()]
+        produced = True
         yield _FirstPass(source, p0, q0, n_iter, guesses)
 
 
@@ -314,6 +331,8 @@ def _solve_undominated(Ms, wr, wc, *, tol, symmetric):
                 unconverged = unconverged or solved
     if unconverged is not None:
         return unconverged
+    if lp_best is None:  # pragma: no cover - HiGHS solves every finite game
+        raise RuntimeError("No linear-programming pass solved the game.")
     _, p, q, n_iter = lp_best
     return Solved(p, q, n_iter, "lp", "ipm")
 

@@ -414,11 +414,14 @@ def test_last_resort_is_the_lp_equilibrium_with_a_warning(monkeypatch):
     assert ne.row[2] == ne.row[3]
 
 
-def test_broken_interior_point_falls_back_to_the_simplex(monkeypatch):
+@pytest.mark.parametrize("failure", ["nan", "raises"])
+def test_broken_interior_point_falls_back_to_the_simplex(monkeypatch, failure):
     import sklearn_eval.game._nash_solver as solver
 
     def garbage(M):
         m, n = M.shape
+        if failure == "raises":
+            raise np.linalg.LinAlgError("not positive definite")
         return (
             np.full(m, np.nan),
             np.full(n, np.nan),
