@@ -135,7 +135,7 @@ def bench_large(args):
         f"{'game':44s} {'unique':>10s} {'ours s':>8s} {'no merge s':>10s} "
         f"{'anchor s':>9s} {'expl ours':>10s} {'H ours':>7s} {'H anchor':>8s} status"
     )
-    worst = 0.0
+    worst, all_ok = 0.0, True
     for seed in range(args.large_games):
         rng = np.random.default_rng(seed)
         cases = [("2PL, duplicated rows/columns", binary_game(rng, 2000, 200))]
@@ -154,6 +154,7 @@ def bench_large(args):
                 h_anchor = entropy(out[0]) if isinstance(out, tuple) else np.nan
             expl = _relative_gap(X, ne.row, ne.column, False)
             status = "OK" if t_ours <= 1.0 and expl <= TOL else "MISSED"
+            all_ok &= status == "OK"
             worst = max(worst, t_ours)
             print(
                 f"{f'seed {seed}: {name}':44s} {unique:>10s} {t_ours:8.3f} "
@@ -162,6 +163,7 @@ def bench_large(args):
                 flush=True,
             )
     print(f"slowest 2,000 x 200 solve: {worst:.3f} s (target <= 1 s)")
+    return all_ok
 
 
 def _copies_spread(M, x, axis):
@@ -328,8 +330,8 @@ def main(argv=None):
     if args.quick:
         args.games, args.max_rows, args.max_cols = 100, 300, 60
         args.large_games, args.repeat = 1, 1
-    bench_large(args)
-    ok = bench_corpus(args)
+    ok = bench_large(args)
+    ok &= bench_corpus(args)
     bench_real(args)
     return 0 if ok else 1
 

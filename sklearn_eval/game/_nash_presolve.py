@@ -92,6 +92,8 @@ def _unique_rows(M):
         _row_keys(M), return_index=True, return_inverse=True, return_counts=True
     )
     group = group.ravel()
+    if counts.size == m:  # all distinct: keep the original order
+        return np.arange(m), np.arange(m), np.ones(m, dtype=np.int64)
     if not np.array_equal(M[first[group]], M):  # pragma: no cover
         _, first, group, counts = np.unique(
             M + 0.0,
@@ -174,6 +176,7 @@ def presolve(M, *, symmetric):
         col_first, col_group, col_counts = row_first, row_group, row_counts
     else:
         col_first, col_group, col_counts = _unique_rows(M.T)
+    # no copies at all: the groups are the identity, and M needs no copy
     identity = row_first.size == M.shape[0] and col_first.size == M.shape[1]
     return Presolved(
         payoff=M if identity else np.ascontiguousarray(M[np.ix_(row_first, col_first)]),

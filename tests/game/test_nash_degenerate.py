@@ -308,6 +308,36 @@ def test_presolve_merges_copies_exactly():
     np.testing.assert_array_equal(full[copies], full[4])
 
 
+@settings(max_examples=60, deadline=None)
+@given(seeds, st.integers(1, 40), st.integers(1, 12), st.integers(1, 3))
+def test_property_presolve_maps_back_exactly(seed, m, n, levels):
+    """Whatever the copies (none, some, all), the reduced game indexed by the
+    groups is the original game, and the weights count the copies."""
+    from sklearn_eval.game._nash_presolve import presolve
+
+    rng = np.random.default_rng(seed)
+    M = rng.integers(0, levels + 1, size=(m, n)).astype(float)
+    for symmetric, G in ((False, M), (True, M[:, :m] - M[:, :m].T if n >= m else None)):
+        if G is None:
+            continue
+        red = presolve(G, symmetric=symmetric)
+        np.testing.assert_array_equal(red.payoff[red.row_group][:, red.col_group], G)
+        np.testing.assert_array_equal(np.bincount(red.row_group), red.row_weights)
+        np.testing.assert_array_equal(np.bincount(red.col_group), red.col_weights)
+        assert np.unique(red.payoff, axis=0).shape[0] == red.payoff.shape[0]
+
+
+def test_distinct_binary_strategies_are_not_reordered():
+    """All rows and columns distinct, but their first entries collide (0/1):
+    the presolve must keep the game as it is (a regression)."""
+    rng = np.random.default_rng(0)
+    theta, b = rng.normal(size=(400, 1)), rng.normal(size=(1, 30))
+    X = (rng.random((400, 30)) < 1 / (1 + np.exp(-(theta - b)))) * 1.0
+    X = np.unique(np.unique(X, axis=0), axis=1)
+    X = X[rng.permutation(X.shape[0])][:, rng.permutation(X.shape[1])]
+    _assert_total(X, _solve_strictly(X, False), False)
+
+
 def test_presolve_survives_digest_collisions(monkeypatch):
     """Rows are grouped by a digest and then checked exactly."""
     import sklearn_eval.game._nash_presolve as module
