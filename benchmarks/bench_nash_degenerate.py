@@ -177,16 +177,19 @@ def _copies_spread(M, x, axis):
 
 
 def _check_game(game, reference):
-    """One corpus game: (failure reason or None, method, gap, dH or nan)."""
+    """One corpus game: (failure or None, method, gap, dH or nan, solve time)."""
     M = game_payoff(game)
     symmetric = game.kind == "ava"
     solve = symmetric_maxent_nash if symmetric else maxent_nash
+    start = time.perf_counter()
     try:
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always")
             ne = solve(M)
     except Exception as exc:  # noqa: BLE001 - counted as a failure
-        return f"{type(exc).__name__}: {exc}", "error", np.nan, np.nan
+        elapsed = time.perf_counter() - start
+        return f"{type(exc).__name__}: {exc}", "error", np.nan, np.nan, elapsed
+    elapsed = time.perf_counter() - start
     gap = _relative_gap(M, ne.row, ne.column, symmetric)
     problems = []
     if gap > TOL:
@@ -211,7 +214,24 @@ def _check_game(game, reference):
             )
             if dH > 1e-7:
                 problems.append(f"entropy {dH:.1e} from the reference")
-    return ("; ".join(problems) or None), ne.method, gap, dH
+    return ("; ".join(problems) or None), ne.method, gap, dH, elapsed
+
+
+def _count_support_sources():
+    """Count where each solve's accepted supports came from, by wrapping the
+    solver entry point (instrumentation for this benchmark only)."""
+    import sklearn_eval.game._maxent_nash as module
+
+    counter = collections.Counter()
+    solve_game = module.solve_game
+
+    def counted(*args, **kwargs):
+        solved = solve_game(*args, **kwargs)
+        counter[solved.supports] += 1
+        return solved
+
+    module.solve_game = counted
+    return counter
 
 
 def bench_corpus(args):
@@ -225,11 +245,10 @@ def bench_corpus(args):
     methods = collections.Counter()
     times = collections.defaultdict(float)
     failures, worst_gap, dHs = [], 0.0, []
-    start = time.perf_counter()
+    sources = _count_support_sources()
     for game in games:
-        t = time.perf_counter()
-        failure, method, gap, dH = _check_game(game, args.reference)
-        times[game.name.split(":")[1].split()[0]] += time.perf_counter() - t
+        failure, method, gap, dH, elapsed = _check_game(game, args.reference)
+        times[game.name.split(":")[1].split()[0]] += elapsed
         methods[method] += 1
         if failure:
             failures.append((game.name, failure))
@@ -238,15 +257,20 @@ def bench_corpus(args):
             worst_gap = max(worst_gap, gap)
         if np.isfinite(dH):
             dHs.append(dH)
-    total = time.perf_counter() - start
+    total = sum(times.values())
     print(f"games: {len(games)}   failures: {len(failures)}")
     print(f"worst exploitability (relative to half the payoff range): {worst_gap:.2e}")
     print(
-        f"total time: {total:.1f} s   by family: "
+        f"total solve time: {total:.1f} s   by family: "
         + ", ".join(f"{k} {v:.1f} s" for k, v in sorted(times.items()))
     )
     print("solved by: " + ", ".join(f"{k} {v}" for k, v in methods.most_common()))
     print(f"LP fallbacks (ConvergenceWarning): {methods.get('lp', 0)}")
+    print(
+        "supports from: "
+        + ", ".join(f"{k} {v}" for k, v in sources.most_common())
+        + " (interior-point guesses; HiGHS vertex and exact support LP)"
+    )
     if args.reference:
         print(
             f"reference (LP + cvxpy) solved {len(dHs)} games; largest entropy "

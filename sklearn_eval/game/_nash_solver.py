@@ -52,7 +52,7 @@ class Solved(NamedTuple):
     q: np.ndarray
     n_iter: int
     method: str  # "point", "newton", "clarabel", "scs" or "lp"
-    supports: str  # "ipm" or "highs" (where the accepted supports came from)
+    supports: str  # where the accepted supports came from: "ipm", "highs", "lp"
 
 
 def game_exploitability(M, p, q):
@@ -334,7 +334,7 @@ def _solve_undominated(Ms, wr, wc, *, tol, symmetric):
     if lp_best is None:  # pragma: no cover - HiGHS solves every finite game
         raise RuntimeError("No linear-programming pass solved the game.")
     _, p, q, n_iter = lp_best
-    return Solved(p, q, n_iter, "lp", "ipm")
+    return Solved(p, q, n_iter, "lp", "lp")
 
 
 # ------------------------------------------------------------- screening
