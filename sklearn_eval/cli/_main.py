@@ -14,7 +14,10 @@ __all__ = ["main"]
 
 # one module per command, imported when the parser is built (numpy and the
 # estimators are not needed to answer --version)
-COMMANDS = ("_rank", "_nash", "_irt", "_generality", "_select", "_report", "_demo")
+COMMANDS = (
+    "_rank", "_nash", "_alpharank", "_vote", "_irt", "_generality", "_select",
+    "_compress", "_score", "_report", "_demo",
+)
 
 EXIT_OK = 0
 EXIT_FAILED = 1  # the input was fine but the command could not finish

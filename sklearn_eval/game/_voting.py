@@ -271,6 +271,24 @@ class VotingRanker(AgentRankerMixin, TaskTableMixin, BaseEstimator):
             )
         return float(bounds[0]), float(bounds[1])
 
+    def agent_table(self):
+        """Per-agent results as a DataFrame, in the order of ``ranking_``.
+
+        Indexed by agent label (index name ``"agent"``): ``score``
+        (``agent_scores_``), ``rank`` (1 = best; scores equal within the
+        rule's tolerance share the best rank), ``copeland_wins`` (pairwise
+        majorities won) and, for maximal lotteries, ``lottery``. Rows follow
+        the rule's ranking, tie-breaks included.
+
+        Returns
+        -------
+        table : pandas.DataFrame of shape (n_agents, n_columns)
+        """
+        table = super().agent_table()
+        position = {label: k for k, label in enumerate(self.ranking_.tolist())}
+        order = sorted(range(len(table)), key=lambda k: position[table.index[k]])
+        return table.iloc[order]
+
     def _agent_columns(self):
         columns = {"copeland_wins": (self.margin_matrix_ > 0).sum(axis=1)}
         if self.method == "maximal_lotteries":

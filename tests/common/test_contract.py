@@ -28,7 +28,8 @@ import sklearn_eval
 from sklearn_eval import EloRanker, InfoGainSelector, MultiElo, NashAverager
 from sklearn_eval.datasets import make_cyclic_game, make_irt_responses, make_matches
 from sklearn_eval.game import AlphaRank, VotingRanker
-from sklearn_eval.irt import IRT2PL, GeneralityScorer
+from sklearn_eval.irt import IRT2PL, AdaptiveTester, GeneralityScorer
+from sklearn_eval.selection import SubsetScoreEstimator
 from sklearn_eval.utils.estimator_checks import check_estimator_contract
 
 TESTS = Path(__file__).resolve().parents[1]
@@ -263,6 +264,28 @@ CONFIGS = {
         lambda: (_scores(), None, None),
         True,
     ),
+    "SubsetScoreEstimator(auto)": (
+        lambda: SubsetScoreEstimator(n_items=3, random_state=0),
+        lambda: (_responses(), None, None),
+        True,
+    ),
+    "SubsetScoreEstimator(anchor,gp-irt,y)": (
+        lambda: SubsetScoreEstimator(n_items=3, selection="anchor",
+                                     estimator="gp-irt", random_state=0),
+        lambda: (_complete_responses(), np.linspace(0.2, 0.8, 60), None),
+        True,
+    ),
+    "AdaptiveTester": (
+        lambda: AdaptiveTester(max_items=4, randomesque=2, random_state=0),
+        lambda: (_responses(), None, None),
+        True,
+    ),
+    "AdaptiveTester(frozen 2PL,se_target)": (
+        lambda: AdaptiveTester(FrozenEstimator(IRT2PL(a_prior=(1.0, 1.0)).fit(
+            _complete_responses())), se_target=0.6),
+        lambda: (_complete_responses(), None, None),
+        True,
+    ),
 }
 
 
@@ -342,6 +365,10 @@ NO_SKLEARN_CHECKS = {
     "rows the checks use, which the IRT model rejects by design.",
     "GeneralityScorer(threshold=None)": "without a threshold results must lie "
     "in [0, 1]; the checks feed unbounded values.",
+    "SubsetScoreEstimator": "needs 0/1 responses (NaN = missing) of a population "
+    "with every item observed; random real matrices are rejected.",
+    "AdaptiveTester": "calibrates an IRT2PL on 0/1 responses; random real "
+    "matrices are rejected.",
 }
 
 
@@ -362,6 +389,8 @@ def test_every_public_estimator_has_a_contract_configuration():
         "IRT2PL",
         "GeneralityScorer",
         "InfoGainSelector",
+        "SubsetScoreEstimator",
+        "AdaptiveTester",
     }
 
 

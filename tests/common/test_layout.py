@@ -65,12 +65,15 @@ def _imports():
         for node in ast.walk(tree):
             if not isinstance(node, ast.Import | ast.ImportFrom):
                 continue
-            for target in _resolve(name, node):
-                names = [a.name for a in node.names] if isinstance(
-                    node, ast.ImportFrom
-                ) else [""]
-                for imported in names:
-                    edges.append((name, target, imported))
+            targets = _resolve(name, node)
+            if isinstance(node, ast.ImportFrom):
+                names = [a.name for a in node.names]
+            else:
+                names = [""] * len(targets)
+            edges.extend(
+                (name, target, imported)
+                for target, imported in zip(targets, names, strict=False)
+            )
     return edges
 
 

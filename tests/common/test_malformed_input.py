@@ -21,6 +21,7 @@ from scipy.special import expit
 from sklearn_eval import EloRanker, InfoGainSelector, MultiElo, NashAverager
 from sklearn_eval.datasets import make_cyclic_game, make_irt_responses
 from sklearn_eval.irt import IRT2PL, GeneralityScorer, theoretical_generality
+from sklearn_eval.selection import SubsetScoreEstimator
 from sklearn_eval.utils.estimator_checks import assert_same_outputs, fitted_outputs
 
 pd = pytest.importorskip("pandas")
@@ -105,6 +106,10 @@ ESTIMATORS = {
     "InfoGainSelector(agents)": (
         lambda: InfoGainSelector(n_tasks=2, input="agents"),
         "scores",
+    ),
+    "SubsetScoreEstimator": (
+        lambda: SubsetScoreEstimator(n_items=3, random_state=0),
+        "responses",
     ),
 }
 
@@ -267,12 +272,21 @@ EXTRA_CASES = {
     "InfoGainSelector(agents)": {
         "single-agent": lambda X, y: (X[:1], y, r"at least 2 agents"),
     },
+    "SubsetScoreEstimator": {
+        "non-binary": lambda X, y: (_with(X, 0.5), y, r"binary.*row 1, column 1"),
+        "single-model": lambda X, y: (X[:1], y, r"at least 2 models"),
+        "single-item": lambda X, y: (X[:, :1], y, r"at least 2 items"),
+        "item-never-observed": lambda X, y: (
+            _with(X, np.nan, (slice(None), 2)), y, r"column 2.*no observed"),
+        "y-wrong-length": lambda X, y: (X, np.full(len(X) - 1, 0.5), r"entries"),
+    },
 }
 
 # categories a contract accepts (legal input): the fit must succeed with finite
 # results (and a documented warning where stated)
 MATRIX_NAN_ALLOWED = {
     "IRT2PL",
+    "SubsetScoreEstimator",
     "GeneralityScorer(rate)",
     "GeneralityScorer(irt)",
     "InfoGainSelector(runs)",

@@ -19,7 +19,7 @@ from numpy.testing import assert_allclose
 from scipy.optimize import linprog
 from sklearn.exceptions import ConvergenceWarning
 
-from sklearn_eval.game import _maxent_nash as solver_module
+from sklearn_eval.game import _nash_solver as solver_module
 from sklearn_eval.game import exploitability, maxent_nash, symmetric_maxent_nash
 
 
@@ -102,7 +102,7 @@ def _no_interior_point(M):
 def test_simplex_fallback_gives_the_same_equilibrium(k, monkeypatch):
     M = GAMES[k]
     expected = maxent_nash(M)
-    monkeypatch.setattr(solver_module, "_solve_ipm", _no_interior_point)
+    monkeypatch.setattr(solver_module, "solve_ipm", _no_interior_point)
     fallback = maxent_nash(M)
     assert_allclose(fallback.row, expected.row, atol=1e-7)
     assert_allclose(fallback.column, expected.column, atol=1e-7)
@@ -116,7 +116,7 @@ def test_symmetric_fallback_gives_the_same_equilibrium(n, monkeypatch):
     A = G - G.T
     A = np.kron(np.ones((2, 2)), A)  # duplicated agents: a face of equilibria
     expected = symmetric_maxent_nash(A)
-    monkeypatch.setattr(solver_module, "_solve_ipm", _no_interior_point)
+    monkeypatch.setattr(solver_module, "solve_ipm", _no_interior_point)
     fallback = symmetric_maxent_nash(A)
     assert_allclose(fallback.row, expected.row, atol=1e-7)
     assert np.max(A @ fallback.row) <= 1e-9
@@ -129,13 +129,13 @@ def test_broken_solvers_warn_instead_of_returning_nan(monkeypatch):
         m, n = M.shape
         return np.full(m, 1.0 / m), np.full(n, 1.0 / n), 0.0, 0, None
 
-    monkeypatch.setattr(solver_module, "_solve_ipm", _no_interior_point)
-    monkeypatch.setattr(solver_module, "_solve_lp_vertex", vertex_only)
-    monkeypatch.setattr(
-        solver_module, "_refine", lambda *a, **k: (None, None, None, None)
-    )
-    with pytest.warns(ConvergenceWarning, match="did not reach"):
+    monkeypatch.setattr(solver_module, "solve_ipm", _no_interior_point)
+    monkeypatch.setattr(solver_module, "solve_lp_vertex", vertex_only)
+    monkeypatch.setattr(solver_module, "_refine", lambda *a, **k: None)
+    monkeypatch.setattr(solver_module, "_safe_refine", lambda *a, **k: None)
+    with pytest.warns(ConvergenceWarning, match="linear program's Nash equilibrium"):
         ne = maxent_nash(M)
+    assert ne.method == "lp"
     assert np.isfinite(ne.row).all() and np.isfinite(ne.column).all()
 
 
