@@ -28,7 +28,8 @@ from ._html import (
     render_report,
     write_report,
 )
-from ._io import CSVError, detect_format, read_csv, read_matches, read_result_matrix
+from ._io import CSVError, detect_format, read_csv, read_result_matrix
+from ._match_io import read_matches
 from ._matches import analyze_matches, prepare_matches
 
 __all__ = [
