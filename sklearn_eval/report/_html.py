@@ -47,6 +47,8 @@ __all__ = [
     "write_report",
 ]
 
+# On paper the header text comes from data-label: Chromium leaves buttons blank
+# in the table headers it repeats on each printed page.
 _STYLE = """
 body { font-family: system-ui, -apple-system, "Segoe UI", sans-serif; margin: 2em auto;
        max-width: 1100px; color: #222; line-height: 1.45; padding: 0 1em; }
@@ -84,9 +86,10 @@ nav a { margin-right: 1em; }
   table { font-size: 8pt; }
   thead { display: table-header-group; }
   tr, figure, .degenerate, .error-box { break-inside: avoid; page-break-inside: avoid; }
-  th button::after { content: none; }
-  th[aria-sort="ascending"] button::after { content: " \\25B2"; }
-  th[aria-sort="descending"] button::after { content: " \\25BC"; }
+  th button { display: none; }
+  th::before { content: attr(data-label); }
+  th[aria-sort="ascending"]::after { content: " \\25B2"; }
+  th[aria-sort="descending"]::after { content: " \\25BC"; }
   .degenerate, .error-box, .tag, th { -webkit-print-color-adjust: exact;
                                       print-color-adjust: exact; }
 }

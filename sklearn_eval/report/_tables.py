@@ -117,7 +117,8 @@ def table(header, rows, *, labels=1, caption=None, tags=None, key=None):
         "<th"
         + (' class="label"' if text[k] else "")
         + (' data-type="number"' if numeric[k] else "")
-        + f' scope="col"><button type="button">{html.escape(h)}</button></th>'
+        + f' scope="col" data-label="{html.escape(h)}">'
+        + f'<button type="button">{html.escape(h)}</button></th>'
         for k, h in enumerate(header)
     )
     tags = tags or [None] * len(rows)

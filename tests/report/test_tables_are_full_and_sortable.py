@@ -11,6 +11,7 @@ import pytest
 
 from sklearn_eval.report import render_report
 from sklearn_eval.report._html import _STYLE
+from sklearn_eval.report._tables import table as html_table
 
 
 class _Tables(html.parser.HTMLParser):
@@ -81,10 +82,12 @@ def test_print_css_keeps_every_row_and_repeats_headers():
     printed = _media_print(_STYLE)
     assert re.search(r"thead\s*\{\s*display:\s*table-header-group", printed)
     assert re.search(r"tr,[^{]*\{[^}]*break-inside:\s*avoid", printed)
-    # printing hides the navigation and the sort hint, never a table or a row
+    # printing hides the navigation, the sort hint and the header buttons
+    # (their text is printed from data-label), never a table or a row
     for hidden in re.findall(r"([^{}]+)\{[^}]*display:\s*none", printed):
         selectors = {s.strip() for s in hidden.split(",")}
-        assert selectors <= {"nav", ".hint"}, selectors
+        assert selectors <= {"nav", ".hint", "th button"}, selectors
+    assert re.search(r"th::before\s*\{\s*content:\s*attr\(data-label\)", printed)
     assert "max-width: none" in printed
 
 
@@ -210,3 +213,52 @@ def test_clicking_a_header_sorts_the_rows_in_headless_chromium(atari, tmp_path):
         numbers = [float(k) for k in keys if k not in ("—", "")]
         assert numbers == sorted(numbers, reverse=reverse)
         assert keys[len(numbers) :] == missing and len(missing) == 1
+
+
+def test_printed_pages_repeat_the_header_text_in_headless_chromium(tmp_path):
+    # Chromium paints no button in a header it repeats on a new page: the
+    # printed header must still name every column on every page
+    browser, pdftotext = _browser(), shutil.which("pdftotext")
+    if browser is None or pdftotext is None:
+        pytest.skip("needs Chromium/Chrome and pdftotext")
+    header = ("agent", "IRT ability", "interval")
+    rows = [(f"agent{k:03d}", k / 7, f"[{k}, {k + 1}]") for k in range(180)]
+    path = tmp_path / "long.html"
+    path.write_text(
+        f"<!doctype html><html><head><meta charset='utf-8'><style>{_STYLE}"
+        f"</style></head><body>{html_table(header, rows)}</body></html>",
+        encoding="utf-8",
+    )
+    pdf = tmp_path / "long.pdf"
+    done = subprocess.run(
+        [
+            browser,
+            "--headless",
+            "--no-sandbox",
+            "--disable-gpu",
+            "--disable-dev-shm-usage",
+            "--no-first-run",
+            f"--user-data-dir={tmp_path / 'profile'}",
+            "--no-pdf-header-footer",
+            f"--print-to-pdf={pdf}",
+            path.as_uri(),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    assert done.returncode == 0 and pdf.is_file(), done.stderr[-2000:]
+    text = subprocess.run(
+        [pdftotext, "-layout", str(pdf), "-"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=True,
+    ).stdout
+    pages = [page for page in text.split("\f") if page.strip()]
+    assert len(pages) >= 3
+    for page in pages:
+        assert all(name in page for name in header), page[:300]
+    # every row printed once, none clipped
+    assert all(text.count(f"agent{k:03d}") == 1 for k in range(180))
