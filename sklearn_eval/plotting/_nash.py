@@ -355,7 +355,21 @@ class NashDisplay:
                     if side == "task"
                     else ("average log-odds" if not self.has_tasks else "score")
                 )
-                _literal_legend(panel_ax, fontsize=7 if vertical else 8, loc="best")
+                if vertical:
+                    _literal_legend(panel_ax, fontsize=7, loc="best")
+                else:
+                    # long bars leave no free corner: one row above the axes
+                    _literal_legend(
+                        panel_ax,
+                        fontsize=8,
+                        loc="lower center",
+                        bbox_to_anchor=(0.5, 1.0),
+                        ncol=3,
+                        frameon=False,
+                        borderaxespad=0.2,
+                        handlelength=1.2,
+                        columnspacing=0.8,
+                    )
                 title = (
                     "Task difficulty: uniform vs Nash"
                     if side == "task"
@@ -363,7 +377,9 @@ class NashDisplay:
                 )
             if order.size < dist.size:
                 title += f" (first {order.size} of {dist.size})"
-            panel_ax.set_title(title, fontsize=10)
+            # above the legend row of a horizontal average panel
+            pad = 18 if kind == "average" and not vertical else 6
+            panel_ax.set_title(title, fontsize=10, pad=pad)
             if vertical:
                 panel_ax.set_xticks(positions)
                 _literal_ticklabels(

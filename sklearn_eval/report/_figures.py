@@ -170,11 +170,17 @@ def _ranking(plotting, plt, analysis):
             **bounds,
         )
         shown = min(len(labels), _MAX_BARS)
-        if result is not None:
-            title += f", {result.confidence_level:.0%} intervals"
         if shown < len(labels):
             title += f" (best {shown} of {len(labels)})"
         ax.set_title(title, fontsize=9)
+    levels = {
+        intervals[key].confidence_level
+        for *_, key in panels
+        if intervals.get(key) is not None
+    }
+    if len(levels) == 1:
+        # said once: repeated in three narrow panel titles it ran off the page
+        fig.suptitle(f"Rankings with {levels.pop():.0%} intervals", fontsize=10)
     return fig
 
 

@@ -16,6 +16,7 @@ from ._degenerate import (
     tie_at_top,
 )
 from ._figures import needs
+from ._match_figures import _MAX_BARS
 from ._tables import (
     DASH,
     Cell,
@@ -208,7 +209,11 @@ def ratings_section(page):
             + "Score rate = (wins + draws / 2) / matches."
         )
     )
-    parts.append(page.figure("ratings", "Ratings with intervals (best 40)"))
+    shown = min(len(ratings.players), _MAX_BARS)
+    caption = "Ratings with intervals"
+    if shown < len(ratings.players):
+        caption += f" (best {shown} of {len(ratings.players)})"
+    parts.append(page.figure("ratings", caption))
     return "".join(parts)
 
 
@@ -263,6 +268,13 @@ def nash_section(page):
         for k in order
     ]
     n = len(nash.players)
+    single = ""
+    if len(nash.core) == 1:
+        single = (
+            "With a single core player the equilibrium is that player alone "
+            "(nobody beats it on average) and the Nash ranking is the order of "
+            "every player's results against it."
+        )
     return (
         paragraph(
             f"The win-rate game of {n} players (log-odds of the empirical win "
@@ -279,11 +291,7 @@ def nash_section(page):
             tags=_tags(page.analysis, nash.players[order]),
             key="nash",
         )
-        + note(
-            "Uniform average: mean log-odds against every player. With a single "
-            "core player the game is effectively transitive and the Nash "
-            "ranking is that player's results against the others."
-        )
+        + note("Uniform average: mean log-odds against every player. " + single)
         + page.figure(
             "nash",
             "Nash distribution over the players and Nash vs uniform averages",

@@ -191,7 +191,7 @@ def _fit_ratings(matches, alpha):
                 "ratings are infinite or undetermined: the ratings use a weak "
                 f"L2 prior (alpha={FALLBACK_ALPHA:g}, a N(0, 100) prior on "
                 "logit ratings). Players with few matches are pulled toward the "
-                "mean; their intervals stay wide."
+                "mean; their intervals stay wide. "
             )
         else:
             alpha = 0.0

@@ -198,3 +198,23 @@ def test_bootstrap_intervals_on_request():
         analyze_matches(
             prepare_matches(votes.data, votes.target), interval_method="jackknife"
         )
+
+
+def test_notes_and_captions_follow_the_data():
+    pytest.importorskip("matplotlib")
+    from sklearn_eval.datasets import load_international_football
+
+    votes = load_vicuna80()
+    small = analyze_matches(prepare_matches(votes.data, votes.target), n_resamples=0)
+    page = render_report(small)
+    assert len(small.nash.core) == 1
+    assert "With a single core player" in parse_sections(page)["nash"]["text"]
+    assert "Ratings with intervals</figcaption>" in page  # 9 players: all drawn
+    cup = load_international_football("world_cup")
+    large = analyze_matches(prepare_matches(cup.data, cup.target), n_resamples=0)
+    page = render_report(large)
+    assert len(large.nash.core) > 1
+    assert "single core player" not in page
+    n = len(large.ratings.players)
+    assert f"Ratings with intervals (best 40 of {n})</figcaption>" in page
+    assert ". Score rate" in page or "No intervals" in page
