@@ -226,12 +226,46 @@ def _hodge(plotting, plt, analysis):
     return display.plot().figure_
 
 
+# the curves drawn together must be told apart: their difficulties (where
+# each curve crosses 0.5) at least this far apart on the ability scale
+_MIN_DIFFICULTY_GAP = 0.5
+
+
+def _spread_pick(order, difficulty, n=3, gap=_MIN_DIFFICULTY_GAP, exclude=()):
+    """The first ``n`` items of ``order`` whose difficulties are ``gap`` apart.
+
+    Items too close to an earlier pick are skipped (three near-identical
+    curves show one); when fewer than ``n`` qualify the closest others are
+    taken in order.
+    """
+    order = [k for k in order if k not in set(exclude)]
+    chosen = []
+    for k in order:
+        if all(abs(difficulty[k] - difficulty[j]) >= gap for j in chosen):
+            chosen.append(k)
+        if len(chosen) == n:
+            break
+    for k in order:
+        if len(chosen) == n:
+            break
+        if k not in chosen:
+            chosen.append(k)
+    return np.array(chosen, dtype=int)
+
+
 def _extreme_items(irt):
-    """The 3 most and (other) 3 least discriminating estimated items."""
-    estimated = np.flatnonzero(np.isfinite(irt.discrimination))
+    """Up to 3 most and (other) 3 least discriminating estimated items.
+
+    Each trio is the most (least) discriminating tasks whose difficulties
+    are at least half an ability unit apart, so their curves can be told
+    apart.
+    """
+    estimated = np.flatnonzero(
+        np.isfinite(irt.discrimination) & np.isfinite(irt.difficulty)
+    )
     order = estimated[np.argsort(-irt.discrimination[estimated], kind="stable")]
-    most = order[:3]
-    least = np.array([k for k in order[::-1][:3] if k not in set(most)], dtype=int)
+    most = _spread_pick(order, irt.difficulty)
+    least = _spread_pick(order[::-1], irt.difficulty, exclude=most)
     return most, least
 
 

@@ -124,3 +124,21 @@ def test_large_cyclic_planes_label_only_the_most_cyclic_players(football):
         }
     finally:
         plt.close(figure)
+
+
+def test_item_curves_drawn_together_can_be_told_apart(atari):
+    from sklearn_eval.report._figures import _extreme_items
+
+    irt = atari.irt
+    most, least = _extreme_items(irt)
+    assert len(most) == 3 and len(least) == 3
+    assert not set(most) & set(least)
+    for chosen in (most, least):
+        b = irt.difficulty[chosen]
+        gaps = np.abs(b[:, None] - b[None, :])[np.triu_indices(3, 1)]
+        assert gaps.min() >= 0.5  # Atari has enough spread tasks
+    # the first pick is still the most (least) discriminating task
+    estimated = np.isfinite(irt.discrimination) & np.isfinite(irt.difficulty)
+    a = np.where(estimated, irt.discrimination, np.nan)
+    assert irt.discrimination[most[0]] == np.nanmax(a)
+    assert irt.discrimination[least[0]] == np.nanmin(a)
