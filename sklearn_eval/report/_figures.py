@@ -325,6 +325,11 @@ def _acc(plotting, plt, analysis):
     return display.figure_
 
 
+# names in the ability-generality scatter: beyond this many, the middle of
+# the cloud is a blot of overlapping names (every agent is in the table)
+_MAX_SCATTER_LABELS = 16
+
+
 def _ability_generality(plotting, plt, analysis):
     """Ability against generality (infinite generality drawn at the top)."""
     irt, generality = needs(analysis, "irt", "generality")
@@ -333,6 +338,7 @@ def _ability_generality(plotting, plt, analysis):
         generality.table["generality"],
         agent_names=short_labels(analysis.benchmark.agents, 20),
         xlabel="ability (IRT)",
+        max_labels=_MAX_SCATTER_LABELS,
     )
     return display.figure_
 

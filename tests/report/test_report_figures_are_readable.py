@@ -142,3 +142,46 @@ def test_item_curves_drawn_together_can_be_told_apart(atari):
     a = np.where(estimated, irt.discrimination, np.nan)
     assert irt.discrimination[most[0]] == np.nanmax(a)
     assert irt.discrimination[least[0]] == np.nanmin(a)
+
+
+def test_the_ability_generality_scatter_names_do_not_overlap(atari):
+    figure = draw_figure(import_pyplot(), "ability_generality", atari)
+    try:
+        ax = figure.axes[0]
+        names = [t for t in ax.texts if t.get_visible() and t.get_text().strip()]
+        note = [t for t in names if t.get_text().startswith("16 of 29 agents")]
+        labels = [t for t in names if t not in note]
+        assert len(note) == 1 and len(labels) == 16
+        ability = atari.irt.ability
+        agents = [str(a)[:19] + "…" if len(str(a)) > 20 else str(a)
+                  for a in atari.benchmark.agents]
+        shown = {t.get_text() for t in labels}
+        # the extremes of ability are named
+        assert agents[int(np.argmax(ability))] in shown
+        assert agents[int(np.argmin(ability))] in shown
+        renderer = figure.canvas.get_renderer()
+        boxes = [t.get_window_extent(renderer) for t in labels]
+        for i, first in enumerate(boxes):
+            for second in boxes[i + 1 :]:
+                assert not first.overlaps(second)
+    finally:
+        plt.close(figure)
+
+
+def test_max_labels_labels_every_agent_by_default():
+    from sklearn_eval.plotting import AbilityGeneralityDisplay
+
+    rng = np.random.default_rng(0)
+    ability, generality = rng.normal(size=40), rng.uniform(1, 3, size=40)
+    generality[3] = np.inf
+    names = [f"a{k}" for k in range(40)]
+    every = AbilityGeneralityDisplay.from_data(ability, generality, agent_names=names)
+    assert len(every.texts_) == 40
+    few = AbilityGeneralityDisplay.from_data(
+        ability, generality, agent_names=names, max_labels=5
+    )
+    texts = [t.get_text() for t in few.texts_]
+    assert len(texts) == 5 and "a3" in texts  # infinite generality first
+    with pytest.raises(ValueError, match="max_labels"):
+        AbilityGeneralityDisplay.from_data(ability, generality, max_labels=0)
+    plt.close("all")
