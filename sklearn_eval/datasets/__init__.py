@@ -6,6 +6,7 @@ the package (see the repository's NOTICE) and return a scikit-learn
 ``make_*`` functions draw seeded synthetic data from documented models.
 """
 
+from ._arena import load_chatbot_arena
 from ._generators import (
     make_agent_task_scores,
     make_cyclic_game,
@@ -29,6 +30,7 @@ __all__ = [
     "load_atari",
     "load_atari_reference_scores",
     "load_automl_benchmark",
+    "load_chatbot_arena",
     "load_chembench",
     "load_international_football",
     "load_rrps",
