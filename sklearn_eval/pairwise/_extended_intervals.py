@@ -23,10 +23,11 @@ from ..utils import check_and_encode_matches
 from ._base import _mean_positive, effective_alpha
 from ._batch import aggregate_pairs
 from ._covariates import split_covariates
-from ._ties import build_cells, fit_tie_model, parameter_covariance
+from ._ties import Cells, build_cells, fit_tie_model, parameter_covariance
 
 __all__ = [
     "ExtendedRows",
+    "Resampler",
     "extended_parameter_covariance",
     "is_extended",
     "refit_extended",
@@ -180,12 +181,81 @@ def refit_extended(rows, counts, estimator, init):
     return out
 
 
-def resample_chunk(rows, estimator, init, seeds):
+class Resampler:
+    """Refits of the extended model on resampled counts of the same units.
+
+    The cells of the full data are built once, with the position of every
+    unit's weight in them; a resample whose units cover every player (each
+    scoring and conceding) is aggregated by one bincount and refitted by
+    Newton's method from the full-data parameters. Other resamples take
+    the general path (:func:`refit_extended`), as does a refit that does not
+    converge (ratings that do not exist without a prior).
+    """
+
+    def __init__(self, rows, estimator):
+        self.rows = rows
+        self.estimator = estimator
+        self.init = full_parameters(estimator)
+        self.model = estimator._tie_model or "half"
+        self.scale = _mean_positive(rows.weight)
+        self.alpha = float(estimator.alpha) / self.scale
+        fit_advantage, fixed, ordered = _settings(estimator)
+        self.cells, index = build_cells(
+            rows.first, rows.second, rows.y, rows.count * rows.weight / self.scale,
+            rows.n_players, rows.covariates, fit_advantage=fit_advantage,
+            offset=fixed, ordered=ordered, return_index=True,
+        )
+        self.valid = index >= 0
+        self.index = index[self.valid]
+
+    def _counts(self, counts):
+        weights = (counts * self.rows.weight / self.scale)[self.valid]
+        size = 3 * self.cells.first.shape[0]
+        return np.bincount(self.index, weights=weights, minlength=size).reshape(-1, 3)
+
+    def _well_posed(self, cell_counts):
+        n = self.rows.n_players
+        cells = self.cells
+        first_score = cell_counts[:, 2] + 0.5 * cell_counts[:, 1]
+        second_score = cell_counts[:, 0] + 0.5 * cell_counts[:, 1]
+        scored = np.bincount(cells.first, first_score, n) + np.bincount(
+            cells.second, second_score, n
+        )
+        conceded = np.bincount(cells.first, second_score, n) + np.bincount(
+            cells.second, first_score, n
+        )
+        if self.alpha == 0.0 and not ((scored > 0).all() and (conceded > 0).all()):
+            return False
+        played = scored + conceded
+        outcome_totals = cell_counts.sum(axis=0)
+        decided = outcome_totals[0] + outcome_totals[2]
+        return bool((played > 0).all() and (
+            self.model == "half" or (outcome_totals[1] > 0 and decided > 0)
+        ))
+
+    def refit(self, counts):
+        """Ratings (reported scale) for bootstrap counts of the units."""
+        cell_counts = self._counts(counts)
+        if self._well_posed(cell_counts):
+            base = self.cells
+            cells = Cells(base.first, base.second, base.design, cell_counts,
+                          cell_counts, base.offset, base.n_players)
+            theta, _, converged = fit_tie_model(
+                cells, self.model, alpha=self.alpha,
+                tol=float(self.estimator.tol),
+                max_iter=int(self.estimator.max_iter), init=self.init,
+            )
+            if converged:
+                return self.estimator._to_reported(theta[:base.n_players])
+        return refit_extended(self.rows, counts, self.estimator, self.init)
+
+
+def resample_chunk(resampler, seeds):
     out = []
     with threadpool_limits(limits=1):
         for seed in seeds:
-            counts = rows.draw(np.random.default_rng(seed))
-            out.append(refit_extended(rows, counts, estimator, init))
+            counts = resampler.rows.draw(np.random.default_rng(seed))
+            out.append(resampler.refit(counts))
     return out
 
 

@@ -51,9 +51,9 @@ from ._batch import (
 )
 from ._extended_intervals import (
     ExtendedRows,
+    Resampler,
     as_frequencies,
     extended_parameter_covariance,
-    full_parameters,
     is_extended,
     resample_chunk,
 )
@@ -413,10 +413,11 @@ def bootstrap_bradley_terry(
     full = _fit_full(estimator, X, y, sample_weight)
     seeds = rng_streams(random_state, n_resamples)
     if is_extended(full):
-        rows = ExtendedRows(full, X, y, sample_weight, frequency_weights)
-        init = full_parameters(full)
+        resampler = Resampler(
+            ExtendedRows(full, X, y, sample_weight, frequency_weights), full
+        )
         results = Parallel(n_jobs=n_jobs)(
-            delayed(resample_chunk)(rows, full, init, [seeds[k] for k in chunk])
+            delayed(resample_chunk)(resampler, [seeds[k] for k in chunk])
             for chunk in resample_chunks(n_resamples, n_jobs)
         )
     else:

@@ -38,6 +38,7 @@ from scipy.sparse.linalg import LinearOperator, aslinearoperator, cg
 from scipy.special import log_expit
 
 from ._batch import _DENSE_LIMIT, _blas_controller, _pcg
+from ._tie_kernels import cell_terms
 
 __all__ = [
     "TIE_MODELS",
@@ -97,7 +98,7 @@ def _outcome_codes(y):
 
 
 def build_cells(first, second, y, weight, n_players, covariates=None, *,
-                fit_advantage=False, offset=0.0, ordered=True):
+                fit_advantage=False, offset=0.0, ordered=True, return_index=False):
     """Aggregate weighted matches into cells.
 
     With ``ordered=False`` (valid when nothing favours the first-listed
@@ -105,6 +106,11 @@ def build_cells(first, second, y, weight, n_players, covariates=None, *,
     so both orders of a pair share a cell. Without covariates the cells are
     the distinct pairs (O(n_players^2) bincounts when that is small, a sort
     otherwise); with covariates every match with positive weight is a cell.
+
+    With ``return_index=True`` also returns, per match, the flat position
+    ``3 * cell + outcome`` of its weight in ``counts`` (-1 for a match
+    without weight), so that new weights of the same matches are
+    aggregated by one bincount.
     """
     n = int(n_players)
     first = np.asarray(first, dtype=np.int64)
@@ -118,40 +124,47 @@ def build_cells(first, second, y, weight, n_players, covariates=None, *,
         if covariates is not None:
             covariates = np.where(swap[:, None], -covariates, covariates)
     if covariates is None:
-        first, second, counts, squares = _aggregate_pairs(
+        cell_first, cell_second, counts, squares, cell = _aggregate_pairs(
             first, second, code, weight, n
         )
-        design = np.ones((first.shape[0], int(fit_advantage)))
+        design = np.ones((cell_first.shape[0], int(fit_advantage)))
     else:
         keep = weight > 0
-        first, second, code, w = first[keep], second[keep], code[keep], weight[keep]
-        rows = np.arange(first.shape[0])
-        counts = np.zeros((first.shape[0], 3))
-        counts[rows, code] = w
-        squares = np.zeros((first.shape[0], 3))
-        squares[rows, code] = w * w
+        cell = np.where(keep, np.cumsum(keep) - 1, -1)
+        cell_first, cell_second = first[keep], second[keep]
+        rows = np.arange(cell_first.shape[0])
+        w = weight[keep]
+        counts = np.zeros((rows.shape[0], 3))
+        counts[rows, code[keep]] = w
+        squares = np.zeros((rows.shape[0], 3))
+        squares[rows, code[keep]] = w * w
         covariates = np.asarray(covariates, dtype=np.float64)[keep]
         if fit_advantage:
-            covariates = np.column_stack([np.ones(first.shape[0]), covariates])
+            covariates = np.column_stack([np.ones(rows.shape[0]), covariates])
         design = np.ascontiguousarray(covariates)
-    return Cells(first, second, design, counts, squares, offset, n)
+    cells = Cells(cell_first, cell_second, design, counts, squares, offset, n)
+    if not return_index:
+        return cells
+    return cells, np.where(cell >= 0, 3 * cell + code, -1)
 
 
 def _aggregate_pairs(first, second, code, weight, n):
     key = first * n + second
     if n * n <= max(4 * key.shape[0], 1 << 22):
         slots = n * n
-        keyed = key * 3 + code
+        keys = None
     else:
         keys, key = np.unique(key, return_inverse=True)
         slots = keys.shape[0]
-        keyed = key * 3 + code
+    keyed = key * 3 + code
     counts = np.bincount(keyed, weights=weight, minlength=3 * slots).reshape(-1, 3)
     squares = np.bincount(keyed, weights=weight * weight,
                           minlength=3 * slots).reshape(-1, 3)
     used = np.flatnonzero(counts.sum(axis=1) > 0)
-    pair = used if slots == n * n else keys[used]
-    return pair // n, pair % n, counts[used], squares[used]
+    position = np.full(slots, -1, dtype=np.int64)
+    position[used] = np.arange(used.shape[0])
+    pair = used if keys is None else keys[used]
+    return pair // n, pair % n, counts[used], squares[used], position[key]
 
 
 # --------------------------------------------------------------- the models
@@ -193,108 +206,50 @@ def log_probabilities(model, d, tie):
 
 
 class _Point:
-    """The model evaluated at one parameter vector: loss and what derivatives need.
+    """The model at one parameter vector: loss, gradient and curvature terms."""
 
-    ``probs`` holds P(loss, tie, win) per cell (Davidson), or the win and
-    loss sigmoids (Rao-Kupper), or P(win) (half); exponentials are computed
-    once per point and shared by the loss, the scores and the curvatures.
-    """
-
-    __slots__ = ("theta", "d", "tie", "loss", "probs")
-
-
-def _softplus_and_sigmoid(a):
-    """softplus(a) = log(1 + e^a) and sigmoid(a) from one exponential."""
-    e = np.exp(-np.abs(a))
-    softplus = np.maximum(a, 0.0) + np.log1p(e)
-    inverse = 1.0 / (1.0 + e)
-    return softplus, np.where(a >= 0, inverse, e * inverse)
+    __slots__ = ("theta", "d", "loss", "g_d", "g_t", "h_dd", "h_dt", "h_tt")
 
 
 def _evaluate(cells, model, theta, n, q, alpha):
     """Loss (penalised negative log-likelihood, inf outside the parameter space)."""
     point = _Point()
     point.theta = theta
-    r, coef = theta[:n], theta[n:n + q]
+    r = theta[:n]
+    point.d = _logits(cells, r, theta[n:n + q])
     tie = theta[n + q] if model != "half" else None
-    point.tie = tie
-    point.d = d = _logits(cells, r, coef)
-    counts = cells.counts
     if model == "rao-kupper" and not tie > 0.0:
-        point.loss, point.probs = np.inf, None
+        point.loss = np.inf
         return point
+    loss, point.g_d, point.g_t, point.h_dd, point.h_dt, point.h_tt = cell_terms(
+        model, point.d, tie, cells.counts
+    )
     if model == "half":
-        softplus, p = _softplus_and_sigmoid(d)
-        score = counts[:, 2] + 0.5 * counts[:, 1]
-        loss = cells.totals @ softplus - score @ d
-        point.probs = p
-    elif model == "davidson":
-        u = 0.5 * d
-        top = np.maximum(np.abs(u), tie)
-        e = np.exp(np.column_stack([-u - top, np.full_like(u, tie) - top, u - top]))
-        z = e.sum(axis=1)
-        log_z = top + np.log(z)
-        probs = e / z[:, None]
-        loss = (
-            counts.sum(axis=1) @ log_z + (counts[:, 0] - counts[:, 2]) @ u
-            - counts[:, 1].sum() * tie
-        )
-        point.probs = probs
-    else:
-        sp_win, s1 = _softplus_and_sigmoid(d - tie)
-        sp_loss, s2 = _softplus_and_sigmoid(-d - tie)
-        # -log P(win) = softplus(-a1) = softplus(a1) - a1, likewise for losses
-        loss = (
-            counts[:, 2] @ (sp_win - (d - tie)) + counts[:, 0] @ (sp_loss + d + tie)
-            + counts[:, 1] @ (sp_win + sp_loss)
-            - counts[:, 1].sum() * np.log(-np.expm1(-2.0 * tie))
-        )
-        point.probs = (s1, s2)
+        point.h_dt = point.h_tt = None
     point.loss = float(loss + 0.5 * alpha * (r @ r))
     return point
 
 
-def _scores(model, point):
+def _outcome_scores(model, d, tie):
     """Per-observation derivatives of -log P(outcome) in (d, tie), shape (m, 3).
 
     Column o is the score of one observation with outcome o (loss, tie, win).
     For ``"half"`` it is the quasi-score ``p - s`` and there is no tie part.
     """
+    probs = np.exp(log_probabilities(model, d, tie))
     if model == "half":
-        return point.probs[:, None] - _OUTCOME_VALUES, None
+        return probs[:, 2][:, None] - _OUTCOME_VALUES, None
     if model == "davidson":
-        probs = point.probs
         gap = (probs[:, 2] - probs[:, 0])[:, None]
         s_d = 0.5 * (gap + np.array([1.0, 0.0, -1.0]))
         s_t = probs[:, 1][:, None] - np.array([0.0, 1.0, 0.0])
         return s_d, s_t
-    s1, s2 = point.probs
-    dq = -2.0 / np.expm1(2.0 * point.tie)  # derivative of -log(1 - e^(-2 kappa))
+    s1 = np.exp(log_expit(d - tie))
+    s2 = np.exp(log_expit(-d - tie))
+    dq = -2.0 / np.expm1(2.0 * tie)  # derivative of -log(1 - e^(-2 kappa))
     s_d = np.column_stack([1.0 - s2, s1 - s2, s1 - 1.0])
     s_t = np.column_stack([1.0 - s2, dq - s1 - s2, 1.0 - s1])
     return s_d, s_t
-
-
-def _curvatures(model, point, counts):
-    """Per-cell second derivatives (h_dd, h_dt, h_tt) of the loss."""
-    if model == "half":
-        p = point.probs
-        return counts.sum(axis=1) * p * (1.0 - p), None, None
-    if model == "davidson":
-        total = counts.sum(axis=1)
-        probs = point.probs
-        gap = probs[:, 2] - probs[:, 0]
-        h_dd = 0.25 * total * (probs[:, 2] + probs[:, 0] - gap * gap)
-        h_dt = -0.5 * total * gap * probs[:, 1]
-        h_tt = total * probs[:, 1] * (1.0 - probs[:, 1])
-        return h_dd, h_dt, h_tt
-    s1, s2 = point.probs
-    tie = point.tie
-    h1 = (counts[:, 2] + counts[:, 1]) * s1 * (1.0 - s1)
-    h2 = (counts[:, 0] + counts[:, 1]) * s2 * (1.0 - s2)
-    # second derivative of -log(1 - e^(-2 kappa)): 4 e^(2k) / (e^(2k) - 1)^2
-    ddq = 4.0 / (np.expm1(2.0 * tie) * -np.expm1(-2.0 * tie))
-    return h1 + h2, h2 - h1, h1 + h2 + counts[:, 1] * ddq
 
 
 # ----------------------------------------------- gradient, Hessian, solves
@@ -317,16 +272,19 @@ class _Blocks:
     def __init__(self, cells, w_dd, w_dt, w_tt, alpha):
         n = cells.n_players
         X = cells.design
+        q = X.shape[1]
+        size = q + (w_dt is not None)
         self.cells, self.n, self.alpha = cells, n, alpha
         self.w_dd = w_dd
-        columns = [_incidence_sum(cells, w_dd * X[:, j], n) for j in range(X.shape[1])]
-        c = X.T @ (w_dd[:, None] * X)
+        self.B = np.empty((n, size))
+        self.C = np.empty((size, size))
+        for j in range(q):
+            self.B[:, j] = _incidence_sum(cells, w_dd * X[:, j], n)
+        self.C[:q, :q] = X.T @ (w_dd[:, None] * X)
         if w_dt is not None:
-            columns.append(_incidence_sum(cells, w_dt, n))
-            xt = X.T @ w_dt
-            c = np.block([[c, xt[:, None]], [xt[None, :], np.array([[w_tt.sum()]])]])
-        self.B = np.column_stack(columns) if columns else np.zeros((n, 0))
-        self.C = c
+            self.B[:, q] = _incidence_sum(cells, w_dt, n)
+            self.C[:q, q] = self.C[q, :q] = X.T @ w_dt
+            self.C[q, q] = np.sum(w_tt)
 
     def dense_ratings(self):
         n = self.n
@@ -405,12 +363,10 @@ class _Blocks:
 
 
 def _gradient(cells, model, point, n, alpha):
-    s_d, s_t = _scores(model, point)
-    g_d = np.einsum("ij,ij->i", cells.counts, s_d)
-    grad = [_incidence_sum(cells, g_d, n) + alpha * point.theta[:n],
-            cells.design.T @ g_d]
-    if s_t is not None:
-        grad.append([np.sum(cells.counts * s_t)])
+    grad = [_incidence_sum(cells, point.g_d, n) + alpha * point.theta[:n],
+            cells.design.T @ point.g_d]
+    if model != "half":
+        grad.append([point.g_t])
     return np.concatenate(grad)
 
 
@@ -463,7 +419,7 @@ def fit_tie_model(cells, model, *, alpha=0.0, tol=1e-8, max_iter=100, init=None)
         while n_iter < max_iter:
             n_iter += 1
             grad = _gradient(cells, model, point, n, alpha)
-            blocks = _Blocks(cells, *_curvatures(model, point, cells.counts), alpha)
+            blocks = _Blocks(cells, point.h_dd, point.h_dt, point.h_tt, alpha)
             x_r, x_z = blocks.solve(-grad[:n], -grad[n:])
             if alpha == 0.0 and n:
                 x_r -= x_r.mean()
@@ -539,7 +495,7 @@ def structured_matvec(cells, w_dd, w_dt, w_tt, V):
         b = None
         if w_dt is not None:
             a = a + w_dt * v[-1]
-            b = w_dt @ delta + w_tt.sum() * v[-1]
+            b = w_dt @ delta + np.sum(w_tt) * v[-1]
         col = [_incidence_sum(cells, a, n), cells.design.T @ a]
         if b is not None:
             col.append([b])
@@ -547,8 +503,8 @@ def structured_matvec(cells, w_dd, w_dt, w_tt, V):
     return out
 
 
-def _meat_weights(model, point, weights):
-    s_d, s_t = _scores(model, point)
+def _meat_weights(model, d, tie, weights):
+    s_d, s_t = _outcome_scores(model, d, tie)
     w_dd = np.sum(weights * s_d * s_d, axis=1)
     if s_t is None:
         return w_dd, None, None
@@ -581,9 +537,10 @@ def parameter_covariance(cells, model, theta, *, alpha=0.0, covariance="sandwich
     """
     n, q = cells.n_players, cells.design.shape[1]
     point = _evaluate(cells, model, np.asarray(theta, dtype=np.float64), n, q, alpha)
-    hessian = _Blocks(cells, *_curvatures(model, point, cells.counts), alpha)
+    hessian = _Blocks(cells, point.h_dd, point.h_dt, point.h_tt, alpha)
+    tie = theta[n + q] if model != "half" else None
     meat_weights = _meat_weights(
-        model, point, cells.counts if frequency_weights else cells.squares
+        model, point.d, tie, cells.counts if frequency_weights else cells.squares
     )
     if ratings:
         gauge = np.zeros(hessian.C.shape[0] + n)
