@@ -10,7 +10,7 @@ import warnings
 import numpy as np
 from sklearn.exceptions import ConvergenceWarning
 
-from ._base import effective_alpha
+from ._base import VANISHING_ALPHA, effective_alpha
 from ._batch import aggregate_pairs
 from ._ties import (
     build_cells,
@@ -125,6 +125,16 @@ def fit_extended(first, second, y, weight, players, covariates, names, *, ties,
     theta, n_iter, converged = fit_tie_model(
         cells, model, alpha=alpha, tol=tol, max_iter=max_iter
     )
+    if not converged and alpha == 0.0:
+        # e.g. a player who never loses and only ties with someone who never
+        # wins: the tie model's likelihood has no maximum, the tie parameter
+        # and some ratings run off to infinity
+        _warn_no_estimate(ties)
+        alpha, flagged = VANISHING_ALPHA, True
+        theta, more, converged = fit_tie_model(
+            cells, model, alpha=alpha, tol=tol, max_iter=max_iter
+        )
+        n_iter += more
     q = cells.design.shape[1]
     se = np.zeros(0)
     if q:
@@ -141,6 +151,19 @@ def fit_extended(first, second, y, weight, players, covariates, names, *, ties,
     return ExtendedFit(
         state, se[q - p:], float(se[0]) if fit_advantage else None, n_iter,
         converged, flagged,
+    )
+
+
+def _warn_no_estimate(ties):
+    warnings.warn(
+        f"EloRanker(ties={ties!r}): the maximum-likelihood estimate does not "
+        "exist for these data (the likelihood keeps increasing as some ratings "
+        "or the tie parameter go to infinity, e.g. a player who never loses "
+        "and only ties with one who never wins). A vanishing prior "
+        f"(alpha={VANISHING_ALPHA:g}) keeps them finite, but the affected "
+        "ratings are arbitrary: set alpha > 0 for meaningful finite ratings.",
+        ConvergenceWarning,
+        stacklevel=4,
     )
 
 

@@ -405,6 +405,8 @@ def fit_tie_model(cells, model, *, alpha=0.0, tol=1e-8, max_iter=100, init=None)
         Ratings (mean zero when ``alpha == 0``), coefficients, tie parameter.
     n_iter : int
     converged : bool
+        False also when the Hessian became singular (the estimate does not
+        exist: some ratings or the tie parameter run off to infinity).
     """
     n, q = cells.n_players, cells.design.shape[1]
     if init is None:
@@ -420,10 +422,15 @@ def fit_tie_model(cells, model, *, alpha=0.0, tol=1e-8, max_iter=100, init=None)
             n_iter += 1
             grad = _gradient(cells, model, point, n, alpha)
             blocks = _Blocks(cells, point.h_dd, point.h_dt, point.h_tt, alpha)
-            x_r, x_z = blocks.solve(-grad[:n], -grad[n:])
+            try:
+                x_r, x_z = blocks.solve(-grad[:n], -grad[n:])
+            except np.linalg.LinAlgError:
+                break  # a singular Hessian: the estimate runs off to infinity
             if alpha == 0.0 and n:
                 x_r -= x_r.mean()
             step = np.concatenate([x_r, x_z])
+            if not np.all(np.isfinite(step)):
+                break
             if np.max(np.abs(step), initial=0.0) <= tol:
                 point.theta = point.theta + step
                 converged = True

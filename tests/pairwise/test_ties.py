@@ -18,6 +18,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from numpy.testing import assert_allclose, assert_array_equal
 from sklearn.base import clone
+from sklearn.exceptions import ConvergenceWarning
 from sklearn.model_selection import GridSearchCV, KFold, cross_val_score
 
 from sklearn_eval.datasets import make_matches
@@ -191,6 +192,20 @@ def test_davidson_and_rao_kupper_reduce_to_bradley_terry_without_ties():
         proba = est.predict_proba(X[:50])
         assert_allclose(proba[:, 1], 0.0)
         assert_allclose(proba[:, 2], bt.predict_proba(X[:50])[:, 1], atol=1e-12)
+
+
+def test_a_tie_model_without_a_maximum_warns_and_stays_finite():
+    # a never loses; b only loses to a and ties with c: under Davidson the
+    # likelihood increases forever as nu and the gaps grow
+    X = [["a", "b"], ["b", "c"], ["c", "a"], ["a", "c"]] * 10
+    y = [1.0, 0.5, 0.0, 0.5] * 10
+    with pytest.warns(ConvergenceWarning, match="does not exist"):
+        est = EloRanker(method="batch", ties="davidson").fit(X, y)
+    assert np.all(np.isfinite(est.ratings_)) and np.isfinite(est.tie_param_)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        prior = EloRanker(method="batch", ties="davidson", alpha=0.1).fit(X, y)
+    assert prior.ratings_.argmax() == 0 and 1 < prior.tie_param_ < 100
 
 
 def test_all_ties_cannot_fit_a_tie_model():
