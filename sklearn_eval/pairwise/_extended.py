@@ -11,7 +11,7 @@ import numpy as np
 from sklearn.exceptions import ConvergenceWarning
 
 from ._base import VANISHING_ALPHA, effective_alpha
-from ._batch import aggregate_pairs
+from ._batch import _blas_controller, aggregate_pairs
 from ._ties import (
     build_cells,
     check_identifiable,
@@ -75,7 +75,7 @@ def _check_outcomes(ties, y, weight):
             "boundary (no ties: Davidson's nu = 0, Rao-Kupper's theta = 1) and "
             "the fit is plain Bradley-Terry.",
             UserWarning,
-            stacklevel=4,
+            stacklevel=6,
         )
         return "half"
     return ties
@@ -108,6 +108,17 @@ def fit_extended(first, second, y, weight, players, covariates, names, *, ties,
         ``state`` has ``ratings``, ``coef`` (covariates only), ``advantage``
         and, for a tie model, ``tie``.
     """
+    # memory-bound products with a few columns: threaded BLAS only slows them
+    with _blas_controller().limit(limits=1, user_api="blas"):
+        return _fit_extended(
+            first, second, y, weight, players, covariates, names, ties=ties,
+            fit_advantage=fit_advantage, fixed_advantage=fixed_advantage,
+            alpha=alpha, tol=tol, max_iter=max_iter,
+        )
+
+
+def _fit_extended(first, second, y, weight, players, covariates, names, *, ties,
+                  fit_advantage, fixed_advantage, alpha, tol, max_iter):
     n = players.shape[0]
     model = _check_outcomes(ties, y, weight)
     ordered = fit_advantage or fixed_advantage != 0.0
@@ -163,7 +174,7 @@ def _warn_no_estimate(ties):
         f"(alpha={VANISHING_ALPHA:g}) keeps them finite, but the affected "
         "ratings are arbitrary: set alpha > 0 for meaningful finite ratings.",
         ConvergenceWarning,
-        stacklevel=4,
+        stacklevel=6,
     )
 
 

@@ -98,6 +98,19 @@ class ExtendedRows:
             self.weight = np.ones_like(self.weight)
             self.n_matches = int(self.count.sum())
             self.category = None
+            if self.covariates is None:
+                self._merge_identical(n)
+
+    def _merge_identical(self, n):
+        """One unit per (pair, outcome): all its votes are now alike."""
+        key = (self.first * n + self.second) * 3 + np.rint(2.0 * self.y).astype(
+            np.int64
+        )
+        keys, inverse = np.unique(key, return_inverse=True)
+        self.count = np.bincount(inverse, weights=self.count)
+        self.first, self.second = (keys // 3) // n, (keys // 3) % n
+        self.y = (keys % 3) / 2.0
+        self.weight = np.ones(keys.shape[0])
 
     def draw(self, rng):
         """Bootstrap counts of the units (multinomial in distribution)."""
@@ -293,7 +306,7 @@ def extended_parameter_covariance(estimator, X, y, sample_weight, *, covariance,
     ):
         # no tie in the data: the tie parameter is on its boundary, fixed
         model, theta = "half", theta[:-1]
-    cov = parameter_covariance(cells, model, theta, alpha=alpha,
-                               covariance=covariance,
-                               frequency_weights=frequency_weights)
-    return cov
+    with threadpool_limits(limits=1, user_api="blas"):
+        return parameter_covariance(cells, model, theta, alpha=alpha,
+                                    covariance=covariance,
+                                    frequency_weights=frequency_weights)

@@ -17,7 +17,7 @@ from scipy.special import expit
 
 from ._kernels import HAVE_NUMBA
 
-__all__ = ["MODEL_CODES", "cell_terms"]
+__all__ = ["MODEL_CODES", "assemble_newton_system", "cell_terms", "meat_terms"]
 
 MODEL_CODES = {"half": 0, "davidson": 1, "rao-kupper": 2}
 
@@ -127,15 +127,118 @@ def _terms_numpy(code, d, tie, counts):
     return loss, g1 - g2, g_t, h1 + h2, h2 - h1, h_tt
 
 
-_COMPILED = []
+def _assemble_loop(first, second, design, g_d, h_dd, h_dt, n, hessian, grad):
+    """Adds the cells' gradient and Hessian to ``grad`` and ``hessian`` (upper
+    triangle of the covariate/tie block only; the caller mirrors it)."""
+    q = design.shape[1]
+    tie = hessian.shape[0] > n + q
+    for c in range(first.shape[0]):
+        f = first[c]
+        s = second[c]
+        g = g_d[c]
+        h = h_dd[c]
+        grad[f] += g
+        grad[s] -= g
+        hessian[f, f] += h
+        hessian[s, s] += h
+        hessian[f, s] -= h
+        hessian[s, f] -= h
+        for j in range(q):
+            x = design[c, j]
+            grad[n + j] += g * x
+            hessian[f, n + j] += h * x
+            hessian[s, n + j] -= h * x
+            for k in range(j, q):
+                hessian[n + j, n + k] += h * x * design[c, k]
+        if tie:
+            t = h_dt[c]
+            hessian[f, n + q] += t
+            hessian[s, n + q] -= t
+            for j in range(q):
+                hessian[n + j, n + q] += t * design[c, j]
 
 
-def _compiled():
+def _meat_loop(code, d, tie, weights, w_dd, w_dt):
+    """Per-cell sum over outcomes of weights * (score_d^2, score_d score_t);
+    returns the summed weights * score_t^2 (see ``_ties._outcome_scores``)."""
+    w_tt = 0.0
+    dq = 0.0
+    if code == 2:
+        dq = -2.0 / math.expm1(2.0 * tie)
+    for c in range(d.shape[0]):
+        z = d[c]
+        if code == 0:
+            p = 1.0 / (1.0 + math.exp(-z)) if z >= 0.0 else 1.0 - 1.0 / (
+                1.0 + math.exp(z)
+            )
+            w_dd[c] = (weights[c, 0] * p * p + weights[c, 1] * (p - 0.5) ** 2
+                       + weights[c, 2] * (p - 1.0) ** 2)
+            w_dt[c] = 0.0
+            continue
+        if code == 1:
+            u = 0.5 * z
+            top = max(abs(u), tie)
+            e_loss = math.exp(-u - top)
+            e_tie = math.exp(tie - top)
+            e_win = math.exp(u - top)
+            norm = e_loss + e_tie + e_win
+            gap = (e_win - e_loss) / norm
+            p_tie = e_tie / norm
+            sd0, sd1, sd2 = 0.5 * (gap + 1.0), 0.5 * gap, 0.5 * (gap - 1.0)
+            st0, st1, st2 = p_tie, p_tie - 1.0, p_tie
+        else:
+            a1 = z - tie
+            a2 = -z - tie
+            s1 = 1.0 / (1.0 + math.exp(-a1)) if a1 >= 0.0 else 1.0 - 1.0 / (
+                1.0 + math.exp(a1)
+            )
+            s2 = 1.0 / (1.0 + math.exp(-a2)) if a2 >= 0.0 else 1.0 - 1.0 / (
+                1.0 + math.exp(a2)
+            )
+            sd0, sd1, sd2 = 1.0 - s2, s1 - s2, s1 - 1.0
+            st0, st1, st2 = 1.0 - s2, dq - s1 - s2, 1.0 - s1
+        w0, w1, w2 = weights[c, 0], weights[c, 1], weights[c, 2]
+        w_dd[c] = w0 * sd0 * sd0 + w1 * sd1 * sd1 + w2 * sd2 * sd2
+        w_dt[c] = w0 * sd0 * st0 + w1 * sd1 * st1 + w2 * sd2 * st2
+        w_tt += w0 * st0 * st0 + w1 * st1 * st1 + w2 * st2 * st2
+    return w_tt
+
+
+_COMPILED = {}
+
+
+def _compiled(name="terms"):
     if not _COMPILED:
         import numba
 
-        _COMPILED.append(numba.njit(cache=True, nogil=True)(_terms_loop))
-    return _COMPILED[0]
+        jit = numba.njit(cache=True, nogil=True)
+        _COMPILED["terms"] = jit(_terms_loop)
+        _COMPILED["assemble"] = jit(_assemble_loop)
+        _COMPILED["meat"] = jit(_meat_loop)
+    return _COMPILED[name]
+
+
+def assemble_newton_system(first, second, design, g_d, h_dd, h_dt, n, g_t, h_tt):
+    """Dense gradient and Hessian of the loss (no penalty), compiled loop.
+
+    Only used with numba (the numpy path assembles the blocks instead).
+    """
+    q = design.shape[1]
+    size = n + q + (h_dt is not None)
+    hessian = np.zeros((size, size))
+    grad = np.zeros(size)
+    _compiled("assemble")(
+        first, second, np.ascontiguousarray(design), g_d, h_dd,
+        h_dd if h_dt is None else h_dt, n, hessian, grad,
+    )
+    if h_dt is not None:
+        grad[-1] = g_t
+        hessian[-1, -1] = h_tt
+    lower = np.tril_indices(size - n, -1)
+    block = hessian[n:, n:]
+    block[lower] = block.T[lower]
+    hessian[n:, :n] = hessian[:n, n:].T
+    return grad, hessian
 
 
 def cell_terms(model, d, tie, counts, *, compiled=None):
@@ -169,8 +272,26 @@ def cell_terms(model, d, tie, counts, *, compiled=None):
     g_d = np.empty_like(d)
     h_dd = np.empty_like(d)
     h_dt = np.empty_like(d)
-    loss, g_t, h_tt = _compiled()(
+    loss, g_t, h_tt = _compiled("terms")(
         code, np.ascontiguousarray(d, dtype=np.float64), tie,
         np.ascontiguousarray(counts, dtype=np.float64), g_d, h_dd, h_dt,
     )
     return loss, g_d, g_t, h_dd, h_dt, h_tt
+
+
+def meat_terms(model, d, tie, weights):
+    """Compiled per-cell meat weights (w_dd, w_dt, summed w_tt) of the sandwich.
+
+    Only used with numba; ``_ties._meat_weights`` has the numpy version.
+    """
+    code = MODEL_CODES[model]
+    w_dd = np.empty_like(d)
+    w_dt = np.empty_like(d)
+    w_tt = _compiled("meat")(
+        code, np.ascontiguousarray(d, dtype=np.float64),
+        0.0 if tie is None else float(tie),
+        np.ascontiguousarray(weights, dtype=np.float64), w_dd, w_dt,
+    )
+    if code == 0:
+        return w_dd, None, None
+    return w_dd, w_dt, w_tt

@@ -37,8 +37,9 @@ from scipy.linalg import cho_factor, cho_solve
 from scipy.sparse.linalg import LinearOperator, aslinearoperator, cg
 from scipy.special import log_expit
 
+from . import _tie_kernels
 from ._batch import _DENSE_LIMIT, _blas_controller, _pcg
-from ._tie_kernels import cell_terms
+from ._tie_kernels import assemble_newton_system, cell_terms, meat_terms
 
 __all__ = [
     "TIE_MODELS",
@@ -416,19 +417,18 @@ def fit_tie_model(cells, model, *, alpha=0.0, tol=1e-8, max_iter=100, init=None)
     else:
         theta = np.array(init, dtype=np.float64)
     point = _evaluate(cells, model, theta, n, q, alpha)
+    newton_step = _direct_step if n <= _DIRECT_LIMIT and _tie_kernels.HAVE_NUMBA \
+        else _block_step
     converged, n_iter = False, 0
     with _blas_controller().limit(limits=1, user_api="blas"):
         while n_iter < max_iter:
             n_iter += 1
-            grad = _gradient(cells, model, point, n, alpha)
-            blocks = _Blocks(cells, point.h_dd, point.h_dt, point.h_tt, alpha)
             try:
-                x_r, x_z = blocks.solve(-grad[:n], -grad[n:])
+                step, grad = newton_step(cells, model, point, n, alpha)
             except np.linalg.LinAlgError:
                 break  # a singular Hessian: the estimate runs off to infinity
             if alpha == 0.0 and n:
-                x_r -= x_r.mean()
-            step = np.concatenate([x_r, x_z])
+                step[:n] -= step[:n].mean()
             if not np.all(np.isfinite(step)):
                 break
             if np.max(np.abs(step), initial=0.0) <= tol:
@@ -442,6 +442,29 @@ def fit_tie_model(cells, model, *, alpha=0.0, tol=1e-8, max_iter=100, init=None)
     if alpha == 0.0 and n:
         theta[:n] -= theta[:n].mean()
     return theta, n_iter, converged
+
+
+def _block_step(cells, model, point, n, alpha):
+    """Newton step by block elimination (any number of players)."""
+    grad = _gradient(cells, model, point, n, alpha)
+    blocks = _Blocks(cells, point.h_dd, point.h_dt, point.h_tt, alpha)
+    x_r, x_z = blocks.solve(-grad[:n], -grad[n:])
+    return np.concatenate([x_r, x_z]), grad
+
+
+def _direct_step(cells, model, point, n, alpha):
+    """Newton step from the dense system assembled in one compiled pass."""
+    grad, hessian = assemble_newton_system(
+        cells.first, cells.second, cells.design, point.g_d, point.h_dd,
+        point.h_dt, n, point.g_t, point.h_tt,
+    )
+    grad[:n] += alpha * point.theta[:n]
+    ratings = hessian[:n, :n]
+    ratings[np.diag_indices(n)] += alpha
+    if alpha == 0.0:
+        ratings += 1.0 / n  # the gauge, as in _Blocks.rating_solver
+    factor = cho_factor(hessian, check_finite=False)
+    return cho_solve(factor, -grad, check_finite=False), grad
 
 
 def _line_search(cells, model, point, step, grad, n, q, alpha):
@@ -488,29 +511,39 @@ def check_identifiable(cells, names, alpha=0.0):
 
 
 # ----------------------------------------------------------- covariance
+def _incidence_rows(cells):
+    """Sparse (n_cells, n_players) matrix whose row c is e_first - e_second.
+
+    Built directly in CSR form (two entries per row), without a sort.
+    """
+    m = cells.first.shape[0]
+    indices = np.empty(2 * m, dtype=np.int64)
+    indices[0::2] = cells.first
+    indices[1::2] = cells.second
+    data = np.tile([1.0, -1.0], m)
+    indptr = np.arange(0, 2 * m + 1, 2)
+    return sp.csr_matrix((data, indices, indptr), shape=(m, cells.n_players))
+
+
 def structured_matvec(cells, w_dd, w_dt, w_tt, V):
     """Product of a Hessian-shaped matrix (no penalty, no gauge) with V."""
     n, q = cells.n_players, cells.design.shape[1]
     V = np.asarray(V, dtype=np.float64).reshape(n + q + (w_dt is not None), -1)
-    out = np.empty_like(V)
-    for k in range(V.shape[1]):
-        v = V[:, k]
-        delta = v[cells.first] - v[cells.second]
-        if q:
-            delta = delta + cells.design @ v[n:n + q]
-        a = w_dd * delta
-        b = None
-        if w_dt is not None:
-            a = a + w_dt * v[-1]
-            b = w_dt @ delta + np.sum(w_tt) * v[-1]
-        col = [_incidence_sum(cells, a, n), cells.design.T @ a]
-        if b is not None:
-            col.append([b])
-        out[:, k] = np.concatenate(col)
-    return out
+    incidence = _incidence_rows(cells)
+    delta = incidence @ V[:n] + cells.design @ V[n:n + q]
+    a = w_dd[:, None] * delta
+    if w_dt is not None:
+        a += w_dt[:, None] * V[-1][None, :]
+    parts = [incidence.T @ a, cells.design.T @ a]
+    if w_dt is not None:
+        parts.append((w_dt @ delta + np.sum(w_tt) * V[-1])[None, :])
+    return np.vstack(parts)
 
 
 def _meat_weights(model, d, tie, weights):
+    """Per-cell weights of the sandwich's meat: sum_o w_o s_o s_o^T."""
+    if _tie_kernels.HAVE_NUMBA:
+        return meat_terms(model, d, tie, weights)
     s_d, s_t = _outcome_scores(model, d, tie)
     w_dd = np.sum(weights * s_d * s_d, axis=1)
     if s_t is None:
