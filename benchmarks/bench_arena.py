@@ -1,4 +1,4 @@
-"""Speed of the arena fits (ties, style control, bootstrap) against leaderbot and arena-rank.
+"""Speed of the arena fits (ties, style control, bootstrap) against the anchors.
 
 What it measures (best of ``--repeat`` runs, wall-clock seconds, each anchor
 run alternately with ours in the same process so the ratios share the load):
@@ -144,12 +144,11 @@ def style_data(n_players, n_matches, seed=0):
 
 def bench_style(n_players, n_matches, repeat):
     import jax.numpy as jnp
+    import pandas as pd
     from arena_rank.models.contextual_bradley_terry import ContextualBradleyTerry
     from arena_rank.utils.data_utils import ContextualPairDataset
 
     from sklearn_eval.pairwise import EloRanker
-
-    import pandas as pd
 
     a, b, first, second, covariates, y = style_data(n_players, n_matches)
     X = pd.DataFrame({"model_a": a, "model_b": b, "length": covariates[:, 0],

@@ -153,7 +153,7 @@ class EloRanker(BaseMatchRater):
         Matches used so far (``fit`` plus later ``partial_fit`` calls).
     n_features_in_ : int
         2 (the two player columns) plus the number of covariates.
-    feature_names_in_ : ndarray of shape (n_features_in_,)
+    feature_names_in_ : ndarray of shape (n_features,)
         Column names of ``X`` when it was a DataFrame with string names.
 
     See Also
