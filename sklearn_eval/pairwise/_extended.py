@@ -13,6 +13,7 @@ from sklearn.exceptions import ConvergenceWarning
 from ._base import VANISHING_ALPHA, effective_alpha
 from ._batch import _blas_controller, aggregate_pairs
 from ._ties import (
+    NoMaximumError,
     build_cells,
     check_identifiable,
     fit_tie_model,
@@ -133,19 +134,25 @@ def _fit_extended(first, second, y, weight, players, covariates, names, *, ties,
         [] if names is None else list(names)
     )
     check_identifiable(cells, all_names, alpha)
-    theta, n_iter, converged = fit_tie_model(
-        cells, model, alpha=alpha, tol=tol, max_iter=max_iter
-    )
-    if not converged and alpha == 0.0:
+    try:
+        theta, n_iter, converged = fit_tie_model(
+            cells, model, alpha=alpha, tol=tol, max_iter=max_iter
+        )
+    except NoMaximumError as exc:
+        if alpha >= VANISHING_ALPHA:
+            raise ValueError(
+                f"EloRanker(ties={ties!r}): the likelihood has no maximum even "
+                f"with the prior alpha={alpha:g} (Newton's Hessian became "
+                "singular); increase alpha."
+            ) from exc
         # e.g. a player who never loses and only ties with someone who never
         # wins: the tie model's likelihood has no maximum, the tie parameter
         # and some ratings run off to infinity
         _warn_no_estimate(ties)
         alpha, flagged = VANISHING_ALPHA, True
-        theta, more, converged = fit_tie_model(
+        theta, n_iter, converged = fit_tie_model(
             cells, model, alpha=alpha, tol=tol, max_iter=max_iter
         )
-        n_iter += more
     q = cells.design.shape[1]
     se = np.zeros(0)
     if q:

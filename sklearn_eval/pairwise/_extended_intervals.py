@@ -20,10 +20,16 @@ import numpy as np
 from threadpoolctl import threadpool_limits
 
 from ..utils import check_and_encode_matches
-from ._base import _mean_positive, effective_alpha
+from ._base import VANISHING_ALPHA, _mean_positive, effective_alpha
 from ._batch import aggregate_pairs
 from ._covariates import split_covariates
-from ._ties import Cells, build_cells, fit_tie_model, parameter_covariance
+from ._ties import (
+    Cells,
+    NoMaximumError,
+    build_cells,
+    fit_tie_model,
+    parameter_covariance,
+)
 
 __all__ = [
     "ExtendedRows",
@@ -186,10 +192,14 @@ def refit_extended(rows, counts, estimator, init):
                                 present.shape[0], ordered=True)
         alpha, _ = effective_alpha(stats, estimator.players_[present],
                                    float(estimator.alpha) / scale, "EloRanker")
-    theta, _, _ = fit_tie_model(
-        cells, model, alpha=alpha, tol=float(estimator.tol),
-        max_iter=int(estimator.max_iter), init=start,
-    )
+    settings = {"tol": float(estimator.tol), "max_iter": int(estimator.max_iter),
+                "init": start}
+    try:
+        theta, _, _ = fit_tie_model(cells, model, alpha=alpha, **settings)
+    except NoMaximumError:
+        if alpha >= VANISHING_ALPHA:
+            return out  # no estimate in this resample, as the estimator would fail
+        theta, _, _ = fit_tie_model(cells, model, alpha=VANISHING_ALPHA, **settings)
     out[present] = estimator._to_reported(theta[:present.shape[0]])
     return out
 
@@ -253,11 +263,14 @@ class Resampler:
             base = self.cells
             cells = Cells(base.first, base.second, base.design, cell_counts,
                           cell_counts, base.offset, base.n_players)
-            theta, _, converged = fit_tie_model(
-                cells, self.model, alpha=self.alpha,
-                tol=float(self.estimator.tol),
-                max_iter=int(self.estimator.max_iter), init=self.init,
-            )
+            try:
+                theta, _, converged = fit_tie_model(
+                    cells, self.model, alpha=self.alpha,
+                    tol=float(self.estimator.tol),
+                    max_iter=int(self.estimator.max_iter), init=self.init,
+                )
+            except NoMaximumError:
+                converged = False
             if converged:
                 return self.estimator._to_reported(theta[:base.n_players])
         return refit_extended(self.rows, counts, self.estimator, self.init)

@@ -44,6 +44,7 @@ from ._tie_kernels import assemble_newton_system, cell_terms, meat_terms
 __all__ = [
     "TIE_MODELS",
     "Cells",
+    "NoMaximumError",
     "build_cells",
     "check_identifiable",
     "fit_tie_model",
@@ -57,6 +58,14 @@ TIE_MODELS = ("half", "davidson", "rao-kupper")
 _DIRECT_LIMIT = 400
 # Outcome columns: loss, tie, win of the first player (y = 0, 0.5, 1).
 _OUTCOME_VALUES = np.array([0.0, 0.5, 1.0])
+
+
+class NoMaximumError(ArithmeticError):
+    """Newton's Hessian became singular: the likelihood has no maximum.
+
+    Some ratings or the tie parameter run off to infinity (the data separate
+    the players under the model); a prior (``alpha > 0``) restores a maximum.
+    """
 
 
 class Cells:
@@ -406,8 +415,12 @@ def fit_tie_model(cells, model, *, alpha=0.0, tol=1e-8, max_iter=100, init=None)
         Ratings (mean zero when ``alpha == 0``), coefficients, tie parameter.
     n_iter : int
     converged : bool
-        False also when the Hessian became singular (the estimate does not
-        exist: some ratings or the tie parameter run off to infinity).
+
+    Raises
+    ------
+    NoMaximumError
+        When the Hessian becomes singular (the estimate does not exist: some
+        ratings or the tie parameter run off to infinity).
     """
     n, q = cells.n_players, cells.design.shape[1]
     if init is None:
@@ -425,12 +438,12 @@ def fit_tie_model(cells, model, *, alpha=0.0, tol=1e-8, max_iter=100, init=None)
             n_iter += 1
             try:
                 step, grad = newton_step(cells, model, point, n, alpha)
-            except np.linalg.LinAlgError:
-                break  # a singular Hessian: the estimate runs off to infinity
+            except np.linalg.LinAlgError as exc:
+                raise NoMaximumError("singular Hessian") from exc
             if alpha == 0.0 and n:
                 step[:n] -= step[:n].mean()
             if not np.all(np.isfinite(step)):
-                break
+                raise NoMaximumError("non-finite Newton step")
             if np.max(np.abs(step), initial=0.0) <= tol:
                 point.theta = point.theta + step
                 converged = True

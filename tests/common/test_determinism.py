@@ -215,7 +215,7 @@ def test_shipped_data_are_plain_text_files():
     data_dir = Path(inspect.getfile(ds)).parent / "data"
     files = sorted(p.name for p in data_dir.iterdir())
     assert files
-    allowed = (".csv", ".csv.gz", ".txt", ".txt.gz")
+    allowed = (".csv", ".csv.gz", ".txt", ".txt.gz", ".json.gz")  # json: plain text
     assert all(name.endswith(allowed) for name in files), files
 
 
