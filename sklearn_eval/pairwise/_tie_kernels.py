@@ -17,7 +17,12 @@ from scipy.special import expit
 
 from ._kernels import HAVE_NUMBA
 
-__all__ = ["MODEL_CODES", "assemble_newton_system", "cell_terms", "meat_terms"]
+__all__ = [
+    "MODEL_CODES",
+    "cell_terms",
+    "meat_terms",
+    "newton_dense",
+]
 
 MODEL_CODES = {"half": 0, "davidson": 1, "rao-kupper": 2}
 
@@ -204,41 +209,156 @@ def _meat_loop(code, d, tie, weights, w_dd, w_dt):
     return w_tt
 
 
+def _evaluate_loop(code, first, second, design, offset, counts, n, theta, alpha,
+                   d, g_d, h_dd, h_dt):
+    """Logits, loss (penalised; inf outside the parameter space) and terms."""
+    q = design.shape[1]
+    for c in range(first.shape[0]):
+        z = theta[first[c]] - theta[second[c]] + offset
+        for j in range(q):
+            z += design[c, j] * theta[n + j]
+        d[c] = z
+    tie = theta[n + q] if code != 0 else 0.0
+    if code == 2 and not tie > 0.0:
+        return np.inf, 0.0, 0.0
+    loss, g_t, h_tt = _terms_jit(code, d, tie, counts, g_d, h_dd, h_dt)
+    penalty = 0.0
+    for i in range(n):
+        penalty += theta[i] * theta[i]
+    return loss + 0.5 * alpha * penalty, g_t, h_tt
+
+
+def _newton_loop(code, first, second, design, offset, counts, n, theta, alpha,
+                 tol, max_iter):
+    """Newton's method on the dense system, the loop of ``_ties.fit_tie_model``.
+
+    Returns (theta, n_iter, status): 0 converged, 1 out of iterations,
+    2 singular Hessian or non-finite step (no maximum), 3 line search stalled.
+    """
+    m = first.shape[0]
+    size = theta.shape[0]
+    q = design.shape[1]
+    has_tie = size > n + q
+    d = np.empty(m)
+    g_d, h_dd, h_dt = np.empty(m), np.empty(m), np.empty(m)
+    d2 = np.empty(m)
+    g_d2, h_dd2, h_dt2 = np.empty(m), np.empty(m), np.empty(m)
+    loss, g_t, h_tt = _evaluate_jit(code, first, second, design, offset, counts, n,
+                                    theta, alpha, d, g_d, h_dd, h_dt)
+    status = 1
+    n_iter = 0
+    while n_iter < max_iter:
+        n_iter += 1
+        hessian = np.zeros((size, size))
+        grad = np.zeros(size)
+        _assemble_jit(first, second, design, g_d, h_dd, h_dt, n, hessian, grad)
+        if has_tie:
+            grad[size - 1] = g_t
+            hessian[size - 1, size - 1] = h_tt
+        for a in range(n, size):
+            for b in range(a + 1, size):
+                hessian[b, a] = hessian[a, b]
+            for i in range(n):
+                hessian[a, i] = hessian[i, a]
+        gauge = 1.0 / n if alpha == 0.0 else 0.0
+        for i in range(n):
+            grad[i] += alpha * theta[i]
+            hessian[i, i] += alpha
+            for j in range(n):
+                hessian[i, j] += gauge
+        try:
+            lower = np.linalg.cholesky(hessian)
+        except Exception:  # noqa: BLE001 - numba raises LinAlgError
+            status = 2
+            break
+        step = -grad.copy()
+        for i in range(size):  # forward substitution
+            for j in range(i):
+                step[i] -= lower[i, j] * step[j]
+            step[i] /= lower[i, i]
+        for i in range(size - 1, -1, -1):  # back substitution
+            for j in range(i + 1, size):
+                step[i] -= lower[j, i] * step[j]
+            step[i] /= lower[i, i]
+        if alpha == 0.0 and n > 0:
+            mean = 0.0
+            for i in range(n):
+                mean += step[i]
+            mean /= n
+            for i in range(n):
+                step[i] -= mean
+        largest = 0.0
+        finite = True
+        for i in range(size):
+            if not np.isfinite(step[i]):
+                finite = False
+            largest = max(largest, abs(step[i]))
+        if not finite:
+            status = 2
+            break
+        if largest <= tol:
+            theta = theta + step
+            status = 0
+            break
+        slope = 0.0
+        for i in range(size):
+            slope += grad[i] * step[i]
+        slack = 1e-12 * (1.0 + abs(loss))
+        t = 1.0
+        moved = False
+        while t >= 1e-12:
+            candidate = theta + t * step
+            new_loss, new_g_t, new_h_tt = _evaluate_jit(
+                code, first, second, design, offset, counts, n, candidate, alpha,
+                d2, g_d2, h_dd2, h_dt2,
+            )
+            if new_loss <= loss + 1e-4 * t * slope + slack:
+                theta, loss, g_t, h_tt = candidate, new_loss, new_g_t, new_h_tt
+                d, d2 = d2, d
+                g_d, g_d2 = g_d2, g_d
+                h_dd, h_dd2 = h_dd2, h_dd
+                h_dt, h_dt2 = h_dt2, h_dt
+                moved = True
+                break
+            t *= 0.5
+        if not moved:
+            status = 3
+            break
+    return theta, n_iter, status
+
+
 _COMPILED = {}
 
 
 def _compiled(name="terms"):
+    """The numba-compiled loops, compiled (or loaded from cache) on first use."""
     if not _COMPILED:
         import numba
 
         jit = numba.njit(cache=True, nogil=True)
-        _COMPILED["terms"] = jit(_terms_loop)
-        _COMPILED["assemble"] = jit(_assemble_loop)
+        global _terms_jit, _assemble_jit, _evaluate_jit
+        _terms_jit = _COMPILED["terms"] = jit(_terms_loop)
+        _assemble_jit = _COMPILED["assemble"] = jit(_assemble_loop)
         _COMPILED["meat"] = jit(_meat_loop)
+        _evaluate_jit = _COMPILED["evaluate"] = jit(_evaluate_loop)
+        _COMPILED["newton"] = jit(_newton_loop)
     return _COMPILED[name]
 
 
-def assemble_newton_system(first, second, design, g_d, h_dd, h_dt, n, g_t, h_tt):
-    """Dense gradient and Hessian of the loss (no penalty), compiled loop.
+# the compiled loops call each other through these names (set by _compiled)
+_terms_jit = _terms_loop
+_assemble_jit = _assemble_loop
+_evaluate_jit = _evaluate_loop
 
-    Only used with numba (the numpy path assembles the blocks instead).
-    """
-    q = design.shape[1]
-    size = n + q + (h_dt is not None)
-    hessian = np.zeros((size, size))
-    grad = np.zeros(size)
-    _compiled("assemble")(
-        first, second, np.ascontiguousarray(design), g_d, h_dd,
-        h_dd if h_dt is None else h_dt, n, hessian, grad,
+
+def newton_dense(model, first, second, design, offset, counts, n, theta, alpha,
+                 tol, max_iter):
+    """Compiled Newton iterations on the dense system (see ``_newton_loop``)."""
+    return _compiled("newton")(
+        MODEL_CODES[model], first, second, np.ascontiguousarray(design),
+        float(offset), np.ascontiguousarray(counts, dtype=np.float64), int(n),
+        np.array(theta, dtype=np.float64), float(alpha), float(tol), int(max_iter),
     )
-    if h_dt is not None:
-        grad[-1] = g_t
-        hessian[-1, -1] = h_tt
-    lower = np.tril_indices(size - n, -1)
-    block = hessian[n:, n:]
-    block[lower] = block.T[lower]
-    hessian[n:, :n] = hessian[:n, n:].T
-    return grad, hessian
 
 
 def cell_terms(model, d, tie, counts, *, compiled=None):

@@ -39,7 +39,7 @@ from scipy.special import log_expit
 
 from . import _tie_kernels
 from ._batch import _DENSE_LIMIT, _blas_controller, _pcg
-from ._tie_kernels import assemble_newton_system, cell_terms, meat_terms
+from ._tie_kernels import cell_terms, meat_terms, newton_dense
 
 __all__ = [
     "TIE_MODELS",
@@ -429,9 +429,19 @@ def fit_tie_model(cells, model, *, alpha=0.0, tol=1e-8, max_iter=100, init=None)
             theta[-1] = tie_start(model, cells)
     else:
         theta = np.array(init, dtype=np.float64)
+    if n <= _DIRECT_LIMIT and _tie_kernels.HAVE_NUMBA:
+        # the same iteration as below, compiled: one loop for the whole fit
+        theta, n_iter, status = newton_dense(
+            model, cells.first, cells.second, cells.design, cells.offset,
+            cells.counts, n, theta, alpha, tol, max_iter,
+        )
+        if status == 2:
+            raise NoMaximumError("singular Hessian")
+        if alpha == 0.0 and n:
+            theta[:n] -= theta[:n].mean()
+        return theta, n_iter, status == 0
     point = _evaluate(cells, model, theta, n, q, alpha)
-    newton_step = _direct_step if n <= _DIRECT_LIMIT and _tie_kernels.HAVE_NUMBA \
-        else _block_step
+    newton_step = _block_step
     converged, n_iter = False, 0
     with _blas_controller().limit(limits=1, user_api="blas"):
         while n_iter < max_iter:
@@ -463,21 +473,6 @@ def _block_step(cells, model, point, n, alpha):
     blocks = _Blocks(cells, point.h_dd, point.h_dt, point.h_tt, alpha)
     x_r, x_z = blocks.solve(-grad[:n], -grad[n:])
     return np.concatenate([x_r, x_z]), grad
-
-
-def _direct_step(cells, model, point, n, alpha):
-    """Newton step from the dense system assembled in one compiled pass."""
-    grad, hessian = assemble_newton_system(
-        cells.first, cells.second, cells.design, point.g_d, point.h_dd,
-        point.h_dt, n, point.g_t, point.h_tt,
-    )
-    grad[:n] += alpha * point.theta[:n]
-    ratings = hessian[:n, :n]
-    ratings[np.diag_indices(n)] += alpha
-    if alpha == 0.0:
-        ratings += 1.0 / n  # the gauge, as in _Blocks.rating_solver
-    factor = cho_factor(hessian, check_finite=False)
-    return cho_solve(factor, -grad, check_finite=False), grad
 
 
 def _line_search(cells, model, point, step, grad, n, q, alpha):
