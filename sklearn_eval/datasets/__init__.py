@@ -11,6 +11,7 @@ generators in ``_generators``. Every file is parsed as plain text: nothing is
 unpickled or evaluated.
 """
 
+from ._arena import load_chatbot_arena
 from ._atari import load_atari, load_atari_reference_scores
 from ._automl import load_automl_benchmark
 from ._catalogue import describe_datasets
@@ -29,6 +30,7 @@ __all__ = [
     "load_atari",
     "load_atari_reference_scores",
     "load_automl_benchmark",
+    "load_chatbot_arena",
     "load_chembench",
     "load_international_football",
     "load_rrps",

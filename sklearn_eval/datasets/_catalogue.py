@@ -2,6 +2,7 @@
 
 import numpy as np
 
+from ._arena import load_chatbot_arena
 from ._atari import load_atari, load_atari_reference_scores
 from ._automl import load_automl_benchmark
 from ._football import load_international_football
@@ -79,6 +80,7 @@ _CATALOGUE = (
         "matches",
         "CC0-1.0",
     ),
+    ("chatbot_arena", load_chatbot_arena, "matches (weighted votes)", "BSD-3-Clause"),
 )
 
 
@@ -99,6 +101,7 @@ _LOADER_CALLS = {
     "automl_benchmark_4h_all": 'load_automl_benchmark("4h", "all")',
     "international_football": "load_international_football()",
     "international_football_world_cup": 'load_international_football("world_cup")',
+    "chatbot_arena": "load_chatbot_arena()",
 }
 
 
@@ -126,7 +129,7 @@ def describe_datasets():
     >>> summary[0]["name"], summary[0]["shape"], summary[0]["licence"]
     ('atari_noop_matrix', (32, 57), 'MIT')
     >>> sorted({entry["licence"] for entry in summary})
-    ['Apache-2.0', 'CC0-1.0', 'MIT']
+    ['Apache-2.0', 'BSD-3-Clause', 'CC0-1.0', 'MIT']
     >>> summary[0]["reference_agents"]
     ['human@dqn', 'human@dudqn', 'random@dqn']
     """

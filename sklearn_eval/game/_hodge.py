@@ -191,6 +191,10 @@ class HodgeDecomposition(NamedTuple):
     cyclic_share: float
 
 
+def _squared_norm(M):
+    return float(np.sum(M * M))
+
+
 def hodge_decomposition(A):
     """Split a flow into its transitive and cyclic parts.
 
@@ -224,14 +228,22 @@ def hodge_decomposition(A):
     (0.333, 0.667)
     """
     A = _as_flow(A)
-    ratings = A.mean(axis=1)
-    transitive = ratings[:, None] - ratings[None, :]
-    cyclic = A - transitive
-    total = float(np.sum(A * A))
-    if total == 0.0:
-        return HodgeDecomposition(ratings, transitive, cyclic, 0.0, 0.0)
-    t_share = float(np.sum(transitive * transitive)) / total
-    c_share = float(np.sum(cyclic * cyclic)) / total
+    # Computed on A / max|A|: sums of huge entries would overflow and squares
+    # of tiny ones underflow (the shares would no longer add up to 1).
+    scale = float(np.max(np.abs(A))) if A.size else 0.0
+    if scale == 0.0:
+        zeros = np.zeros_like(A)
+        return HodgeDecomposition(A.mean(axis=1), zeros, zeros.copy(), 0.0, 0.0)
+    unit = A / scale
+    unit_ratings = unit.mean(axis=1)
+    unit_transitive = unit_ratings[:, None] - unit_ratings[None, :]
+    unit_cyclic = unit - unit_transitive
+    total = _squared_norm(unit)
+    t_share = _squared_norm(unit_transitive) / total
+    c_share = _squared_norm(unit_cyclic) / total
+    ratings = unit_ratings * scale
+    transitive = unit_transitive * scale
+    cyclic = unit_cyclic * scale
     return HodgeDecomposition(ratings, transitive, cyclic, t_share, c_share)
 
 

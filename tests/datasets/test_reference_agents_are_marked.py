@@ -7,6 +7,7 @@ from sklearn_eval.datasets import (
     load_atari,
     load_atari_reference_scores,
     load_automl_benchmark,
+    load_chatbot_arena,
     load_chembench,
     load_international_football,
     load_rrps,
@@ -40,6 +41,8 @@ _EXPECTED = [
     ),
     (load_vicuna80, "players", {}),
     (lambda **kw: load_international_football("world_cup", **kw), "players", {}),
+    (load_chatbot_arena, "players", {}),
+    (lambda **kw: load_chatbot_arena(return_counts=True, **kw), "players", {}),
 ]
 
 

@@ -107,6 +107,24 @@ def test_hodge_decomposition_shares():
     assert (zero.transitive_share, zero.cyclic_share) == (0.0, 0.0)
 
 
+@settings(max_examples=60, deadline=None)
+@given(
+    seed=st.integers(0, 2**32 - 1),
+    n=st.integers(2, 7),
+    exponent=st.integers(-300, 300),
+)
+def test_shares_do_not_depend_on_the_scale_of_the_game(seed, n, exponent):
+    # squares of entries near 1e-161 underflow and of 1e155 overflow: the
+    # shares must still add up to 1 and equal those of the unit-scale game
+    rng = np.random.default_rng(seed)
+    G = rng.normal(size=(n, n))
+    unit = hodge_decomposition(G - G.T)
+    scaled = hodge_decomposition((G - G.T) * 10.0**exponent)
+    assert scaled.transitive_share + scaled.cyclic_share == pytest.approx(1.0)
+    assert scaled.transitive_share == pytest.approx(unit.transitive_share, abs=1e-12)
+    assert np.all(np.isfinite(scaled.ratings))
+
+
 def test_operators_reject_bad_input():
     with pytest.raises(ValueError, match="square"):
         div(np.zeros((2, 3)))
