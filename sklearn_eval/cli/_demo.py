@@ -22,6 +22,12 @@ def add_parser(commands):
         "demo", help="summarise the built-in data and write the Atari report"
     )
     add_selection_options(parser)
+    parser.add_argument(
+        "--include-reference",
+        action="store_true",
+        help="rank the human and random reference agents with the others "
+        "(default: shown apart, not ranked)",
+    )
     add_report_output(parser)
     add_resampling(parser, default=100)
     add_table_output(parser, top=10)
@@ -29,8 +35,12 @@ def add_parser(commands):
     return parser
 
 
-def atari_benchmark():
-    """Atari no-op scores, human-normalised; success = at least human level."""
+def atari_benchmark(include_reference=False):
+    """Atari no-op scores, human-normalised; success = at least human level.
+
+    The human and random reference rows (``reference_agents`` of the data)
+    are shown apart, not ranked, unless ``include_reference``.
+    """
     from ..datasets import load_atari, load_atari_reference_scores
     from ..report import prepare_benchmark
 
@@ -46,6 +56,8 @@ def atari_benchmark():
         high=reference.human[index],
         threshold=100.0,
         name="Atari 57 (rldb, no-op starts)",
+        reference_agents=atari.reference_agents,
+        include_reference=include_reference,
     )
 
 
@@ -53,11 +65,20 @@ def datasets_table():
     from ..datasets import describe_datasets
 
     rows = [
-        [d["name"], "x".join(str(s) for s in d["shape"]), d["kind"], d["licence"]]
+        [
+            d["name"],
+            "x".join(str(s) for s in d["shape"]),
+            d["kind"],
+            d["licence"],
+            ", ".join(d["reference_agents"]),
+        ]
         for d in describe_datasets()
     ]
     return Table(
-        ["dataset", "shape", "kind", "licence"], rows, key="datasets", ranked=False
+        ["dataset", "shape", "kind", "licence", "reference agents"],
+        rows,
+        key="datasets",
+        ranked=False,
     )
 
 
@@ -84,7 +105,7 @@ def run(args, out):
     out.write(f"sklearn-eval {__version__}: built-in benchmark data\n\n")
     datasets = datasets_table()
     show_table(args, out, datasets)
-    bench = atari_benchmark()
+    bench = atari_benchmark(args.include_reference)
     scores = bench.scores
     complete = ~np.isnan(scores).any(axis=0)
     out.write(
@@ -92,6 +113,17 @@ def run(args, out):
         f"{scores.shape[1]} games, {np.isnan(scores).mean():.1%} missing, "
         f"{complete.sum()} games scored by every agent.\n"
     )
+    reference = bench.reference
+    if args.include_reference:
+        out.write(
+            f"Reference agents ranked with the others: {', '.join(reference.agents)}"
+            "\n"
+        )
+    else:
+        out.write(
+            "Reference agents (shown apart, not ranked; --include-reference ranks "
+            f"them): {', '.join(reference.agents)}\n"
+        )
     agents = mean_rank_table(bench)
     show_table(args, out, agents)
     save_csv(args, out, [agents, datasets])
@@ -100,4 +132,4 @@ def run(args, out):
         "(random = 0, human = 100)\n"
     )
     analysis, result = write(args, bench)
-    return finish(analysis, result, out)
+    return finish(analysis, result, out, show_reference=False)

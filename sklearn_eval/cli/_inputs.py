@@ -42,9 +42,9 @@ def read_match_file(args):
         )
     table = read_matches(
         args.path,
-        first_col=args.first_col,
-        second_col=args.second_col,
-        outcome_col=args.outcome_col,
+        first_col=args.first_col or "first",
+        second_col=args.second_col or "second",
+        outcome_col=args.outcome_col or "outcome",
         first_score_col=args.first_score_col,
         second_score_col=args.second_score_col,
         weight_col=args.weight_col,
@@ -92,12 +92,35 @@ def threshold(args):
     return number
 
 
+def reference_agents(args):
+    """``{label: kind}`` of the reference agents named on the command line.
+
+    Only commands with ``--reference-agent`` (the report) set reference agents
+    apart; there the baselines of ``--low-agent`` / ``--high-agent`` are
+    reference agents too.
+    """
+    if not hasattr(args, "reference_agent"):
+        return {}
+    kinds = {name: "reference" for name in args.reference_agent}
+    if getattr(args, "low_agent", None) is not None:
+        kinds[args.low_agent] = "low baseline"
+    if getattr(args, "high_agent", None) is not None:
+        kinds[args.high_agent] = "high baseline"
+    return kinds
+
+
 def benchmark(args, table):
     """Scores and 0/1 successes of the table (see ``prepare_benchmark``)."""
     from ..report import prepare_benchmark
 
     low, high = baselines(args, table)
     repeated = table.counts is not None and (table.counts > 1).any()
+    references = reference_agents(args)
+    unknown = [name for name in references if name not in set(map(str, table.agents))]
+    if unknown:
+        raise CommandError(
+            f"--reference-agent {unknown[0]!r} is not an agent of {table.source}"
+        )
     return prepare_benchmark(
         table.values,
         agents=table.agents,
@@ -107,4 +130,6 @@ def benchmark(args, table):
         threshold=threshold(args),
         stds=table.stds if repeated else None,
         name=args.title or str(args.path),
+        reference_agents=references,
+        include_reference=getattr(args, "include_reference", False),
     )

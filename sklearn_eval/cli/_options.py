@@ -124,15 +124,23 @@ def add_table_output(parser, *, top=0):
     )
 
 
-def add_matrix_input(parser):
-    parser.add_argument("path", help="CSV file (long or wide; .gz accepted)")
+def add_matrix_input(parser, *, matches=False):
+    what = "long, wide or matches" if matches else "long or wide"
+    parser.add_argument("path", help=f"CSV file ({what}; .gz accepted)")
+    choices = ("auto", "long", "wide") + (("matches",) if matches else ())
+    detail = (
+        "; matches: one game per row (--first-col, --second-col, "
+        "--outcome-col); auto: matches when the player columns exist, else "
+        "long when the task and score columns exist, else wide"
+        if matches
+        else "; auto: long when the task and score columns exist"
+    )
     parser.add_argument(
         "--format",
-        choices=("auto", "long", "wide"),
+        choices=choices,
         default="auto",
         help="long: one (agent, task, score) per row, repeats are "
-        "runs; wide: one row per agent, one column per task; auto: "
-        "long when the task and score columns exist",
+        "runs; wide: one row per agent, one column per task" + detail,
     )
     parser.add_argument(
         "--agent-col",
@@ -202,13 +210,32 @@ def add_selection_options(parser):
     )
 
 
-def add_match_input(parser):
-    parser.add_argument("--first-col", default="first", help="first player column")
-    parser.add_argument("--second-col", default="second", help="second player column")
+def add_match_input(parser, *, defaults_known=False):
+    """The columns of a matches file.
+
+    With ``defaults_known``, an option left out is None (its default,
+    "first", "second" or "outcome", applies), so that a command reading
+    several formats can tell that a match column was named.
+    """
+
+    def default(name):
+        return None if defaults_known else name
+
+    parser.add_argument(
+        "--first-col",
+        default=default("first"),
+        help="first player column (default 'first')",
+    )
+    parser.add_argument(
+        "--second-col",
+        default=default("second"),
+        help="second player column (default 'second')",
+    )
     parser.add_argument(
         "--outcome-col",
-        default="outcome",
-        help="first player's outcome: 1/0/0.5 or win/loss/draw",
+        default=default("outcome"),
+        help="first player's outcome: 1/0/0.5 or win/loss/draw (default "
+        "'outcome')",
     )
     parser.add_argument(
         "--first-score-col",
@@ -234,6 +261,23 @@ def add_resampling(parser, *, default, aliases=(), what="the tasks"):
     )
     parser.add_argument("--random-state", type=int, default=0)
     parser.add_argument("--n-jobs", type=int, default=None)
+
+
+def add_reference_options(parser):
+    parser.add_argument(
+        "--reference-agent",
+        action="append",
+        default=[],
+        metavar="NAME",
+        help="a reference agent (a human, random or constant baseline): left "
+        "out of the rankings and shown apart; repeat for several. "
+        "--low-agent and --high-agent are reference agents too",
+    )
+    parser.add_argument(
+        "--include-reference",
+        action="store_true",
+        help="rank the reference agents with the others (marked in the tables)",
+    )
 
 
 def add_report_output(parser):

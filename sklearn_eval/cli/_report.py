@@ -1,4 +1,10 @@
-"""``sklearn-eval report``: one self-contained HTML report of every analysis."""
+"""``sklearn-eval report``: one self-contained HTML report of every analysis.
+
+A result matrix (long or wide CSV) gets the benchmark report; a table of
+matches (detected by its player columns, or ``--format matches``) gets the
+match report. Both exit 0 when every section was written, 3 when the report
+was written with error boxes, 2 for bad input.
+"""
 
 from __future__ import annotations
 
@@ -6,15 +12,20 @@ import sys
 
 import numpy as np
 
-from ._inputs import benchmark, read_scores
+from ._inputs import benchmark, read_match_file, read_scores
 from ._options import (
+    add_match_input,
     add_matrix_input,
+    add_reference_options,
     add_report_output,
     add_resampling,
     add_selection_options,
     add_success_options,
+    clip_fraction,
+    non_negative_float,
+    positive_int,
 )
-from ._output import OutputError, printable
+from ._output import CommandError, OutputError, UsageError, printable
 
 #: exit status of a report written with error boxes (some sections failed)
 EXIT_PARTIAL = 3
@@ -23,14 +34,104 @@ __all__ = []
 
 
 def add_parser(commands):
-    parser = commands.add_parser("report", help="one HTML report of every analysis")
-    add_matrix_input(parser)
+    parser = commands.add_parser(
+        "report",
+        help="one HTML report of every analysis (result matrix or matches)",
+    )
+    add_matrix_input(parser, matches=True)
+    add_match_input(parser, defaults_known=True)
     add_success_options(parser)
+    add_reference_options(parser)
     add_selection_options(parser)
+    group = parser.add_argument_group("match reports")
+    group.add_argument(
+        "--interval-method",
+        choices=("analytic", "bootstrap"),
+        default="analytic",
+        help="rating intervals: analytic (sandwich, default) or a bootstrap "
+        "over matches (ranking_intervals' method)",
+    )
+    group.add_argument(
+        "--alpha",
+        type=non_negative_float,
+        default=None,
+        help="L2 prior of the Bradley-Terry fit (default: none when maximum "
+        "likelihood has finite ratings, else 0.01, said in the report)",
+    )
+    group.add_argument(
+        "--n-components",
+        type=positive_int,
+        default=1,
+        help="cyclic planes of the mElo model (default 1)",
+    )
+    group.add_argument(
+        "--clip",
+        type=clip_fraction,
+        default=1e-3,
+        help="win rates clipped to [clip, 1 - clip] before the logit of the "
+        "Nash game",
+    )
     add_report_output(parser)
-    add_resampling(parser, default=100)
+    add_resampling(parser, default=100, what="the tasks (matches: the matches)")
     parser.set_defaults(handler=run)
     return parser
+
+
+def report_format(args):
+    """The input's format: given, implied by the columns named, or detected."""
+    from ..report import detect_format
+
+    match_columns = (
+        args.first_col,
+        args.second_col,
+        args.outcome_col,
+        args.first_score_col,
+        args.second_score_col,
+        args.weight_col,
+    )
+    named_match = any(column is not None for column in match_columns)
+    named_long = args.task_col is not None or args.score_col is not None
+    if args.format != "auto":
+        if named_match and args.format != "matches":
+            raise UsageError(
+                f"--format {args.format} does not read match columns "
+                "(--first-col, --outcome-col, ...); use --format matches"
+            )
+        if named_long and args.format == "matches":
+            raise UsageError(
+                "--task-col and --score-col name columns of a result table, "
+                "not of matches"
+            )
+        return args.format
+    if named_match and named_long:
+        raise UsageError(
+            "give the columns of either a table of matches (--first-col, ...) or "
+            "of a long result table (--task-col, --score-col), not both"
+        )
+    if named_match:
+        return "matches"
+    if named_long:
+        return "long"
+    return detect_format(
+        args.path,
+        first_col=args.first_col or "first",
+        second_col=args.second_col or "second",
+        sep=args.sep,
+    )
+
+
+def _write(args, analysis):
+    from ..report import write_report
+
+    progress = None if args.quiet else True
+    try:
+        return write_report(
+            analysis, args.output, figures=not args.no_figures, progress=progress
+        )
+    except OSError as exc:
+        raise OutputError(
+            f"cannot write {args.output}: {exc.strerror or exc}"
+        ) from None
 
 
 def write(args, bench):
@@ -40,7 +141,7 @@ def write(args, bench):
     ``str(result)`` is the path, ``result.ok`` says whether every section
     was drawn.
     """
-    from ..report import analyze_benchmark, write_report
+    from ..report import analyze_benchmark
 
     progress = None if args.quiet else True
     analysis = analyze_benchmark(
@@ -53,15 +154,7 @@ def write(args, bench):
         n_jobs=args.n_jobs,
         progress=progress,
     )
-    try:
-        path = write_report(
-            analysis, args.output, figures=not args.no_figures, progress=progress
-        )
-    except OSError as exc:
-        raise OutputError(
-            f"cannot write {args.output}: {exc.strerror or exc}"
-        ) from None
-    return analysis, path
+    return analysis, _write(args, analysis)
 
 
 def _names(labels):
@@ -106,13 +199,62 @@ def print_summary(analysis, out):
     out.write(line + "\n")
 
 
-def finish(analysis, result, out):
+def print_reference(analysis, out):
+    """One line naming the reference agents and how they were treated."""
+    summary = analysis.summary
+    names = summary.get("reference_agents", [])
+    if not names:
+        return
+    how = (
+        "ranked with the others"
+        if summary.get("reference_included")
+        else "shown apart, not ranked; --include-reference ranks them"
+    )
+    out.write(f"Reference agents ({how}): {_names(names)}\n")
+
+
+def print_match_summary(analysis, out):
+    """The headline of each match analysis that succeeded."""
+    ratings, nash, melo, hodge = (
+        analysis.ratings,
+        analysis.nash,
+        analysis.melo,
+        analysis.hodge,
+    )
+    if ratings is not None:
+        best = np.argsort(-ratings.ratings, kind="stable")[:5]
+        out.write(
+            "Highest ratings: "
+            + ", ".join(
+                f"{printable(ratings.players[k])} ({ratings.ratings[k]:.0f})"
+                for k in best
+            )
+            + "\n"
+        )
+    if nash is not None:
+        core = nash.players[nash.core[np.argsort(-nash.probability[nash.core])]]
+        out.write(f"Nash core players ({len(core)}): {_names(core)}\n")
+    if hodge is not None and not hodge.zero:
+        out.write(f"Hodge transitive share (win-rate game): {hodge.transitive:.1%}\n")
+    if melo is not None:
+        out.write(
+            f"mElo log-loss {melo.log_loss:.4f} (ratings alone "
+            f"{melo.elo_log_loss:.4f})\n"
+        )
+
+
+def finish(analysis, result, out, *, show_reference=True):
     """Print the summary and the report's path; the exit status.
 
     0 when every section was drawn; ``EXIT_PARTIAL`` (3) when the report was
     written with error boxes, which stderr names.
     """
-    print_summary(analysis, out)
+    if analysis.get("kind") == "matches":
+        print_match_summary(analysis, out)
+    else:
+        print_summary(analysis, out)
+    if show_reference:
+        print_reference(analysis, out)
     out.write(f"report written to {result}\n")
     if getattr(result, "ok", True):
         return 0
@@ -125,7 +267,88 @@ def finish(analysis, result, out):
     return EXIT_PARTIAL
 
 
+def _check_benchmark_options(args):
+    """Options of a result matrix that a table of matches cannot use."""
+    given = [
+        option
+        for option, value in (
+            ("--threshold", args.threshold),
+            ("--low-agent", args.low_agent),
+            ("--high-agent", args.high_agent),
+        )
+        if value is not None
+    ]
+    if given:
+        raise UsageError(
+            f"{given[0]} applies to a result matrix, not to a table of matches"
+        )
+
+
+def run_matches(args, out):
+    """The match report: read, analyse, write; the exit status."""
+    from ..report import analyze_matches, prepare_matches
+
+    _check_benchmark_options(args)
+    table = read_match_file(args)
+    matches = prepare_matches(
+        table.X,
+        table.y,
+        table.sample_weight,
+        name=args.title or str(args.path),
+        reference_agents=args.reference_agent or None,
+        include_reference=args.include_reference,
+    )
+    analysis = analyze_matches(
+        matches,
+        alpha=args.alpha,
+        interval_method=args.interval_method,
+        n_resamples=args.n_resamples,
+        n_components=args.n_components,
+        clip=args.clip,
+        random_state=args.random_state,
+        n_jobs=args.n_jobs,
+        progress=None if args.quiet else True,
+    )
+    return finish(analysis, _write(args, analysis), out)
+
+
+def _labels_in_two_columns(path, sep):
+    """Whether the first data row has two or more non-numeric fields."""
+    from ..report import CSVError, read_csv
+
+    try:
+        _, rows = read_csv(path, sep=sep)
+    except CSVError:
+        return False
+    numeric = 0
+    for field in rows[0]:
+        try:
+            float(field)
+        except ValueError:
+            continue
+        numeric += 1
+    return len(rows[0]) - numeric >= 2
+
+
+def read_result_table(args, detected):
+    """The result matrix; a matches hint when a wide file looks like matches."""
+    from ..report import CSVError
+
+    try:
+        return read_scores(args)
+    except CSVError as exc:
+        if detected != "wide" or not _labels_in_two_columns(args.path, args.sep):
+            raise
+        raise CommandError(
+            f"{exc}; if it is a table of matches, name its columns: --first-col, "
+            "--second-col and --outcome-col (or --format matches)"
+        ) from None
+
+
 def run(args, out):
-    bench = benchmark(args, read_scores(args))
+    detected = report_format(args)
+    if detected == "matches":
+        return run_matches(args, out)
+    bench = benchmark(args, read_result_table(args, detected))
     analysis, result = write(args, bench)
     return finish(analysis, result, out)

@@ -6,6 +6,7 @@ import numpy as np
 from sklearn.utils import Bunch
 
 from ._base import _import_pandas, _load_descr, _open_text
+from ._references import mark_frame, reference_agents
 
 __all__ = ["load_chatbot_arena"]
 
@@ -45,10 +46,14 @@ def _counts_bunch(models, pairs, counts, as_frame):
              **{name: counts[:, k] for k, name in enumerate(COUNT_NAMES)}}
         )
         data = frame[["model_a", "model_b"]]
+    players = np.sort(models)
+    references, is_reference = reference_agents("chatbot_arena", players)
+    mark_frame(frame, references)
     return Bunch(
         data=data, counts=counts, count_names=list(COUNT_NAMES),
-        players=np.sort(models), feature_names=["model_a", "model_b"],
+        players=players, feature_names=["model_a", "model_b"],
         n_votes=int(counts.sum()), frame=frame, DESCR=_load_descr("chatbot_arena"),
+        reference_agents=references, is_reference=is_reference,
     )
 
 
@@ -72,10 +77,14 @@ def _rows_bunch(models, pairs, counts, as_frame):
         })
         data = frame[["model_a", "model_b"]]
         target = frame["target"]
+    players = np.sort(models)
+    references, is_reference = reference_agents("chatbot_arena", players)
+    mark_frame(frame, references)
     return Bunch(
         data=data, target=target, sample_weight=weight, outcome=outcome,
-        players=np.sort(models), feature_names=["model_a", "model_b"],
+        players=players, feature_names=["model_a", "model_b"],
         n_votes=int(weight.sum()), frame=frame, DESCR=_load_descr("chatbot_arena"),
+        reference_agents=references, is_reference=is_reference,
     )
 
 
@@ -114,7 +123,9 @@ def load_chatbot_arena(*, as_frame=False, return_counts=False):
         ``sample_weight`` (n_rows,) float64 vote counts; ``outcome``
         (n_rows,) the kind of vote for model_a ("win", "loss", "tie",
         "tie_both_bad"); ``players`` (129,) sorted model names;
-        ``feature_names``; ``n_votes``; ``frame``; ``DESCR``.
+        ``feature_names``; ``n_votes``; ``frame``; ``DESCR``;
+        ``reference_agents`` (empty: every model is a competitor) and
+        ``is_reference`` (over ``players``).
 
         Counts table (``return_counts=True``): ``data`` (3460, 2) model
         names; ``counts`` (3460, 4) int64 with columns ``count_names`` =

@@ -124,6 +124,7 @@ def _load_atari_long(as_frame):
         _ATARI_LONG_DTYPES,
         as_frame=as_frame,
         descr="atari_long",
+        agent_column="algo",
         kind="long",
     )
 
@@ -205,7 +206,16 @@ def load_atari(kind="noop_matrix", *, as_frame=False):
         ``agent_names`` and ``feature_names`` (games) for the matrices;
         ``spread``, ``random_scores``, ``human_scores`` (None when the table
         has none) and ``source`` for the paper tables; ``kind``; ``frame``;
-        ``DESCR``.
+        ``DESCR``; ``reference_agents``, a dict from each reference agent's
+        label to its kind (``{"human@dqn": "human", "human@dudqn": "human",
+        "random@dqn": "random"}`` for ``"noop_matrix"``, ``{"human": "human",
+        "random": "random"}`` for the ``algo`` column of ``"long"``, empty for
+        the paper tables, whose anchors are ``random_scores`` and
+        ``human_scores``), and ``is_reference``, a boolean mask over the
+        agents (over the rows of ``"long"``). Reference agents are anchors of
+        the normalised scores, not competitors: leave them out of rankings
+        (the report and the demo do). With ``as_frame=True`` the frame's
+        ``attrs["reference_agents"]`` holds the same dict.
 
     Examples
     --------
@@ -215,6 +225,10 @@ def load_atari(kind="noop_matrix", *, as_frame=False):
     (32, 57)
     >>> load_atari("agent57").agent_names[0]
     'agent57'
+    >>> atari.reference_agents
+    {'human@dqn': 'human', 'human@dudqn': 'human', 'random@dqn': 'random'}
+    >>> atari.agent_names[~atari.is_reference].shape
+    (29,)
     """
     if kind == "noop_matrix":
         return _load_atari_noop_matrix(as_frame)

@@ -97,6 +97,7 @@ def _load_amlb_all(budget, as_frame):
         dtypes,
         as_frame=as_frame,
         descr="automl_benchmark",
+        agent_column="framework",
         budget=budget,
         kind="all",
     )
@@ -140,7 +141,10 @@ def load_automl_benchmark(budget="1h", kind="summary", *, as_frame=False):
         ``n_failed_folds`` (7, n_tasks) int64, the "(n)" footnotes of the
         source table. For ``"all"``: ``data`` an object ndarray (or DataFrame)
         with columns ``feature_names``. Both: ``budget``, ``kind``, ``frame``,
-        ``DESCR``.
+        ``DESCR``, ``reference_agents`` (``{"constantpredictor":
+        "constant"}``: the class-prior predictor, the benchmark's trivial
+        baseline; also in ``frame.attrs``) and ``is_reference`` (a boolean
+        mask over the frameworks, or over the rows of ``"all"``).
 
     Examples
     --------

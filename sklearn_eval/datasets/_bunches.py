@@ -16,6 +16,7 @@ import numpy as np
 from sklearn.utils import Bunch
 
 from ._base import _import_pandas, _load_descr
+from ._references import mark_frame, reference_agents
 
 __all__ = []
 
@@ -54,38 +55,53 @@ def _result_matrix_bunch(
     descr,
     agent_label="agent",
     task_label="task",
+    dataset=None,
     **extra,
 ):
-    """Bunch for an agents x tasks matrix (``frame`` indexed by agent)."""
+    """Bunch for an agents x tasks matrix (``frame`` indexed by agent).
+
+    ``dataset`` names the entry of the reference-agent table (``descr`` when
+    None).
+    """
     frame = None
     agent_names = np.asarray(agent_names, dtype=object)
     feature_names = np.asarray(feature_names, dtype=object)
+    references, is_reference = reference_agents(dataset or descr, agent_names)
     if as_frame:
         frame = _result_matrix_frame(
             data, agent_names, feature_names, agent_label, task_label
         )
-        data = frame
+        data = mark_frame(frame, references)
     return Bunch(
         data=data,
         frame=frame,
         agent_names=agent_names,
         feature_names=feature_names,
+        reference_agents=references,
+        is_reference=is_reference,
         DESCR=_load_descr(descr),
         **extra,
     )
 
 
-def _long_table_bunch(columns, dtypes, *, as_frame, descr, **extra):
+def _long_table_bunch(
+    columns, dtypes, *, as_frame, descr, agent_column, dataset=None, **extra
+):
     """Bunch for a long table given as {name: column ndarray}.
 
     Without pandas ``data`` is an object ndarray (one column per field, numbers
     as float or int, missing strings as None); with pandas a typed DataFrame.
+    ``is_reference`` marks the rows whose ``agent_column`` is a reference
+    agent.
     """
     names = list(columns)
+    references, is_reference = reference_agents(
+        dataset or descr, columns[agent_column]
+    )
     if as_frame:
         pd = _import_pandas("as_frame=True")
         frame = pd.DataFrame({name: columns[name] for name in names})
-        frame = frame.astype(dtypes)
+        frame = mark_frame(frame.astype(dtypes), references)
         data = frame
     else:
         frame = None
@@ -96,6 +112,8 @@ def _long_table_bunch(columns, dtypes, *, as_frame, descr, **extra):
         data=data,
         frame=frame,
         feature_names=np.asarray(names, dtype=object),
+        reference_agents=references,
+        is_reference=is_reference,
         DESCR=_load_descr(descr),
         **extra,
     )
@@ -104,9 +122,13 @@ def _long_table_bunch(columns, dtypes, *, as_frame, descr, **extra):
 def _matches_bunch(
     first, second, y, *, names, extra_columns, dtypes, as_frame, descr, **extra
 ):
-    """Bunch for a match table; ``extra_columns`` go to the frame and the Bunch."""
+    """Bunch for a match table; ``extra_columns`` go to the frame and the Bunch.
+
+    ``is_reference`` marks the reference players among ``players``.
+    """
     X = np.column_stack([first, second]).astype(object)
     players = np.array(sorted(set(first) | set(second)), dtype=object)
+    references, is_reference = reference_agents(descr, players)
     frame = None
     target = y
     data = X
@@ -115,6 +137,7 @@ def _matches_bunch(
         frame = pd.DataFrame(
             {names[0]: first, names[1]: second, **extra_columns, "y": y}
         ).astype(dtypes)
+        mark_frame(frame, references)
         data = frame[list(names)]
         target = frame["y"]
     return Bunch(
@@ -123,6 +146,8 @@ def _matches_bunch(
         frame=frame,
         players=players,
         feature_names=np.array(names, dtype=object),
+        reference_agents=references,
+        is_reference=is_reference,
         DESCR=_load_descr(descr),
         **extra_columns,
         **extra,

@@ -116,8 +116,11 @@ def describe_datasets():
         One dict per dataset, in a fixed order, with keys ``"name"``,
         ``"loader"`` (the call that loads it, e.g. ``'load_atari("long")'``),
         ``"shape"`` (tuple, the shape of the loader's ``data``), ``"kind"``
-        (matches, result matrix, payoff matrix, long table, ...) and
-        ``"licence"`` (SPDX identifier of the source's licence).
+        (matches, result matrix, payoff matrix, long table, ...),
+        ``"licence"`` (SPDX identifier of the source's licence) and
+        ``"reference_agents"`` (list of the labels of its reference agents:
+        human, random or constant baselines, which rankings leave out; see
+        the loaders' ``reference_agents``).
 
     Examples
     --------
@@ -127,10 +130,13 @@ def describe_datasets():
     ('atari_noop_matrix', (32, 57), 'MIT')
     >>> sorted({entry["licence"] for entry in summary})
     ['Apache-2.0', 'BSD-3-Clause', 'CC0-1.0', 'MIT']
+    >>> summary[0]["reference_agents"]
+    ['human@dqn', 'human@dudqn', 'random@dqn']
     """
     summary = []
     for name, loader, kind, licence in _CATALOGUE:
-        shape = tuple(int(n) for n in np.shape(loader().data))
+        bunch = loader()
+        shape = tuple(int(n) for n in np.shape(bunch.data))
         summary.append(
             {
                 "name": name,
@@ -138,6 +144,7 @@ def describe_datasets():
                 "shape": shape,
                 "kind": kind,
                 "licence": licence,
+                "reference_agents": list(bunch.get("reference_agents", {})),
             }
         )
     return summary

@@ -52,7 +52,8 @@ def load_international_football(subset="all", *, as_frame=False):
         (n_matches,) float64; ``date`` datetime64[D]; ``home_score``,
         ``away_score`` int64; ``tournament``, ``city``, ``country`` object;
         ``neutral`` bool; ``players`` sorted team names; ``feature_names``;
-        ``frame``; ``DESCR``.
+        ``frame``; ``DESCR``; ``reference_agents`` (empty) and
+        ``is_reference`` (over ``players``).
 
     Examples
     --------

@@ -37,7 +37,10 @@ def load_rrps(*, as_frame=False):
     data : :class:`~sklearn.utils.Bunch`
         ``data`` (43, 43) float64; ``agent_names`` (43,) bot names sorted
         alphabetically (rows and columns share this order); ``feature_names``
-        the same names; ``frame``; ``DESCR``.
+        the same names; ``frame``; ``DESCR``; ``reference_agents``
+        (``{"randbot": "random"}``: it throws uniformly at random, the
+        competition's baseline; also in ``frame.attrs``) and ``is_reference``
+        (a boolean mask over the bots).
 
     Examples
     --------
@@ -95,7 +98,8 @@ def load_soccer(*, as_frame=False):
     -------
     data : :class:`~sklearn.utils.Bunch`
         ``data`` (10, 10) float64; ``agent_names`` (10,); ``feature_names``
-        the same names; ``frame``; ``DESCR``.
+        the same names; ``frame``; ``DESCR``; ``reference_agents`` (empty:
+        the source has no reference agent) and ``is_reference``.
 
     Examples
     --------

@@ -30,7 +30,8 @@ def load_chembench(*, as_frame=False):
         model names; ``feature_names`` (2854,) item names ``"item_0000"`` ...
         (``"item_k"`` is row ``k`` of the source file); ``target`` (22,) the
         published model score (fraction of items all-correct, equal to the row
-        mean of ``data``); ``frame``; ``DESCR``.
+        mean of ``data``); ``frame``; ``DESCR``; ``reference_agents`` (empty:
+        every model is a competitor) and ``is_reference``.
 
     Examples
     --------
@@ -98,7 +99,9 @@ def load_vicuna80(*, as_frame=False):
         ``data`` (7040, 2) object array of model names; ``target`` (7040,)
         float64 in {0, 0.5, 1}; ``question_id`` (7040,) int64 in 1..80;
         ``score`` (7040,) int64 raw judgment; ``players`` (9,) sorted model
-        names; ``feature_names``; ``frame``; ``DESCR``.
+        names; ``feature_names``; ``frame``; ``DESCR``; ``reference_agents``
+        (empty: every model is a competitor) and ``is_reference`` (over
+        ``players``).
 
     Examples
     --------

@@ -161,6 +161,7 @@ class CyclicEmbeddingDisplay:
         label_points=True,
         colorbar=True,
         scatter_kw=None,
+        max_labels=None,
     ):
         """Draw the plane.
 
@@ -180,12 +181,17 @@ class CyclicEmbeddingDisplay:
             Add a colour bar when ratings are known.
         scatter_kw : dict, default=None
             Extra keyword arguments of ``Axes.scatter``.
+        max_labels : int, default=None
+            Label at most this many points: those farthest from the origin
+            (the players the plane says most about); every point when None.
+            Keeps a plane of hundreds of players readable.
 
         Returns
         -------
         display : CyclicEmbeddingDisplay
         """
         data = self._checked()
+        max_labels = _check_positive_int(max_labels, "max_labels")
         pairs = self._arrow_pairs(arrows, min_arrow_logit)
         ax = _single_ax(
             ax, "CyclicEmbeddingDisplay.plot", figsize=(6.4, 5.6), layout="constrained"
@@ -232,7 +238,23 @@ class CyclicEmbeddingDisplay:
         ax.set_title(title, fontsize=10)
         ax.set_xlabel(f"$c_{{i,{2 * k - 1}}}$")
         ax.set_ylabel(f"$c_{{i,{2 * k}}}$")
-        self.texts_ = _spread_labels(ax, x, y, data.labels) if label_points else []
+        labelled = np.arange(x.size)
+        if max_labels is not None and x.size > max_labels:
+            radius = np.hypot(x, y)
+            labelled = np.sort(np.argsort(-radius, kind="stable")[:max_labels])
+            ax.text(
+                0.01,
+                0.01,
+                f"{max_labels} of {x.size} players labelled (farthest from 0)",
+                transform=ax.transAxes,
+                fontsize=7,
+                color="0.4",
+            )
+        self.texts_ = (
+            _spread_labels(ax, x[labelled], y[labelled], data.labels[labelled])
+            if label_points
+            else []
+        )
         self.ax_ = ax
         self.figure_ = ax.figure
         return self

@@ -9,6 +9,7 @@ from ._base import (
     _as_float_vector,
     _as_labels,
     _check_fitted_attrs,
+    _check_positive_int,
     _frame_labels,
     _literal_legend,
     _single_ax,
@@ -40,6 +41,30 @@ def _check_ability_generality(
         xlabel=str(xlabel),
         ylabel=str(ylabel),
     )
+
+
+def _farthest(ability, generality, shown, k):
+    """The ``k`` of ``shown`` farthest from the median point (sorted indices).
+
+    Distances are in units of each axis' spread (standard deviation over the
+    finite points), so neither axis dominates; infinite generality counts as
+    farthest.
+    """
+    a, g = ability[shown], generality[shown]
+    finite = np.isfinite(g)
+    if not finite.any():
+        return np.sort(shown[:k])
+
+    def standard(values, mask):
+        centre = np.median(values[mask])
+        spread = np.std(values[mask]) or 1.0
+        return (values - centre) / spread
+
+    distance = np.hypot(
+        standard(a, np.ones_like(finite)), standard(np.where(finite, g, 0.0), finite)
+    )
+    distance[~finite] = np.inf
+    return np.sort(shown[np.argsort(-distance, kind="stable")[:k]])
 
 
 class AbilityGeneralityDisplay:
@@ -122,7 +147,7 @@ class AbilityGeneralityDisplay:
             ylabel=self.ylabel,
         )
 
-    def plot(self, ax=None, *, label_points=True, yscale="linear"):
+    def plot(self, ax=None, *, label_points=True, yscale="linear", max_labels=None):
         """Draw the scatter.
 
         Parameters
@@ -132,12 +157,19 @@ class AbilityGeneralityDisplay:
         label_points : bool, default=True
             Label every agent (overlaps pushed apart).
         yscale : {"linear", "log"}, default="linear"
+        max_labels : int, default=None
+            Label at most this many agents: those farthest from the median
+            agent (in standard deviations of ability and of generality; an
+            infinite generality first), so a dense middle does not bury the
+            names in each other; every agent when None. A note in the corner
+            says how many are labelled.
 
         Returns
         -------
         display : AbilityGeneralityDisplay
         """
         data = self._checked()
+        max_labels = _check_positive_int(max_labels, "max_labels")
         if yscale not in ("linear", "log"):
             raise ValueError(f"yscale must be 'linear' or 'log'; got {yscale!r}.")
         drawn = ~np.isnan(data.ability) & ~np.isnan(data.generality)
@@ -192,6 +224,17 @@ class AbilityGeneralityDisplay:
         self.texts_ = []
         if label_points:
             shown = np.flatnonzero(drawn)
+            if max_labels is not None and shown.size > max_labels:
+                shown = _farthest(data.ability, data.generality, shown, max_labels)
+                ax.text(
+                    0.01,
+                    0.01,
+                    f"{max_labels} of {drawn.sum()} agents labelled (farthest "
+                    "from the median; all are in the table)",
+                    transform=ax.transAxes,
+                    fontsize=7,
+                    color="0.4",
+                )
             y = np.where(np.isinf(data.generality[shown]), top, data.generality[shown])
             self.texts_ = _spread_labels(
                 ax, data.ability[shown], y, data.agent_names[shown], fontsize=7

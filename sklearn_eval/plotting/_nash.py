@@ -227,7 +227,15 @@ class NashDisplay:
             data[f"{side}_names"],
         )
 
-    def plot(self, ax=None, *, panels=None, max_items=None, bar_kw=None):
+    def plot(
+        self,
+        ax=None,
+        *,
+        panels=None,
+        max_items=None,
+        bar_kw=None,
+        orientation="vertical",
+    ):
         """Draw the panels.
 
         Parameters
@@ -243,7 +251,12 @@ class NashDisplay:
             Show only the first ``max_items`` agents/tasks in sorted order
             (the support first); all when None.
         bar_kw : dict, default=None
-            Extra keyword arguments of ``Axes.bar`` (every panel).
+            Extra keyword arguments of ``Axes.bar`` (``Axes.barh`` when
+            horizontal; every panel).
+        orientation : {"vertical", "horizontal"}, default="vertical"
+            Vertical bars with the names under them (rotated), or horizontal
+            bars with the names beside them, first item at the top: readable
+            names whatever their number, for long lists and long names.
 
         Returns
         -------
@@ -253,10 +266,24 @@ class NashDisplay:
         panels = self._check_panels(panels)
         max_items = _check_positive_int(max_items, "max_items")
         bar_kw = {} if bar_kw is None else dict(bar_kw)
+        if orientation not in ("vertical", "horizontal"):
+            raise ValueError(
+                "orientation must be 'vertical' or 'horizontal'; got "
+                f"{orientation!r}."
+            )
+        vertical = orientation == "vertical"
 
         def panel_width(panel):
             n_items = self._side(data, panel.split("_")[0])[0].shape[0]
+            if not vertical:
+                return 5.0
             return max(4.0, 0.22 * min(n_items, max_items or n_items) + 1.0)
+
+        longest = max(
+            min(self._side(data, p.split("_")[0])[0].shape[0], max_items or 10**9)
+            for p in panels
+        )
+        height = 4.6 if vertical else 0.2 * longest + 1.4
 
         if ax is None and len(panels) == 4:
             # agents left, tasks right; distributions on top, averages below
@@ -267,14 +294,14 @@ class NashDisplay:
                 4,
                 "NashDisplay.plot",
                 ncols=2,
-                figsize=(min(sum(ratios), 20), 8.4),
+                figsize=(min(sum(ratios), 20), 8.4 if vertical else 2 * height),
                 width_ratios=ratios,
             )
             axes = [axes[order.index(p)] for p in panels]
         else:
             width = sum(panel_width(p) for p in panels)
             axes = _panel_axes(
-                ax, len(panels), "NashDisplay.plot", figsize=(min(width, 20), 4.6)
+                ax, len(panels), "NashDisplay.plot", figsize=(min(width, 20), height)
             )
         self.axes_, self.bars_, self.lines_ = {}, {}, {}
         for name, panel_ax in zip(panels, axes, strict=True):
@@ -284,15 +311,19 @@ class NashDisplay:
             if max_items is not None:
                 order = order[:max_items]
             positions = np.arange(order.size)
+            bar = panel_ax.bar if vertical else panel_ax.barh
+            level_line = panel_ax.axhline if vertical else panel_ax.axvline
+            set_value_label = panel_ax.set_ylabel if vertical else panel_ax.set_xlabel
             if kind == "distribution":
-                bars = panel_ax.bar(positions, dist[order], color="C0", **bar_kw)
+                bars = bar(positions, dist[order], color="C0", **bar_kw)
                 self.bars_[name] = [bars]
-                panel_ax.set_ylabel("Nash probability")
-                panel_ax.set_ylim(0, max(1e-12, dist.max()) * 1.1)
+                set_value_label("Nash probability")
+                limits = (0, max(1e-12, dist.max()) * 1.1)
+                (panel_ax.set_ylim if vertical else panel_ax.set_xlim)(*limits)
                 title = f"Nash probability of the {side}s"
             else:
                 w = 0.4
-                uni = panel_ax.bar(
+                uni = bar(
                     positions - w / 2,
                     uniform[order],
                     w,
@@ -300,7 +331,7 @@ class NashDisplay:
                     label="uniform average",
                     **bar_kw,
                 )
-                nsh = panel_ax.bar(
+                nsh = bar(
                     positions + w / 2,
                     nash[order],
                     w,
@@ -311,20 +342,34 @@ class NashDisplay:
                 self.bars_[name] = [uni, nsh]
                 if data.value is not None and self.has_tasks:
                     level = data.value if side == "agent" else -data.value
-                    self.lines_[name] = panel_ax.axhline(
+                    self.lines_[name] = level_line(
                         level,
                         color="k",
                         ls="--",
                         lw=0.8,
                         label="game value" if side == "agent" else "minus game value",
                     )
-                panel_ax.axhline(0, color="k", lw=0.5)
-                panel_ax.set_ylabel(
+                level_line(0, color="k", lw=0.5)
+                set_value_label(
                     "difficulty (higher = harder)"
                     if side == "task"
                     else ("average log-odds" if not self.has_tasks else "score")
                 )
-                _literal_legend(panel_ax, fontsize=7, loc="best")
+                if vertical:
+                    _literal_legend(panel_ax, fontsize=7, loc="best")
+                else:
+                    # long bars leave no free corner: one row above the axes
+                    _literal_legend(
+                        panel_ax,
+                        fontsize=8,
+                        loc="lower center",
+                        bbox_to_anchor=(0.5, 1.0),
+                        ncol=3,
+                        frameon=False,
+                        borderaxespad=0.2,
+                        handlelength=1.2,
+                        columnspacing=0.8,
+                    )
                 title = (
                     "Task difficulty: uniform vs Nash"
                     if side == "task"
@@ -332,16 +377,25 @@ class NashDisplay:
                 )
             if order.size < dist.size:
                 title += f" (first {order.size} of {dist.size})"
-            panel_ax.set_title(title, fontsize=10)
-            panel_ax.set_xticks(positions)
-            _literal_ticklabels(
-                panel_ax,
-                "x",
-                names[order],
-                rotation=90,
-                fontsize=_tick_fontsize(order.size),
-            )
-            panel_ax.set_xlim(-0.6, order.size - 0.4)
+            # above the legend row of a horizontal average panel
+            pad = 18 if kind == "average" and not vertical else 6
+            panel_ax.set_title(title, fontsize=10, pad=pad)
+            if vertical:
+                panel_ax.set_xticks(positions)
+                _literal_ticklabels(
+                    panel_ax,
+                    "x",
+                    names[order],
+                    rotation=90,
+                    fontsize=_tick_fontsize(order.size),
+                )
+                panel_ax.set_xlim(-0.6, order.size - 0.4)
+            else:
+                panel_ax.set_yticks(positions)
+                _literal_ticklabels(
+                    panel_ax, "y", names[order], fontsize=8 if order.size <= 60 else 7
+                )
+                panel_ax.set_ylim(order.size - 0.4, -0.6)  # first item on top
             self.axes_[name] = panel_ax
         self.figure_ = axes[0].figure
         return self

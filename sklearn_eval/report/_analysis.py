@@ -38,6 +38,7 @@ from ..irt import IRT2PL, GeneralityScorer
 from ..selection import InfoGainSelector, subset_agreement
 from ..uncertainty import bootstrap_ranking
 from ..utils import baseline_normalize, binarize_scores
+from ._reference import reference_scores
 
 __all__ = ["analyze_benchmark", "prepare_benchmark"]
 
@@ -48,6 +49,7 @@ STEPS = {
     "hodge": "Hodge decomposition",
     "irt": "IRT 2PL model",
     "generality": "generality",
+    "reference": "scores of the reference agents",
     "selection": "information-gain selection",
     "intervals.uniform": "bootstrap of the uniform average",
     "intervals.nash": "bootstrap of the Nash average",
@@ -133,6 +135,8 @@ def prepare_benchmark(
     threshold=None,
     stds=None,
     name="benchmark",
+    reference_agents=None,
+    include_reference=False,
 ):
     """Scores and 0/1 successes of a benchmark, ready for :func:`analyze_benchmark`.
 
@@ -156,15 +160,29 @@ def prepare_benchmark(
         information gain.
     name : str, default="benchmark"
         Title of the benchmark.
+    reference_agents : list of str or dict, default=None
+        Labels of reference agents (a human, a random or constant player: the
+        anchors of normalised scores, not competitors), or a dict from label
+        to kind (``"human"``, ``"random"``...), such as a built-in dataset's
+        ``reference_agents``. Their successes use the same rule (a median
+        threshold is the median over the other agents). Each label must be
+        one of ``agents``.
+    include_reference : bool, default=False
+        Rank the reference agents with the others. By default they are left
+        out of every analysis and shown apart (``reference``).
 
     Returns
     -------
     benchmark : Bunch
         ``scores`` (as given), ``normalized`` (baseline-normalised or None),
         ``responses`` (0/1 with NaN), ``response_rule`` (a sentence),
-        ``agents``, ``tasks``, ``stds``, ``name``, and ``dropped_agents`` /
+        ``agents``, ``tasks``, ``stds``, ``name``, ``dropped_agents`` /
         ``dropped_tasks``: those without any result, left out of every
-        matrix.
+        matrix; ``reference``: the reference agents' ``agents``, ``kinds``,
+        ``scores``, ``normalized`` and ``responses`` (on ``tasks``) and
+        ``included`` (None without reference agents); and
+        ``reference_mask``, which rows of the matrices are reference agents
+        (all False unless ``include_reference``).
 
     Examples
     --------
@@ -173,11 +191,21 @@ def prepare_benchmark(
     >>> bench = prepare_benchmark([[1.0, 5.0], [2.0, 3.0], [0.0, np.nan]])
     >>> bench.responses.tolist()
     [[1.0, 1.0], [1.0, 0.0], [0.0, nan]]
+
+    A human reference is shown apart, not ranked:
+
+    >>> bench = prepare_benchmark(
+    ...     [[9.0, 9.0], [1.0, 5.0], [2.0, 3.0], [0.0, 1.0]],
+    ...     agents=["human", "a", "b", "c"], reference_agents={"human": "human"})
+    >>> bench.agents.tolist(), bench.reference.agents.tolist()
+    (['a', 'b', 'c'], ['human'])
     """
     values = _check_scores(scores)
     n_agents, n_tasks = values.shape
     agents = _as_labels(agents, n_agents, "agent")
     tasks = _as_labels(tasks, n_tasks, "task")
+    kinds = reference_kinds(reference_agents, agents)
+    is_reference = np.isin(agents, list(kinds))
     normalized = None
     basis = values
     if (low is None) != (high is None):
@@ -192,30 +220,67 @@ def prepare_benchmark(
                 f"stds must have the shape of the scores {values.shape}; got "
                 f"{stds.shape}."
             )
-    responses, rule = _successes(basis, threshold, normalized is not None)
+    responses, rule = _successes(
+        basis, threshold, normalized is not None, basis[~is_reference]
+    )
     # agents and tasks without any result carry no information: leave them out
     rows = ~np.isnan(values).all(axis=1)
-    cols = ~np.isnan(values).all(axis=0)
-    _check_size(values[np.ix_(rows, cols)])
+    ranked = rows & (include_reference | ~is_reference)
+    cols = ~np.isnan(values[ranked]).all(axis=0)
+    _check_size(values[np.ix_(ranked, cols)])
 
-    def keep(matrix):
+    def keep(matrix, rows=ranked):
         return None if matrix is None else matrix[np.ix_(rows, cols)]
 
+    shown = rows & is_reference
+    reference = None
+    if kinds:
+        reference = Bunch(
+            agents=agents[shown],
+            kinds=[kinds[label] for label in agents[shown]],
+            scores=keep(values, shown),
+            normalized=keep(normalized, shown),
+            responses=keep(responses, shown),
+            included=bool(include_reference),
+        )
     return Bunch(
         scores=keep(values),
         normalized=keep(normalized),
         responses=keep(responses),
         response_rule=rule,
-        agents=agents[rows],
+        agents=agents[ranked],
         tasks=tasks[cols],
         stds=keep(stds),
         dropped_agents=agents[~rows],
         dropped_tasks=tasks[~cols],
         name=str(name),
+        reference=reference,
+        reference_mask=is_reference[ranked],
     )
 
 
-def _successes(basis, threshold, normalized):
+def reference_kinds(reference_agents, agents, what="agents of the benchmark"):
+    """``{label: kind}`` of the reference agents (kind "reference" when unknown)."""
+    if reference_agents is None:
+        return {}
+    if isinstance(reference_agents, str):
+        reference_agents = [reference_agents]
+    if isinstance(reference_agents, dict):
+        kinds = {str(k): str(v) for k, v in reference_agents.items()}
+    else:
+        kinds = {str(label): "reference" for label in reference_agents}
+    unknown = [label for label in kinds if label not in set(agents)]
+    if unknown:
+        raise ValueError(f"reference agent {unknown[0]!r} is not one of the {what}.")
+    return kinds
+
+
+def _successes(basis, threshold, normalized, competitors):
+    """0/1 successes of every agent, and the rule in words.
+
+    A median threshold is each task's median over the ``competitors`` (the
+    rows of ``basis`` that are not reference agents).
+    """
     scale = "baseline-normalised score" if normalized else "score"
     if threshold is None:
         if _is_binary(basis):
@@ -228,7 +293,7 @@ def _successes(basis, threshold, normalized):
             )
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", RuntimeWarning)
-            medians = np.nanmedian(basis, axis=0)
+            medians = np.nanmedian(competitors, axis=0)
         medians = np.where(np.isnan(medians), 0.0, medians)
         responses = binarize_scores(basis, medians)
         return responses, f"success = {scale} >= the task's median over agents"
@@ -311,6 +376,7 @@ def _complete_block(bench):
 def _summary(bench, block):
     """Sizes of the data (``complete_*`` are None without a complete block)."""
     missing = np.isnan(bench.scores)
+    reference = bench.get("reference")
     return Bunch(
         name=bench.name,
         n_agents=bench.scores.shape[0],
@@ -324,6 +390,8 @@ def _summary(bench, block):
         normalized=bench.normalized is not None,
         dropped_agents=list(bench.get("dropped_agents", [])),
         dropped_tasks=list(bench.get("dropped_tasks", [])),
+        reference_agents=list(reference.agents) if reference is not None else [],
+        reference_included=reference is not None and reference.included,
     )
 
 
@@ -482,18 +550,24 @@ _INTERVALS = {
 
 
 class _Steps:
-    """Runs the analyses one by one; a failure is recorded, never raised."""
+    """Runs the analyses one by one; a failure is recorded, never raised.
 
-    def __init__(self, say):
+    ``names`` gives each analysis its name in messages, ``needs`` the
+    analyses each one needs (the benchmark report's by default).
+    """
+
+    def __init__(self, say, names=None, needs=None):
         self.say = say
+        self.names = STEPS if names is None else names
+        self.needs = _NEEDS if needs is None else needs
         self.results = {}
         self.failures = {}
         self.tracebacks = {}
 
     def run(self, name, function, *args, **kwargs):
-        blocked = [need for need in _NEEDS.get(name, ()) if need in self.failures]
+        blocked = [need for need in self.needs.get(name, ()) if need in self.failures]
         if blocked:
-            reason = f"not run: the {STEPS[blocked[0]]} failed"
+            reason = f"not run: the {self.names[blocked[0]]} failed"
             self.failures[name] = f"{reason} ({self.failures[blocked[0]]})"
             self.results[name] = None
             return None
@@ -502,7 +576,7 @@ class _Steps:
         except Exception as exc:  # one analysis must not take the others down
             self.failures[name] = one_line_reason(exc)
             self.tracebacks[name] = traceback.format_exc()
-            self.say(f"{STEPS[name]} failed: {self.failures[name]}")
+            self.say(f"{self.names[name]} failed: {self.failures[name]}")
             result = None
         self.results[name] = result
         return result
@@ -549,7 +623,9 @@ def analyze_benchmark(
     -------
     analysis : Bunch
         ``summary``, ``block`` (the complete block), ``nash``, ``hodge``,
-        ``irt``, ``generality``, ``selection``, ``intervals`` (None when
+        ``irt``, ``generality``, ``selection``, ``reference`` (the
+        reference agents' scores, None without any; see
+        :func:`prepare_benchmark`), ``intervals`` (None when
         ``n_resamples=0``; else a Bunch ``uniform``, ``nash``, ``ability``),
         ``benchmark``, and ``failures``: a dict from the name of each
         analysis that failed (a key of :data:`STEPS`, e.g. ``"nash"`` or
@@ -595,6 +671,7 @@ def analyze_benchmark(
     fit_seconds = time.perf_counter() - start + nash_seconds
     say("generality and agent response curves")
     steps.run("generality", _generality, benchmark, irt)
+    steps.run("reference", reference_scores, benchmark, irt)
     if block is not None:
         n_select = min(n_tasks, block.scaled.shape[1])
         say(f"information-gain selection of {n_select} tasks")
@@ -626,6 +703,7 @@ def analyze_benchmark(
         irt=irt,
         generality=steps.results["generality"],
         selection=steps.results["selection"],
+        reference=steps.results["reference"],
         intervals=intervals,
         failures=steps.failures,
         tracebacks=steps.tracebacks,

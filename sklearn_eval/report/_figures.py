@@ -17,10 +17,20 @@ import io
 
 import numpy as np
 
-__all__ = ["FIGURES", "draw_figure", "import_pyplot", "to_png_base64"]
+__all__ = [
+    "BENCHMARK_DRAWERS",
+    "FIGURES",
+    "PAGE_INCHES",
+    "draw_figure",
+    "import_pyplot",
+    "to_png_base64",
+]
 
 _MAX_BARS = 40
-_DPI = 90
+# figures are drawn at most the page's width (1100 CSS px at 100 dpi), so the
+# browser never shrinks them and their text keeps its point size
+_DPI = 100
+PAGE_INCHES = 10.8
 
 
 class MissingAnalysis(RuntimeError):
@@ -50,7 +60,9 @@ def to_png_base64(fig):
 
     buffer = io.BytesIO()
     try:
-        fig.savefig(buffer, format="png", dpi=_DPI, bbox_inches="tight")
+        # every report figure is laid out by matplotlib's constrained layout:
+        # a tight bounding box would only redraw it (a sixth of the time)
+        fig.savefig(buffer, format="png", dpi=_DPI)
     finally:
         plt.close(fig)
     return base64.b64encode(buffer.getvalue()).decode("ascii")
@@ -60,18 +72,19 @@ def needs(analysis, *names):
     """The analyses ``names`` of ``analysis``; MissingAnalysis if one failed."""
     from ._analysis import STEPS
 
+    titles = analysis.get("step_names", STEPS)
     failures = analysis.get("failures", {})
     parts = []
     for name in names:
         part = analysis[name]
         if part is None:
             reason = failures.get(name, "it was not run")
-            raise MissingAnalysis(name, f"the {STEPS[name]} failed: {reason}")
+            raise MissingAnalysis(name, f"the {titles[name]} failed: {reason}")
         parts.append(part)
     return parts[0] if len(parts) == 1 else parts
 
 
-def _short(labels, width=28):
+def short_labels(labels, width=28):
     """Labels cut to ``width`` characters (an ellipsis marks the cut)."""
     return [
         str(s) if len(str(s)) <= width else str(s)[: width - 1] + "…" for s in labels
@@ -84,7 +97,12 @@ def _missing(plotting, plt, analysis):
     masks = {}
     if block is not None:
         masks = {"agent_mask": block.agent_mask, "task_mask": block.task_mask}
-    display = plotting.MissingResultsDisplay(~np.isnan(bench.scores), **masks)
+    display = plotting.MissingResultsDisplay(
+        ~np.isnan(bench.scores),
+        agent_names=short_labels(bench.agents, 24),
+        task_names=short_labels(bench.tasks, 18),
+        **masks,
+    )
     return display.plot().figure_
 
 
@@ -92,22 +110,48 @@ def _ranking(plotting, plt, analysis):
     """Estimates and bootstrap intervals of the three rankings, one panel each."""
     bench, block, nash = analysis.benchmark, analysis.block, analysis.nash
     irt = needs(analysis, "irt")
-    panels = [("IRT ability", irt.ability, bench.agents, "ability")]
+    panels = [
+        (
+            "IRT ability",
+            "IRT ability (all agents)",
+            irt.ability,
+            bench.agents,
+            "ability",
+        )
+    ]
     if block is not None:
         uniform = block.scaled.mean(axis=1)
-        panels.append(("uniform average (min-max)", uniform, block.agents, "uniform"))
+        panels.append(
+            (
+                "uniform average (min-max)",
+                "Uniform average (complete block)",
+                uniform,
+                block.agents,
+                "uniform",
+            )
+        )
     if nash is not None:
-        panels.append(("Nash average (min-max)", nash.agent_nash, block.agents, "nash"))
+        panels.append(
+            (
+                "Nash average (min-max)",
+                "Nash average (complete block)",
+                nash.agent_nash,
+                block.agents,
+                "nash",
+            )
+        )
     intervals = analysis.intervals or {}
     n = min(len(bench.agents), _MAX_BARS)
     fig, axes = plt.subplots(
         1,
         len(panels),
-        figsize=(14.0 * len(panels) / 3, 0.24 * n + 1.8),
+        figsize=(PAGE_INCHES * len(panels) / 3, 0.2 * n + 1.4),
         squeeze=False,
         layout="constrained",
     )
-    for ax, (xlabel, estimate, labels, key) in zip(axes[0], panels, strict=True):
+    for ax, (xlabel, title, estimate, labels, key) in zip(
+        axes[0], panels, strict=True
+    ):
         result = intervals.get(key)
         bounds = {}
         if result is not None:
@@ -118,24 +162,42 @@ def _ranking(plotting, plt, analysis):
                 rank_high=result.rank_high,
             )
         plotting.RatingTableDisplay.from_data(
-            _short(labels),
+            short_labels(labels, 24),
             estimate,
             xlabel=xlabel,
             ax=ax,
             max_items=_MAX_BARS,
             **bounds,
         )
+        shown = min(len(labels), _MAX_BARS)
+        if shown < len(labels):
+            title += f" (best {shown} of {len(labels)})"
+        ax.set_title(title, fontsize=9)
+    levels = {
+        intervals[key].confidence_level
+        for *_, key in panels
+        if intervals.get(key) is not None
+    }
+    if len(levels) == 1:
+        # said once: repeated in three narrow panel titles it ran off the page
+        fig.suptitle(f"Rankings with {levels.pop():.0%} intervals", fontsize=10)
     return fig
 
 
-def _nash_display(plotting, analysis, panels):
+def _nash_display(plotting, plt, analysis, panels):
     nash, block = needs(analysis, "nash", "block")
+    n = min(max(len(block.agents), len(block.tasks)), _MAX_BARS)
+    fig, axes = plt.subplots(
+        1, 2, figsize=(PAGE_INCHES, 0.19 * n + 1.3), layout="constrained"
+    )
     display = plotting.NashDisplay.from_estimator(
         nash.model,
-        agent_names=_short(block.agents),
-        task_names=_short(block.tasks),
+        agent_names=short_labels(block.agents, 36),
+        task_names=short_labels(block.tasks, 24),
         panels=panels,
         max_items=_MAX_BARS,
+        orientation="horizontal",
+        ax=axes,
     )
     return display.figure_
 
@@ -143,13 +205,13 @@ def _nash_display(plotting, analysis, panels):
 def _nash_distributions(plotting, plt, analysis):
     """Figure 1 of Balduzzi et al.: the Nash distributions over agents and tasks."""
     return _nash_display(
-        plotting, analysis, ["agent_distribution", "task_distribution"]
+        plotting, plt, analysis, ["agent_distribution", "task_distribution"]
     )
 
 
 def _nash_vs_uniform(plotting, plt, analysis):
     """Figure 2 of Balduzzi et al.: uniform against Nash averages."""
-    return _nash_display(plotting, analysis, ["agent_average", "task_average"])
+    return _nash_display(plotting, plt, analysis, ["agent_average", "task_average"])
 
 
 def _hodge(plotting, plt, analysis):
@@ -164,12 +226,46 @@ def _hodge(plotting, plt, analysis):
     return display.plot().figure_
 
 
+# the curves drawn together must be told apart: their difficulties (where
+# each curve crosses 0.5) at least this far apart on the ability scale
+_MIN_DIFFICULTY_GAP = 0.5
+
+
+def _spread_pick(order, difficulty, n=3, gap=_MIN_DIFFICULTY_GAP, exclude=()):
+    """The first ``n`` items of ``order`` whose difficulties are ``gap`` apart.
+
+    Items too close to an earlier pick are skipped (three near-identical
+    curves show one); when fewer than ``n`` qualify the closest others are
+    taken in order.
+    """
+    order = [k for k in order if k not in set(exclude)]
+    chosen = []
+    for k in order:
+        if all(abs(difficulty[k] - difficulty[j]) >= gap for j in chosen):
+            chosen.append(k)
+        if len(chosen) == n:
+            break
+    for k in order:
+        if len(chosen) == n:
+            break
+        if k not in chosen:
+            chosen.append(k)
+    return np.array(chosen, dtype=int)
+
+
 def _extreme_items(irt):
-    """The 3 most and (other) 3 least discriminating estimated items."""
-    estimated = np.flatnonzero(np.isfinite(irt.discrimination))
+    """Up to 3 most and (other) 3 least discriminating estimated items.
+
+    Each trio is the most (least) discriminating tasks whose difficulties
+    are at least half an ability unit apart, so their curves can be told
+    apart.
+    """
+    estimated = np.flatnonzero(
+        np.isfinite(irt.discrimination) & np.isfinite(irt.difficulty)
+    )
     order = estimated[np.argsort(-irt.discrimination[estimated], kind="stable")]
-    most = order[:3]
-    least = np.array([k for k in order[::-1][:3] if k not in set(most)], dtype=int)
+    most = _spread_pick(order, irt.difficulty)
+    least = _spread_pick(order[::-1], irt.difficulty, exclude=most)
     return most, least
 
 
@@ -189,7 +285,7 @@ def _icc(plotting, plt, analysis):
     fig, axes = plt.subplots(
         1,
         len(panels),
-        figsize=(5.5 * len(panels), 3.8),
+        figsize=(PAGE_INCHES * len(panels) / 2, 3.8),
         sharey=True,
         squeeze=False,
         layout="constrained",
@@ -202,7 +298,7 @@ def _icc(plotting, plt, analysis):
             theta_range=theta_range,
             scorer=None if generality is None else generality.model,
             abilities=irt.ability,
-            item_names=_short(bench.tasks, 22),
+            item_names=short_labels(bench.tasks, 22),
             ax=ax,
         )
         ax.set_title(title)
@@ -223,10 +319,15 @@ def _acc(plotting, plt, analysis):
         generality.model,
         analysis.benchmark.responses,
         agents=_curve_agents(irt.ability),
-        agent_names=_short(analysis.benchmark.agents),
+        agent_names=short_labels(analysis.benchmark.agents),
         ribbon=False,
     )
     return display.figure_
+
+
+# names in the ability-generality scatter: beyond this many, the middle of
+# the cloud is a blot of overlapping names (every agent is in the table)
+_MAX_SCATTER_LABELS = 16
 
 
 def _ability_generality(plotting, plt, analysis):
@@ -235,8 +336,9 @@ def _ability_generality(plotting, plt, analysis):
     display = plotting.AbilityGeneralityDisplay.from_data(
         irt.ability,
         generality.table["generality"],
-        agent_names=_short(analysis.benchmark.agents, 20),
+        agent_names=short_labels(analysis.benchmark.agents, 20),
         xlabel="ability (IRT)",
+        max_labels=_MAX_SCATTER_LABELS,
     )
     return display.figure_
 
@@ -245,12 +347,12 @@ def _information_gain(plotting, plt, analysis):
     """Cumulative information gain along the greedy selection order."""
     selection, block = needs(analysis, "selection", "block")
     display = plotting.InfoGainDisplay.from_estimator(
-        selection.model, task_names=_short(block.tasks, 20)
+        selection.model, task_names=short_labels(block.tasks, 20)
     )
     return display.figure_
 
 
-_DRAWERS = {
+BENCHMARK_DRAWERS = {
     "missing": _missing,
     "ranking": _ranking,
     "nash_distributions": _nash_distributions,
@@ -262,21 +364,23 @@ _DRAWERS = {
     "information_gain": _information_gain,
 }
 
-FIGURES = tuple(_DRAWERS)
+FIGURES = tuple(BENCHMARK_DRAWERS)
 
 
-def draw_figure(plt, key, analysis):
+def draw_figure(plt, key, analysis, drawers=None):
     """Draw the report figure ``key`` with the Display classes; return the Figure.
 
-    Raises whatever the drawing raises (MissingAnalysis when the figure
-    needs an analysis that failed); figures opened by a failed drawing are
-    closed first.
+    ``drawers`` maps figure keys to drawing functions (the benchmark
+    report's when None). Raises whatever the drawing raises
+    (MissingAnalysis when the figure needs an analysis that failed); figures
+    opened by a failed drawing are closed first.
     """
     from .. import plotting
 
+    drawers = BENCHMARK_DRAWERS if drawers is None else drawers
     opened = set(plt.get_fignums())
     try:
-        return _DRAWERS[key](plotting, plt, analysis)
+        return drawers[key](plotting, plt, analysis)
     except BaseException:
         for number in set(plt.get_fignums()) - opened:
             plt.close(number)

@@ -25,10 +25,21 @@ from dataclasses import dataclass, field
 
 from .. import __version__
 from ._analysis import one_line_reason
-from ._figures import MissingAnalysis, draw_figure, import_pyplot, to_png_base64
+from ._degenerate import benchmark_degeneracies
+from ._figures import (
+    BENCHMARK_DRAWERS,
+    MissingAnalysis,
+    draw_figure,
+    import_pyplot,
+    to_png_base64,
+)
+from ._match_figures import MATCH_DRAWERS
+from ._match_sections import MATCH_SECTION_RENDERERS, MATCH_SECTIONS, match_degeneracies
 from ._sections import SECTION_RENDERERS, SECTIONS
+from ._tables import degenerate_box
 
 __all__ = [
+    "MATCH_SECTIONS",
     "SECTIONS",
     "ReportResult",
     "SectionFailure",
@@ -36,27 +47,98 @@ __all__ = [
     "write_report",
 ]
 
+# On paper the header text comes from data-label: Chromium leaves buttons blank
+# in the table headers it repeats on each printed page.
 _STYLE = """
 body { font-family: system-ui, -apple-system, "Segoe UI", sans-serif; margin: 2em auto;
        max-width: 1100px; color: #222; line-height: 1.45; padding: 0 1em; }
 h1 { font-size: 1.7em; margin-bottom: 0.2em; }
 h2 { border-bottom: 2px solid #ddd; padding-bottom: 0.2em; margin-top: 2em; }
+h3 { font-size: 1.1em; margin-top: 1.6em; }
 table { border-collapse: collapse; margin: 0.8em 0; font-size: 0.86em; }
 th, td { border: 1px solid #ddd; padding: 0.25em 0.6em; text-align: right; }
 td { white-space: nowrap; }
-th { background: #f3f3f3; }
+th { background: #f3f3f3; vertical-align: bottom; }
 td.label, th.label { text-align: left; }
+th button { font: inherit; font-weight: bold; color: inherit; background: none;
+            border: 0; padding: 0; margin: 0; cursor: pointer; text-align: inherit; }
+th button:focus-visible { outline: 2px solid #1a5fb4; outline-offset: 2px; }
+th button::after { content: " \\2195"; color: #999; font-weight: normal; }
+th[aria-sort="ascending"] button::after { content: " \\25B2"; color: #222; }
+th[aria-sort="descending"] button::after { content: " \\25BC"; color: #222; }
+.tag { font-size: 0.8em; color: #7a4b00; background: #fff3d6; border: 1px solid #e9c46a;
+       border-radius: 3px; padding: 0 0.3em; margin-left: 0.3em; }
 figure { margin: 1em 0; }
 figure img { max-width: 100%; border: 1px solid #eee; }
 figcaption { font-size: 0.85em; color: #555; }
 .note { font-size: 0.88em; color: #555; }
-.scroll { max-height: 32em; overflow-y: auto; display: inline-block; }
 nav a { margin-right: 1em; }
+.hint { font-size: 0.85em; color: #555; margin-top: 0.4em; }
 .error-box { border: 1px solid #d33; border-left: 6px solid #d33; background: #fdecec;
              color: #8a1010; padding: 0.5em 0.8em; margin: 0.8em 0; font-size: 0.9em; }
+.degenerate { border: 1px solid #c98a00; border-left: 6px solid #c98a00;
+              background: #fff7e0; color: #5c3d00; padding: 0.5em 0.8em;
+              margin: 0.8em 0; font-size: 0.9em; }
+@media print {
+  body { max-width: none; margin: 0; padding: 0; font-size: 10pt; }
+  nav, .hint { display: none; }
+  h2 { break-after: avoid; page-break-after: avoid; }
+  table { font-size: 8pt; }
+  thead { display: table-header-group; }
+  tr, figure, .degenerate, .error-box { break-inside: avoid; page-break-inside: avoid; }
+  th button { display: none; }
+  th::before { content: attr(data-label); }
+  th[aria-sort="ascending"]::after { content: " \\25B2"; }
+  th[aria-sort="descending"]::after { content: " \\25BC"; }
+  .degenerate, .error-box, .tag, th { -webkit-print-color-adjust: exact;
+                                      print-color-adjust: exact; }
+}
 """
 
-_SCRIPT = """
+# Sorts a table when a header button is clicked: numbers (th data-type="number",
+# each cell's data-sort, empty = missing, always last) numerically, text
+# alphabetically (case-insensitive, then by code point: the same order in every
+# browser and locale); a second click reverses. aria-sort is on the sorted
+# header only; rows that compare equal keep their order (a stable sort).
+_SORT_SCRIPT = """
+function sortTable(table, column, ascending) {
+  var body = table.tBodies[0];
+  var numeric = table.tHead.rows[0].cells[column].dataset.type === "number";
+  var rows = Array.prototype.slice.call(body.rows);
+  function key(row) {
+    var cell = row.cells[column];
+    if (!numeric) { return cell.textContent.trim(); }
+    var raw = cell.dataset.sort;
+    return raw === undefined || raw === "" ? NaN : Number(raw);
+  }
+  rows.sort(function (a, b) {
+    var x = key(a), y = key(b);
+    if (numeric) {
+      if (isNaN(x) || isNaN(y)) { return isNaN(x) - isNaN(y); }
+      return ascending ? x - y : y - x;
+    }
+    var lx = x.toLowerCase(), ly = y.toLowerCase();
+    var order = lx < ly ? -1 : lx > ly ? 1 : x < y ? -1 : x > y ? 1 : 0;
+    return ascending ? order : -order;
+  });
+  rows.forEach(function (row) { body.appendChild(row); });
+}
+document.querySelectorAll("table.sortable").forEach(function (table) {
+  var heads = table.tHead.rows[0].cells;
+  Array.prototype.forEach.call(heads, function (th, column) {
+    th.querySelector("button").addEventListener("click", function () {
+      var ascending = th.getAttribute("aria-sort") !== "ascending";
+      Array.prototype.forEach.call(heads, function (other) {
+        other.removeAttribute("aria-sort");
+      });
+      th.setAttribute("aria-sort", ascending ? "ascending" : "descending");
+      sortTable(table, column, ascending);
+    });
+  });
+});
+"""
+
+_LOAD_SCRIPT = """
 window.addEventListener("load", function () {
   var images = document.querySelectorAll("figure img");
   var loaded = 0;
@@ -68,6 +150,8 @@ window.addEventListener("load", function () {
     document.querySelectorAll("section table").length));
 });
 """
+
+_SCRIPT = _SORT_SCRIPT + _LOAD_SCRIPT
 
 
 @dataclass(frozen=True)
@@ -130,6 +214,39 @@ class ReportResult:
         return self.path
 
 
+@dataclass(frozen=True)
+class _Kind:
+    """What a kind of analysis shows: sections, figures, degenerate findings."""
+
+    title: str
+    sections: dict
+    renderers: dict
+    drawers: dict
+    degeneracies: object
+
+
+_KINDS = {
+    "benchmark": _Kind(
+        "Benchmark report",
+        SECTIONS,
+        SECTION_RENDERERS,
+        BENCHMARK_DRAWERS,
+        benchmark_degeneracies,
+    ),
+    "matches": _Kind(
+        "Match report",
+        MATCH_SECTIONS,
+        MATCH_SECTION_RENDERERS,
+        MATCH_DRAWERS,
+        match_degeneracies,
+    ),
+}
+
+
+def _kind(analysis):
+    return _KINDS[analysis.get("kind", "benchmark")]
+
+
 def _error_box(part, reason):
     if part == "section":
         title = "This section could not be written"
@@ -154,11 +271,21 @@ class _Page:
 
     def __init__(self, analysis, plt, draw, progress):
         self.analysis = analysis
+        self.kind = _kind(analysis)
         self.plt = plt
         self.draw = draw
         self.progress = progress
         self.failures = []
         self.section = None
+        self.findings = self._degeneracies()
+
+    def _degeneracies(self):
+        """Degenerate findings; a check that raises is skipped (it is a note)."""
+        try:
+            return self.kind.degeneracies(self.analysis)
+        except Exception as exc:  # a note must not take the page down
+            self.progress(f"degeneracy checks skipped: {one_line_reason(exc)}")
+            return []
 
     def error(self, part, reason, detail=""):
         """Record a failure of ``part`` in the current section; its error box."""
@@ -183,7 +310,8 @@ class _Page:
             )
         self.progress(f"figure: {key}")
         try:
-            data = to_png_base64(draw_figure(self.plt, key, self.analysis))
+            figure = draw_figure(self.plt, key, self.analysis, self.kind.drawers)
+            data = to_png_base64(figure)
         except Exception as exc:  # a figure must not take its section down
             reason = _reason(exc)
             self.progress(f"figure {key!r} failed: {reason}")
@@ -194,8 +322,13 @@ class _Page:
         """The body of section ``key``, or an error box when it fails."""
         self.section = key
         start = len(self.failures)
+        notes = "".join(
+            degenerate_box(finding)
+            for finding in self.findings
+            if finding.section == key
+        )
         try:
-            return SECTION_RENDERERS[key](self)
+            return notes + self.kind.renderers[key](self)
         except Exception as exc:  # one section must not take the page down
             reason = _reason(exc)
             self.progress(f"section {key!r} failed: {reason}")
@@ -224,39 +357,61 @@ def _render(analysis, *, figures=True, progress=None):
         if plt is None:
             progress("matplotlib is not installed: the report has no figures")
     page = _Page(analysis, plt, figures, progress)
+    titles = page.kind.sections
     sections = "".join(
         f'<section id="{key}"><h2>{html.escape(title)}</h2>'
         f"{page.section_html(key)}</section>"
-        for key, title in SECTIONS.items()
+        for key, title in titles.items()
     )
     name = html.escape(analysis.summary.name)
     nav = "".join(
-        f'<a href="#{key}">{html.escape(title)}</a>' for key, title in SECTIONS.items()
+        f'<a href="#{key}">{html.escape(title)}</a>' for key, title in titles.items()
     )
     document = (
         '<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8">'
+        '<meta name="viewport" content="width=device-width, initial-scale=1">'
         f"<title>sklearn-eval report: {name}</title>"
         f"<style>{_STYLE}</style></head><body>"
-        f"<h1>Benchmark report: {name}</h1>"
+        f"<h1>{html.escape(page.kind.title)}: {name}</h1>"
         f'<p class="note">Generated by sklearn-eval {html.escape(__version__)}.</p>'
-        f"{_failure_summary(page.failures)}"
-        f"<nav>{nav}</nav>{sections}"
+        f"{_failure_summary(page.failures, titles)}"
+        f"{_degenerate_summary(page.findings, titles)}"
+        f"<nav>{nav}</nav>"
+        '<p class="hint">Click a column header to sort a table; click again to '
+        "reverse.</p>"
+        f"{sections}"
         f"<script>{_SCRIPT}</script></body></html>\n"
     )
     return document, tuple(page.failures)
 
 
-def _failure_summary(failures):
+def _links(keys, titles):
+    return ", ".join(
+        f'<a href="#{key}">{html.escape(titles[key])}</a>'
+        for key in dict.fromkeys(keys)
+    )
+
+
+def _failure_summary(failures, titles):
     """A line under the title listing the sections with error boxes."""
     if not failures:
         return ""
-    links = ", ".join(
-        f'<a href="#{key}">{html.escape(SECTIONS[key])}</a>'
-        for key in dict.fromkeys(f.section for f in failures)
-    )
+    links = _links((f.section for f in failures), titles)
     return (
         f'<p class="error-box" role="alert">{len(failures)} part(s) of this report '
         f"could not be written; see the boxes in: {links}.</p>"
+    )
+
+
+def _degenerate_summary(findings, titles):
+    """A line under the title when a ranking or an equilibrium is degenerate."""
+    if not findings:
+        return ""
+    links = _links((f.section for f in findings), titles)
+    return (
+        '<p class="degenerate" role="note"><strong>Degenerate data:</strong> '
+        f"{len(findings)} ranking(s) or equilibria cannot separate some agents; "
+        f"see the notes in: {links}.</p>"
     )
 
 

@@ -11,7 +11,7 @@ Three shapes are read:
 * a **wide** result matrix: one row per agent, the agent's name in one column
   and one numeric column per task;
 * a **matches** table: one row per game with the two players and the first
-  player's outcome (or both players' scores).
+  player's outcome (or both players' scores), read by :mod:`._match_io`.
 """
 
 from __future__ import annotations
@@ -31,10 +31,9 @@ from ..utils import encode_players
 
 __all__ = [
     "CSVError",
-    "MatchTable",
     "ResultTable",
+    "detect_format",
     "read_csv",
-    "read_matches",
     "read_result_matrix",
 ]
 
@@ -60,21 +59,6 @@ _MISSING = frozenset(
         "-1.#qnan",
     }
 )
-_OUTCOME_WORDS = {
-    "win": 1.0,
-    "w": 1.0,
-    "won": 1.0,
-    "loss": 0.0,
-    "lose": 0.0,
-    "lost": 0.0,
-    "l": 0.0,
-    "draw": 0.5,
-    "d": 0.5,
-    "tie": 0.5,
-    "1-0": 1.0,
-    "0-1": 0.0,
-    "1/2-1/2": 0.5,
-}
 
 
 class CSVError(ValueError):
@@ -95,15 +79,6 @@ class ResultTable(NamedTuple):
     tasks: np.ndarray
     stds: np.ndarray | None
     counts: np.ndarray | None
-    source: str
-
-
-class MatchTable(NamedTuple):
-    """Matches read from a file: players, first player's outcome, weights."""
-
-    X: np.ndarray
-    y: np.ndarray
-    sample_weight: np.ndarray | None
     source: str
 
 
@@ -466,6 +441,69 @@ def _detect_format(header, task_col, score_col):
     return "wide"
 
 
+def detect_format(
+    path,
+    *,
+    first_col="first",
+    second_col="second",
+    task_col="task",
+    score_col="score",
+    sep=None,
+):
+    """Whether a CSV file holds matches, a long or a wide result table.
+
+    Only the header is looked at: ``"matches"`` when it has the two player
+    columns, ``"long"`` when it has the task and score columns, ``"wide"``
+    otherwise.
+
+    Parameters
+    ----------
+    path : str or path-like
+    first_col, second_col : str
+        The player columns of a table of matches.
+    task_col, score_col : str
+        The task and score columns of a long table.
+    sep : str or None, default=None
+        Field separator (sniffed when None).
+
+    Returns
+    -------
+    {"matches", "long", "wide"}
+
+    Raises
+    ------
+    CSVError
+        If the file cannot be read or is empty.
+
+    Examples
+    --------
+    >>> import os, tempfile
+    >>> from sklearn_eval.report import detect_format
+    >>> path = os.path.join(tempfile.mkdtemp(), "m.csv")
+    >>> with open(path, "w") as f:
+    ...     _ = f.write("first,second,outcome\\na,b,1\\n")
+    >>> detect_format(path)
+    'matches'
+    """
+    name = os.fspath(path)
+    if os.path.isdir(name):
+        raise CSVError(f"{name} is a directory, not a CSV file")
+    text = _read_text(name)
+    if not text.strip():
+        raise CSVError(f"{name} is empty")
+    if sep is None:
+        sep = _sniff_separator(text)
+    reader = csv.reader(io.StringIO(text), delimiter=sep)
+    try:
+        header = next(fields for fields in reader if not _is_blank(fields))
+    except (StopIteration, csv.Error):
+        return "wide"  # the reader of the chosen format names the problem
+    header = [field.strip() for field in header]
+    if first_col in header and second_col in header:
+        return "matches"
+    return _detect_format(header, task_col, score_col)
+
+
 def read_result_matrix(
     path,
     *,
@@ -597,7 +635,8 @@ def _read_wide(header, rows, lines, name, agent_col):
         label = agents[first[repeated]]
         raise CSVError(
             f"{name}: agent {label!r} appears in more than one row of a wide "
-            "file (use --format long for repeated runs)"
+            "file; one score per row is a long file (--format long, with "
+            "--task-col and --score-col naming its columns)"
         )
     task_indices = [k for k in range(len(header)) if k != agent_index]
     if not task_indices:
@@ -613,174 +652,3 @@ def _read_wide(header, rows, lines, name, agent_col):
     )
     tasks = np.array([header[k] for k in task_indices], dtype=object)
     return ResultTable(values, agents, tasks, None, None, name)
-
-
-def _parse_outcome(text, column, line, name):
-    token = text.strip().lower()
-    if token in _OUTCOME_WORDS:
-        return _OUTCOME_WORDS[token]
-    try:
-        value = _parse_number(token, column, line, name)
-    except CSVError:
-        value = np.inf  # not a number: reported below as a bad outcome
-    if np.isnan(value):
-        raise CSVError(f"{name}, line {line}, column {column!r}: missing value")
-    if value not in (0.0, 0.5, 1.0):
-        raise CSVError(
-            f"{name}, line {line}, column {column!r}: outcome {text.strip()!r} is "
-            "not 1 (win), 0 (loss) or 0.5 (draw)"
-        )
-    return value
-
-
-def _outcome_column(rows, index, column, name, lines):
-    """Outcomes of a column: each distinct token is parsed once."""
-    cells = _column_values(rows, index)
-    mapping = {}
-    for token in set(cells):
-        try:
-            mapping[token] = _parse_outcome(token, column, 0, name)
-        except CSVError:
-            bad = int(np.flatnonzero(np.asarray(cells, dtype=object) == token)[0])
-            _parse_outcome(token, column, lines[bad], name)  # raises with the line
-    if len(mapping) > 20:
-        return np.fromiter(map(mapping.__getitem__, cells), np.float64, len(cells))
-    tokens = np.array(cells)
-    values = np.empty(len(cells), dtype=np.float64)
-    for token, value in mapping.items():
-        values[tokens == token] = value
-    return values
-
-
-def read_matches(
-    path,
-    *,
-    first_col="first",
-    second_col="second",
-    outcome_col="outcome",
-    first_score_col=None,
-    second_score_col=None,
-    weight_col=None,
-    sep=None,
-):
-    """Read a table of matches (two players and an outcome) from a CSV file.
-
-    Parameters
-    ----------
-    path : str or path-like
-    first_col, second_col : str
-        Columns holding the two players' labels.
-    outcome_col : str, default="outcome"
-        Outcome for the first player: 1, 0 or 0.5, or the words win / loss /
-        draw (also w, l, d, tie, 1-0, 0-1, 1/2-1/2). Not used when both score
-        columns are given.
-    first_score_col, second_score_col : str or None, default=None
-        Columns with the two players' scores (e.g. goals); the outcome is
-        then 1, 0.5 or 0 as the first score is above, equal to or below the
-        second.
-    weight_col : str or None, default=None
-        Optional column of non-negative match weights.
-    sep : str or None, default=None
-
-    Returns
-    -------
-    MatchTable
-
-    Raises
-    ------
-    CSVError
-        For a missing file or column, a bad outcome, a missing player or
-        score, or a player against itself (the line is named).
-
-    Examples
-    --------
-    >>> import os, tempfile
-    >>> from sklearn_eval.report import read_matches
-    >>> path = os.path.join(tempfile.mkdtemp(), "m.csv")
-    >>> with open(path, "w") as f:
-    ...     _ = f.write("first,second,outcome\\nA,B,win\\nB,C,0.5\\n")
-    >>> table = read_matches(path)
-    >>> table.X.tolist(), table.y.tolist()
-    ([['A', 'B'], ['B', 'C']], [1.0, 0.5])
-    """
-    name = os.fspath(path)
-    return _with_exact_errors(
-        _read_matches,
-        name,
-        first_col,
-        second_col,
-        outcome_col,
-        first_score_col,
-        second_score_col,
-        weight_col,
-        sep,
-    )
-
-
-def _read_matches(
-    name,
-    first_col,
-    second_col,
-    outcome_col,
-    first_score_col,
-    second_score_col,
-    weight_col,
-    sep,
-    *,
-    fast,
-):
-    header, rows, lines = _read_csv_lines(name, sep=sep, fast=fast)
-    first_index, second_index = _columns(
-        header, [(first_col, "--first-col"), (second_col, "--second-col")], name
-    )
-    first = _label_column(rows, first_index, first_col, name, lines)
-    second = _label_column(rows, second_index, second_col, name, lines)
-    same = np.flatnonzero(first == second)
-    if same.size:
-        raise CSVError(
-            f"{name}, line {lines[int(same[0])]}: player {first[same[0]]!r} plays "
-            "against itself"
-        )
-    if (first_score_col is None) != (second_score_col is None):
-        raise CSVError("give both --first-score-col and --second-score-col, or neither")
-    if first_score_col is not None:
-        y = _outcomes_from_scores(
-            header, rows, lines, name, first_score_col, second_score_col
-        )
-    else:
-        index = _column(header, outcome_col, name, "--outcome-col")
-        y = _outcome_column(rows, index, outcome_col, name, lines)
-    weights = None
-    if weight_col is not None:
-        index = _column(header, weight_col, name, "--weight-col")
-        weights = _numeric_column(rows, index, weight_col, name, lines)
-        _reject_missing(weights, weight_col, name, lines)
-        negative = np.flatnonzero(weights < 0)
-        if negative.size:
-            raise CSVError(
-                f"{name}, line {lines[int(negative[0])]}, column {weight_col!r}: "
-                "negative weight"
-            )
-    X = np.column_stack([first, second])
-    return MatchTable(X, y, weights, name)
-
-
-def _reject_missing(values, column, name, lines):
-    missing = np.flatnonzero(np.isnan(values))
-    if missing.size:
-        raise CSVError(
-            f"{name}, line {lines[int(missing[0])]}, column {column!r}: missing value"
-        )
-
-
-def _outcomes_from_scores(header, rows, lines, name, first_score_col, second_score_col):
-    columns = []
-    for column, option in (
-        (first_score_col, "--first-score-col"),
-        (second_score_col, "--second-score-col"),
-    ):
-        index = _column(header, column, name, option)
-        values = _numeric_column(rows, index, column, name, lines)
-        _reject_missing(values, column, name, lines)
-        columns.append(values)
-    return 0.5 + 0.5 * np.sign(columns[0] - columns[1])

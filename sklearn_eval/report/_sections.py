@@ -6,17 +6,26 @@ section's HTML body. It raises when its main analysis is missing
 (:class:`~sklearn_eval.report._figures.MissingAnalysis`); the page then shows
 an error box instead of the body. Parts that come from other analyses (the
 Nash columns of the ranking, the bootstrap intervals) degrade to "—" with a
-note, or to an error box inside the section. Every user string goes through
-:func:`html.escape`.
+note, or to an error box inside the section. Tables come from
+:mod:`._tables` (full, sortable, every user string escaped).
 """
 
 from __future__ import annotations
 
-import html
-
 import numpy as np
 
 from ._figures import needs
+from ._tables import (
+    DASH,
+    Cell,
+    heading,
+    interval,
+    note,
+    num,
+    paragraph,
+    percent,
+    table,
+)
 
 __all__ = ["SECTIONS", "SECTION_RENDERERS"]
 
@@ -30,65 +39,7 @@ SECTIONS = {
     "subset": "Recommended reduced task subset",
 }
 
-_DASH = "—"
-
-
-def _fmt(value, digits=3):
-    if value is None:
-        return _DASH
-    if isinstance(value, (str, np.str_)):
-        return str(value)
-    if isinstance(value, (bool, np.bool_)):
-        return "yes" if value else "no"
-    value = float(value)
-    if np.isnan(value):
-        return _DASH
-    if np.isinf(value):
-        return "∞" if value > 0 else "-∞"
-    text = f"{value:.{digits}f}"
-    return text[1:] if text.startswith("-") and float(text) == 0 else text
-
-
-def _interval(result, index, digits=3):
-    if result is None or index < 0:
-        return _DASH
-    low, high = result.low[index], result.high[index]
-    if np.isnan(low) or np.isnan(high):
-        return _DASH
-    return f"[{low:.{digits}f}, {high:.{digits}f}]"
-
-
-def _table(header, rows, *, labels=1, scroll=False, caption=None):
-    """HTML table; the first ``labels`` columns are left-aligned text."""
-    head = "".join(
-        f'<th class="label">{html.escape(h)}</th>'
-        if k < labels
-        else f"<th>{html.escape(h)}</th>"
-        for k, h in enumerate(header)
-    )
-    body = []
-    for row in rows:
-        cells = "".join(
-            f'<td class="label">{html.escape(str(c))}</td>'
-            if k < labels
-            else f"<td>{html.escape(str(c))}</td>"
-            for k, c in enumerate(row)
-        )
-        body.append(f"<tr>{cells}</tr>")
-    title = f"<caption>{html.escape(caption)}</caption>" if caption else ""
-    table = (
-        f"<table>{title}<thead><tr>{head}</tr></thead>"
-        f"<tbody>{''.join(body)}</tbody></table>"
-    )
-    return f'<div class="scroll">{table}</div>' if scroll else table
-
-
-def _paragraph(text):
-    return f"<p>{html.escape(text)}</p>"
-
-
-def _note(text):
-    return f'<p class="note">{html.escape(text)}</p>'
+_DASH = DASH
 
 
 def _unavailable(analysis, name, what):
@@ -97,7 +48,7 @@ def _unavailable(analysis, name, what):
 
     if analysis[name] is not None:
         return ""
-    return _note(f"{what}: {_DASH} (the {STEPS[name]} failed; see its section).")
+    return note(f"{what}: {_DASH} (the {STEPS[name]} failed; see its section).")
 
 
 def _block_index(bench, block):
@@ -111,6 +62,14 @@ def _block_index(bench, block):
 # ---------------------------------------------------------------------------
 # Sections
 # ---------------------------------------------------------------------------
+def _reference_tags(bench):
+    """Per ranked agent: "reference" for an included reference agent, else None."""
+    mask = bench.get("reference_mask")
+    if mask is None or not np.any(mask):
+        return None
+    return ["reference" if flag else None for flag in mask]
+
+
 def summary_section(page):
     analysis = page.analysis
     s = analysis.summary
@@ -127,17 +86,25 @@ def summary_section(page):
         ("success rule (IRT, generality)", s.response_rule),
         ("overall success rate", f"{s.success_rate:.1%}"),
     ]
+    references = s.get("reference_agents", [])
+    if references:
+        how = (
+            "ranked with the others (marked)"
+            if s.get("reference_included")
+            else "not ranked; shown apart under the ranking"
+        )
+        rows.append(("reference agents", f"{', '.join(references)} ({how})"))
     for label, dropped in (("agents", s.dropped_agents), ("tasks", s.dropped_tasks)):
         if dropped:
             shown = ", ".join(map(str, dropped[:10])) + (
                 " ..." if len(dropped) > 10 else ""
             )
             rows.append((f"{label} without any result (left out)", shown))
-    parts = [_table(("quantity", "value"), rows, labels=2)]
+    parts = [table(("quantity", "value"), rows, labels=2)]
     if analysis.block is None:
         parts.append(page.error("complete block", analysis.failures["block"]))
     parts.append(
-        _note(
+        note(
             "Nash averaging, uniform averages, the Hodge decomposition and the "
             "task selection need the same agents on the same tasks: they use the "
             "largest complete block found by greedy peeling (complete_submatrix), "
@@ -177,32 +144,90 @@ def _interval_errors(page):
     return "".join(boxes), found
 
 
-def ranking_section(page):
-    analysis = page.analysis
-    irt = needs(analysis, "irt")
-    bench, block, nash = analysis.benchmark, analysis.block, analysis.nash
-    errors, intervals = _interval_errors(page)
+def _ranking_rows(analysis, intervals):
+    bench, block, nash, irt = (
+        analysis.benchmark,
+        analysis.block,
+        analysis.nash,
+        analysis.irt,
+    )
     block_index = _block_index(bench, block)
     uniform = None if block is None else block.scaled.mean(axis=1)
     order = np.argsort(-irt.ability, kind="stable")
     rows = []
     for rank, agent in enumerate(order, start=1):
         b = block_index[agent]
+        in_block = b >= 0
+        with_nash = in_block and nash is not None
         rows.append(
             (
                 bench.agents[agent],
                 rank,
-                _fmt(irt.ability[agent], 2),
-                _interval(intervals.get("ability"), agent, 2),
-                _fmt(uniform[b]) if b >= 0 else _DASH,
-                _interval(intervals.get("uniform"), b),
-                _fmt(nash.agent_nash[b]) if b >= 0 and nash is not None else _DASH,
-                _interval(intervals.get("nash"), b),
-                _fmt(nash.agent_probability[b])
-                if b >= 0 and nash is not None
-                else _DASH,
+                num(irt.ability[agent], 2),
+                interval(intervals.get("ability"), agent, 2),
+                num(uniform[b]) if in_block else Cell(_DASH, np.nan),
+                interval(intervals.get("uniform"), b),
+                num(nash.agent_nash[b]) if with_nash else Cell(_DASH, np.nan),
+                interval(intervals.get("nash"), b),
+                num(nash.agent_probability[b]) if with_nash else Cell(_DASH, np.nan),
             )
         )
+    tags = _reference_tags(bench)
+    return rows, None if tags is None else [tags[a] for a in order]
+
+
+def _reference_part(analysis):
+    """The reference agents' table (they are not ranked unless included)."""
+    ref = analysis.get("reference")
+    if ref is None:
+        return ""
+    scale = "normalised score" if ref.normalized else "score"
+    rows = [
+        (
+            ref.agents[k],
+            ref.kinds[k],
+            int(ref.n_results[k]),
+            num(ref.mean_score[k], 2),
+            percent(ref.success_rate[k]),
+            num(ref.ability[k], 2),
+            Cell(str(ref.ability_rank[k]), float(ref.ability_rank[k]))
+            if ref.ability_rank[k] > 0
+            else Cell(_DASH, np.nan),
+        )
+        for k in range(len(ref.agents))
+    ]
+    header = (
+        "reference agent",
+        "kind",
+        "tasks with a result",
+        f"mean {scale}",
+        "success rate",
+        "IRT ability",
+        "ability rank among the agents",
+    )
+    if ref.included:
+        title = "Reference agents (ranked with the others, marked in the tables)"
+        how = (
+            "They are anchors of the scores, not competitors: leave them out "
+            "(the default) to rank the methods only."
+        )
+    else:
+        title = "Reference agents (not ranked)"
+        how = (
+            "They anchor the scores (e.g. human = 100, random = 0 after "
+            "normalisation) and are left out of every ranking, block and "
+            "model above; their IRT ability is scored on the fitted tasks, and "
+            "the last column is the rank it would take. Rank them with the "
+            "others with --include-reference (include_reference=True)."
+        )
+    return heading(title) + table(header, rows, labels=2, key="reference") + note(how)
+
+
+def ranking_section(page):
+    analysis = page.analysis
+    needs(analysis, "irt")
+    errors, intervals = _interval_errors(page)
+    rows, tags = _ranking_rows(analysis, intervals)
     header = (
         "agent",
         "rank (ability)",
@@ -223,15 +248,20 @@ def ranking_section(page):
         )
     return (
         errors
-        + _table(header, rows, scroll=True)
+        + table(header, rows, tags=tags, key="ranking")
         + _unavailable(analysis, "nash", "Nash averages")
-        + _note(
+        + note(
             level + "Uniform and Nash averages are on the min-max scale of the "
             f"complete block ({_DASH} for agents outside it). No agent's Nash "
             "average exceeds the game value; the core agents (Nash probability "
             "> 0) reach it, so they tie at the top."
         )
-        + page.figure("ranking", "Rankings with bootstrap intervals")
+        + page.figure(
+            "ranking",
+            "The three rankings with bootstrap intervals: IRT ability (all "
+            "agents), uniform and Nash averages (complete block)",
+        )
+        + _reference_part(analysis)
     )
 
 
@@ -240,36 +270,42 @@ def nash_section(page):
     agent_rows = [
         (
             block.agents[k],
-            _fmt(nash.agent_probability[k]),
-            _fmt(nash.agent_nash[k]),
-            _fmt(nash.agent_uniform[k]),
+            num(nash.agent_probability[k]),
+            num(nash.agent_nash[k]),
+            num(nash.agent_uniform[k]),
         )
-        for k in nash.core_agents[np.argsort(-nash.agent_probability[nash.core_agents])]
+        for k in nash.core_agents[
+            np.argsort(-nash.agent_probability[nash.core_agents], kind="stable")
+        ]
     ]
     task_rows = [
         (
             block.tasks[k],
-            _fmt(nash.task_probability[k]),
-            _fmt(nash.task_nash[k]),
-            _fmt(nash.task_uniform[k]),
+            num(nash.task_probability[k]),
+            num(nash.task_nash[k]),
+            num(nash.task_uniform[k]),
         )
-        for k in nash.core_tasks[np.argsort(-nash.task_probability[nash.core_tasks])]
+        for k in nash.core_tasks[
+            np.argsort(-nash.task_probability[nash.core_tasks], kind="stable")
+        ]
     ]
     return (
-        _paragraph(
+        paragraph(
             f"Value of the agent-vs-task game: {nash.value:.4f} (exploitability "
             f"{nash.exploitability:.1e}). {len(agent_rows)} core agents and "
             f"{len(task_rows)} core tasks carry the maximum-entropy Nash "
             "equilibrium: the core agents tie at the value, and the core tasks "
             "are the hardest mixture of tasks for them."
         )
-        + _table(
+        + table(
             ("core agent", "Nash probability", "Nash average", "uniform average"),
             agent_rows,
+            key="core-agents",
         )
-        + _table(
+        + table(
             ("core task", "Nash probability", "Nash difficulty", "uniform difficulty"),
             task_rows,
+            key="core-tasks",
         )
         + page.figure(
             "nash_distributions",
@@ -286,25 +322,32 @@ def nash_section(page):
 
 def hodge_section(page):
     h, block = needs(page.analysis, "hodge", "block")
-    shares = _table(
+    shares = table(
         ("game", "transitive share", "cyclic share"),
         [
             (
                 "agents vs tasks (complete block)",
-                f"{h.transitive:.1%}",
-                f"{h.cyclic:.1%}",
+                percent(h.transitive, 1),
+                percent(h.cyclic, 1),
             )
         ],
     )
     order = np.argsort(-h.agent_skill, kind="stable")
     rows = [
-        (block.agents[k], _fmt(h.agent_skill[k]), _fmt(h.agent_residual[k]))
+        (block.agents[k], num(h.agent_skill[k]), num(h.agent_residual[k]))
         for k in order
     ]
-    agents = _table(("agent", "Hodge skill (div)", "residual RMS"), rows, scroll=True)
+    mask = page.analysis.benchmark.get("reference_mask")
+    tags = None
+    if mask is not None and np.any(mask):
+        in_block = np.asarray(mask)[block.agent_mask]
+        tags = ["reference" if in_block[k] else None for k in order]
+    agents = table(
+        ("agent", "Hodge skill (div)", "residual RMS"), rows, tags=tags, key="hodge"
+    )
     return (
         shares
-        + _note(
+        + note(
             "The agent-vs-task flow of Balduzzi et al. (2018, section 3.3) on the "
             "centred min-max block: its transitive part is skill_i - "
             "difficulty_j (one number per agent and per task), its cyclic part "
@@ -334,24 +377,24 @@ def tasks_section(page):
     if selection is not None:
         picked = {int(t): step for step, t in enumerate(selection.order, start=1)}
     order = np.argsort(-np.nan_to_num(irt.difficulty, nan=-np.inf), kind="stable")
+    missing = Cell(_DASH, np.nan)
     rows = []
     for t in order:
         b = task_index[t]
+        step = picked.get(int(b)) if b >= 0 else None
         rows.append(
             (
                 bench.tasks[t],
-                _fmt(irt.difficulty[t], 2),
-                _fmt(irt.discrimination[t], 2),
-                f"{irt.success_rate[t]:.0%}"
-                if np.isfinite(irt.success_rate[t])
-                else _DASH,
-                _fmt(selection.information_gain[b], 2)
+                num(irt.difficulty[t], 2),
+                num(irt.discrimination[t], 2),
+                percent(irt.success_rate[t]),
+                num(selection.information_gain[b], 2)
                 if b >= 0 and selection is not None
-                else _DASH,
-                _fmt(nash.task_probability[b])
+                else missing,
+                num(nash.task_probability[b])
                 if b >= 0 and nash is not None
-                else _DASH,
-                picked.get(int(b), "") if b >= 0 else "",
+                else missing,
+                Cell("", np.nan) if step is None else Cell(str(step), step),
             )
         )
     header = (
@@ -377,10 +420,10 @@ def tasks_section(page):
         else ""
     )
     return (
-        _table(header, rows, scroll=True)
+        table(header, rows, key="tasks")
         + _unavailable(analysis, "selection", "Information gain")
         + _unavailable(analysis, "nash", "Nash probabilities")
-        + _note(
+        + note(
             prior + "Difficulty is on the ability scale (higher is harder); "
             "information gain is of each task alone, on the complete block. "
             "Tasks without difficulty have the same result for every agent and "
@@ -397,17 +440,17 @@ def tasks_section(page):
 def generality_section(page):
     analysis = page.analysis
     irt, gen = needs(analysis, "irt", "generality")
-    bench, table = analysis.benchmark, gen.table
+    bench, values = analysis.benchmark, gen.table
     order = np.argsort(-irt.ability, kind="stable")
     rows = [
         (
             bench.agents[k],
-            _fmt(irt.ability[k], 2),
-            f"{table['mean_score'][k]:.0%}",
-            _fmt(table["generality"][k], 2),
-            _fmt(table["capability"][k], 2),
-            _fmt(table["spread"][k], 2),
-            _fmt(table["normalized_generality"][k], 2),
+            num(irt.ability[k], 2),
+            percent(values["mean_score"][k]),
+            num(values["generality"][k], 2),
+            num(values["capability"][k], 2),
+            num(values["spread"][k], 2),
+            num(values["normalized_generality"][k], 2),
         )
         for k in order
     ]
@@ -420,9 +463,15 @@ def generality_section(page):
         "spread",
         "normalised generality",
     )
+    tags = _reference_tags(bench)
     return (
-        _table(header, rows, scroll=True)
-        + _note(
+        table(
+            header,
+            rows,
+            tags=None if tags is None else [tags[k] for k in order],
+            key="generality",
+        )
+        + note(
             "generality = 1 / sum over difficulty bins of the within-bin variance "
             "of the agent's successes (Martinez-Plumed and Hernandez-Orallo, "
             "2018): an agent that solves exactly the easy tasks is general (∞ "
@@ -445,43 +494,44 @@ def subset_section(page):
         (
             step,
             block.tasks[t],
-            _fmt(selection.information_gain[t], 2),
-            _fmt(selection.cumulative_gain[step - 1], 2),
+            num(selection.information_gain[t], 2),
+            num(selection.cumulative_gain[step - 1], 2),
         )
         for step, t in enumerate(selection.order, start=1)
     ]
     parts = [
-        _paragraph(
+        paragraph(
             f"Greedy forward selection by continuous information gain "
             f"(Stephenson et al., 2020) keeps {len(rows)} of "
             f"{len(block.tasks)} tasks, identifying "
             f"{selection.cumulative_gain[-1]:.2f} of "
             f"{selection.max_information:.2f} bits (log2 of the number of agents)."
         ),
-        _table(
+        table(
             ("step", "task", "gain alone (bits)", "cumulative gain (bits)"),
             rows,
-            labels=2,
+            labels=0,
+            key="subset",
         ),
     ]
     agreement = selection.agreement
     if agreement is not None:
         parts.append(
-            _table(
+            table(
                 ("agreement of the subset with the full benchmark", "value"),
                 [
-                    ("Kendall tau of mean scores", _fmt(agreement.kendall_tau)),
-                    ("Spearman rho of mean scores", _fmt(agreement.spearman_rho)),
+                    ("Kendall tau of mean scores", num(agreement.kendall_tau)),
+                    ("Spearman rho of mean scores", num(agreement.spearman_rho)),
                     (
                         "mean absolute error of the predicted full mean "
                         "(leave one agent out)",
-                        _fmt(agreement.mean_absolute_error),
+                        num(agreement.mean_absolute_error),
                     ),
                 ],
             )
         )
     parts.append(
-        _note(
+        note(
             f"Spreads: {selection.spread_rule}. Agreement compares the agents' mean "
             "min-max score over all tasks of the block with their mean over the "
             "subset (subset_agreement)."

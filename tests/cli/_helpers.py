@@ -8,7 +8,7 @@ import numpy as np
 from sklearn_eval.cli import main
 
 RESULT_COMMANDS = ("nash", "irt", "generality", "select", "report")
-MATCH_COMMANDS = ("rank", "nash-matches")
+MATCH_COMMANDS = ("rank", "nash-matches", "report-matches")
 ALL_INPUT_COMMANDS = RESULT_COMMANDS + MATCH_COMMANDS
 
 
@@ -23,6 +23,19 @@ def command_argv(command, path, tmp_path):
     """Arguments running ``command`` on ``path`` quietly and quickly."""
     if command == "nash-matches":
         return ["nash", path, "--input", "matches", "-q"]
+    if command == "report-matches":
+        return [
+            "report",
+            path,
+            "--format",
+            "matches",
+            "-q",
+            "-o",
+            tmp_path / "r.html",
+            "--no-figures",
+            "--n-resamples",
+            "0",
+        ]
     argv = [command, path, "-q"]
     if command == "report":
         argv += ["-o", tmp_path / "r.html", "--no-figures", "--n-resamples", "0"]

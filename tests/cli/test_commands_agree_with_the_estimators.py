@@ -446,9 +446,12 @@ def test_demo_summarises_builtin_data(demo_run):
     assert "atari_noop_matrix" in text and "32x57" in text
     assert "vicuna80" in text and "MIT" in text
     assert "Agents by mean per-game rank" in text
-    assert "... 22 more rows (--top 0 shows all)" in text  # --top 10 by default
+    assert "... 19 more rows (--top 0 shows all)" in text  # --top 10 by default
     header, agents = read_table(directory / "demo.csv")
-    assert header == ["#", "agent", "mean rank"] and len(agents) == 32
+    # the human and random reference rows are not ranked
+    assert header == ["#", "agent", "mean rank"] and len(agents) == 29
+    assert not {"human@dqn", "human@dudqn", "random@dqn"} & {row[1] for row in agents}
+    assert "human@dqn, human@dudqn, random@dqn" in text
     _, datasets = read_table(directory / "demo_datasets.csv")
     assert [row[0] for row in datasets][:2] == ["atari_noop_matrix", "atari_long"]
 
@@ -462,11 +465,13 @@ def test_demo_writes_the_atari_report(demo_run):
     for key, title in SECTIONS.items():
         start = page.index(f'<section id="{key}"><h2>{title}</h2>')
         section = page[start : page.index("</section>", start)]
-        assert "<table>" in section and "<td" in section, key
+        assert "<table " in section and "<td" in section, key
         assert '<img alt="' in section and "data:image/png;base64," in section, key
-    # the paper's conclusion on Atari: human is in the Nash core (a tie at the top)
+    # the reference agents are shown apart: no human tops a ranking
     core_line = next(line for line in text.splitlines() if "Nash core agents" in line)
-    assert "human@" in core_line
+    ability_line = next(line for line in text.splitlines() if "IRT abilities" in line)
+    assert "human@" not in core_line and "human@" not in ability_line
+    assert 'data-table="reference"' in page
     assert "Kendall tau with the full benchmark" in text
 
 

@@ -57,15 +57,25 @@ def example_files(tmp_path, monkeypatch):
 
 
 def test_the_page_documents_every_command():
-    assert {argv[0] for argv in COMMANDS} == {
-        "demo",
-        "rank",
-        "nash",
-        "irt",
-        "generality",
-        "select",
-        "report",
-    }
+    from sklearn_eval.cli._main import COMMANDS as MODULES
+
+    every = {name.lstrip("_").replace("_", "-") for name in MODULES}
+    assert {argv[0] for argv in COMMANDS} == every
+    page = PAGE.read_text(encoding="utf-8")
+    for command in every:  # each has a row in the table of commands
+        assert f"\n``{command}``" in page, command
+
+
+def _writers_of(argv):
+    """Documented commands writing a file that ``argv`` reads (``--items``)."""
+    if "--items" not in argv:
+        return []
+    needed = argv[argv.index("--items") + 1]
+    return [
+        other
+        for other in COMMANDS
+        if "-o" in other and other[other.index("-o") + 1] == needed
+    ]
 
 
 def _example(argv):
@@ -75,6 +85,11 @@ def _example(argv):
 
 @pytest.mark.parametrize("argv", [_example(argv) for argv in COMMANDS])
 def test_documented_example_runs(argv, example_files, capsys):
+    writers = _writers_of(argv)
+    if "--items" in argv:
+        assert writers, "the page shows no command writing the item file"
+    for writer in writers:  # as a reader following the page would
+        assert run([*writer, "-q"], capsys)[0] == 0
     code, out, err = run([*argv, "-q"], capsys)
     assert code == 0, err
     assert out

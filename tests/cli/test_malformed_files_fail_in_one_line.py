@@ -238,7 +238,7 @@ CORPUS = _corpus()
 COMMANDS_FOR = {
     "wide": RESULT_COMMANDS,
     "long": RESULT_COMMANDS,
-    "matches": ("rank", "nash-matches"),
+    "matches": ("rank", "nash-matches", "report-matches"),
 }
 
 

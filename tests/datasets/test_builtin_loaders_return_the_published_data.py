@@ -622,7 +622,14 @@ def test_describe_datasets():
     names = [entry["name"] for entry in summary]
     assert len(names) == len(set(names)) == 17
     for entry in summary:
-        assert set(entry) == {"name", "loader", "shape", "kind", "licence"}
+        assert set(entry) == {
+            "name",
+            "loader",
+            "shape",
+            "kind",
+            "licence",
+            "reference_agents",
+        }
         assert entry["licence"] in _PERMISSIVE
         assert all(isinstance(n, int) and n > 0 for n in entry["shape"])
     by_name = {entry["name"]: entry for entry in summary}
@@ -630,6 +637,12 @@ def test_describe_datasets():
     assert by_name["rrps"]["shape"] == (43, 43)
     assert by_name["international_football"]["shape"] == (49520, 2)
     assert by_name["vicuna80"]["kind"] == "matches"
+    assert by_name["atari_noop_matrix"]["reference_agents"] == [
+        "human@dqn",
+        "human@dudqn",
+        "random@dqn",
+    ]
+    assert by_name["vicuna80"]["reference_agents"] == []
     import sklearn_eval.datasets as datasets
 
     for entry in summary:  # the loader strings are real calls

@@ -1,4 +1,4 @@
-"""MissingResultsDisplay: observed cells dark, the complete block first and outlined."""
+"""MissingResultsDisplay: missing cells stand out, the complete block first."""
 
 import matplotlib.pyplot as plt
 import numpy as np
@@ -46,7 +46,8 @@ def test_without_a_block_nothing_is_outlined_or_reordered():
     observed = np.array([[True, False], [False, True]])
     display = MissingResultsDisplay(observed).plot()
     assert display.block_patch_ is None
-    assert display.ax_.get_legend() is None
+    legend = [t.get_text() for t in display.ax_.get_legend().get_texts()]
+    assert legend == ["observed", "missing (2)"]  # no "complete block" entry
     np.testing.assert_array_equal(display.agent_order_, [0, 1])
     np.testing.assert_array_equal(display.image_.get_array(), observed)
     plain = MissingResultsDisplay.from_data([[1.0, np.nan]], block=False)

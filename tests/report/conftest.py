@@ -13,6 +13,14 @@ def atari():
 
 
 @pytest.fixture(scope="session")
+def atari_with_reference():
+    """Atari with the human and random reference rows ranked (no intervals)."""
+    return analyze_benchmark(
+        _atari_benchmark(include_reference=True), n_resamples=0, random_state=0
+    )
+
+
+@pytest.fixture(scope="session")
 def atari_rendering(atari, tmp_path_factory):
     """The Atari report written with figures: (page, result, progress lines)."""
     pytest.importorskip("matplotlib")

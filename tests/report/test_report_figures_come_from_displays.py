@@ -98,11 +98,12 @@ def test_nash_figure_bars_are_the_equilibrium(synthetic):
     figure = _figures.draw_figure(plt, "nash_distributions", analysis)
     try:
         agents, tasks = figure.axes
-        heights = sorted(bar.get_height() for bar in agents.patches)
+        # horizontal bars (names readable beside them): the length is the width
+        widths = sorted(bar.get_width() for bar in agents.patches)
         np.testing.assert_allclose(
-            heights, np.sort(analysis.nash.agent_probability), atol=1e-12
+            widths, np.sort(analysis.nash.agent_probability), atol=1e-12
         )
-        total = sum(bar.get_height() for bar in tasks.patches)
+        total = sum(bar.get_width() for bar in tasks.patches)
         assert total == pytest.approx(1.0)
     finally:
         plt.close(figure)

@@ -1,0 +1,372 @@
+"""The sections of the match report, one function each, and its degeneracies.
+
+Same contract as :mod:`._sections`: a section function takes the page and
+returns its HTML body, raising :class:`~._figures.MissingAnalysis` when its
+analysis failed (the page then shows an error box); tables come from
+:mod:`._tables` (full, sortable, escaped).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ._degenerate import (
+    Degeneracy,
+    support_copies,
+    tie_at_top,
+)
+from ._figures import needs
+from ._match_figures import _MAX_BARS
+from ._tables import (
+    DASH,
+    Cell,
+    heading,
+    interval,
+    note,
+    num,
+    paragraph,
+    percent,
+    rank_range,
+    table,
+)
+
+__all__ = ["MATCH_SECTIONS", "MATCH_SECTION_RENDERERS", "match_degeneracies"]
+
+MATCH_SECTIONS = {
+    "summary": "Data summary",
+    "ratings": "Ratings with intervals (Bradley-Terry)",
+    "cyclic": "Cyclic structure (multidimensional Elo)",
+    "nash": "Nash averaging of the win-rate game",
+    "hodge": "Transitive and cyclic shares (Hodge decomposition)",
+}
+
+# 1 logit = 400 / ln(10) Elo points: ties are judged on the logit scale
+_ELO_PER_LOGIT = 400.0 / np.log(10.0)
+RATING_TOL = 1e-6 * _ELO_PER_LOGIT
+# a game whose log-odds are all within this of 0 is "all players equal": the
+# pairs that never met are filled by mElo, whose optimiser stops near 0, not at it
+GAME_TOL = 1e-4
+
+
+def _tags(analysis, players):
+    matches = analysis.matches
+    mask = matches.get("reference_mask")
+    if mask is None or not np.any(mask):
+        return None
+    marked = set(matches.players[mask])
+    return ["reference" if label in marked else None for label in players]
+
+
+def summary_section(page):
+    s = page.analysis.summary
+    low, median, high = s.matches_per_player
+    rows = [
+        ("matches", s.n_matches),
+        ("players", s.n_players),
+        ("pairs of players that met", f"{s.pairs_played} of {s.pairs_possible}"),
+        ("matches per player (min / median / max)", f"{low:g} / {median:g} / {high:g}"),
+        ("first player wins", f"{s.first_win_share:.1%}"),
+        ("draws", f"{s.draw_share:.1%}"),
+    ]
+    if s.weighted:
+        rows.append(("total match weight", f"{s.total_weight:g}"))
+    if s.reference_agents:
+        how = (
+            "rated with the others (marked)"
+            if s.reference_included
+            else "their matches are left out; their record is shown apart"
+        )
+        rows.append(("reference players", f"{', '.join(s.reference_agents)} ({how})"))
+    return (
+        table(("quantity", "value"), rows, labels=2)
+        + note(
+            "Outcomes are for the first player of each match (1 win, 0.5 draw, 0 "
+            "loss). Ratings use every match; the Nash game needs a win rate for "
+            "every pair of players, so the pairs that never met are filled by the "
+            "mElo model fitted on the matches."
+        )
+        + _reference_part(page.analysis)
+    )
+
+
+def _reference_part(analysis):
+    ref = analysis.get("reference")
+    if ref is None:
+        return ""
+    record = ref.record
+    rows = [
+        (
+            ref.agents[k],
+            ref.kinds[k],
+            num(record.matches[k], 0),
+            num(record.wins[k], 0),
+            num(record.draws[k], 0),
+            num(record.losses[k], 0),
+            percent(record.score_rate[k], 1),
+        )
+        for k in range(len(ref.agents))
+    ]
+    title = (
+        "Reference players (rated with the others)"
+        if ref.included
+        else "Reference players (not rated)"
+    )
+    return (
+        heading(title)
+        + table(
+            (
+                "reference player",
+                "kind",
+                "matches",
+                "wins",
+                "draws",
+                "losses",
+                "score rate",
+            ),
+            rows,
+            labels=2,
+            key="reference",
+        )
+        + note(
+            "Reference players anchor the scale (e.g. a human or a random "
+            "baseline); by default their matches are left out of the analyses. "
+            "Rate them with the others with --include-reference "
+            "(include_reference=True)."
+        )
+    )
+
+
+def ratings_section(page):
+    analysis = page.analysis
+    ratings = needs(analysis, "ratings")
+    result = analysis.intervals
+    record = ratings.record
+    order = np.argsort(-ratings.ratings, kind="stable")
+    position = {}
+    if result is not None:
+        position = {str(label): i for i, label in enumerate(result.labels)}
+    rows = []
+    for rank, k in enumerate(order, start=1):
+        i = position.get(str(ratings.players[k]), -1)
+        rows.append(
+            (
+                ratings.players[k],
+                rank,
+                num(ratings.ratings[k], 1),
+                interval(result, i, 1),
+                rank_range(result.rank_low[i], result.rank_high[i])
+                if i >= 0
+                else Cell(DASH, np.nan),
+                num(record.matches[k], 0),
+                num(record.wins[k], 0),
+                num(record.draws[k], 0),
+                num(record.losses[k], 0),
+                percent(record.score_rate[k], 1),
+            )
+        )
+    header = (
+        "player",
+        "rank",
+        "rating",
+        "interval",
+        "rank interval",
+        "matches",
+        "wins",
+        "draws",
+        "losses",
+        "score rate",
+    )
+    parts = []
+    if result is None and "intervals" in analysis.failures:
+        parts.append(page.error("rating intervals", analysis.failures["intervals"]))
+    parts.append(
+        table(header, rows, tags=_tags(analysis, ratings.players[order]), key="ratings")
+    )
+    how = "No intervals (n_resamples=0). "
+    if result is not None:
+        how = (
+            f"Intervals: {result.confidence_level:.0%} {result.method} intervals "
+            "of the ratings (ranking_intervals); rank intervals from "
+            f"{result.samples.shape[0]} "
+            + (
+                "resamples. "
+                if result.method == "percentile bootstrap"
+                else "draws from their normal approximation. "
+            )
+            + (result.note + " " if result.note else "")
+        )
+    prior = ratings.note or (
+        f"L2 prior alpha={ratings.alpha:g}. "
+        if ratings.alpha
+        else "Maximum likelihood (no prior). "
+    )
+    parts.append(
+        note(
+            "Bradley-Terry ratings (EloRanker(method='batch')) on the 400-point "
+            "Elo scale (a 400-point gap is 10:1 odds), centred on 1500. "
+            + how
+            + prior
+            + "Score rate = (wins + draws / 2) / matches."
+        )
+    )
+    shown = min(len(ratings.players), _MAX_BARS)
+    caption = "Ratings with intervals"
+    if shown < len(ratings.players):
+        caption += f" (best {shown} of {len(ratings.players)})"
+    parts.append(page.figure("ratings", caption))
+    return "".join(parts)
+
+
+def cyclic_section(page):
+    melo = needs(page.analysis, "melo")
+    order = np.argsort(-melo.radius, kind="stable")
+    rows = [
+        (
+            melo.players[k],
+            num(melo.transitive[k], 1),
+            num(melo.coordinates[k, 0]),
+            num(melo.coordinates[k, 1]),
+            num(melo.radius[k]),
+        )
+        for k in order
+    ]
+    gain = melo.elo_log_loss - melo.log_loss
+    return (
+        paragraph(
+            f"Multidimensional Elo (Balduzzi et al., 2018) with "
+            f"{melo.n_components} cyclic plane(s): in-sample log-loss "
+            f"{melo.log_loss:.4f} against {melo.elo_log_loss:.4f} for ratings "
+            f"alone (same prior), a gain of {gain:.4f} nats per match. A point's "
+            "distance from the origin is how much of its results one rating "
+            "cannot explain; points turning anticlockwise beat those behind "
+            "them."
+        )
+        + table(
+            ("player", "transitive rating", "c1", "c2", "distance from 0"),
+            rows,
+            tags=_tags(page.analysis, melo.players[order]),
+            key="cyclic",
+        )
+        + page.figure(
+            "cyclic",
+            "Players in the first cyclic plane of mElo (colour: transitive "
+            "rating; arrows: the strongest cyclic wins)",
+        )
+    )
+
+
+def nash_section(page):
+    nash = needs(page.analysis, "nash")
+    order = np.lexsort((-nash.probability, -np.round(nash.skill, 9)))
+    rows = [
+        (
+            nash.players[k],
+            num(nash.probability[k]),
+            num(nash.skill[k]),
+            num(nash.uniform[k]),
+        )
+        for k in order
+    ]
+    n = len(nash.players)
+    single = ""
+    if len(nash.core) == 1:
+        single = (
+            "With a single core player the equilibrium is that player alone "
+            "(nobody beats it on average) and the Nash ranking is the order of "
+            "every player's results against it."
+        )
+    return (
+        paragraph(
+            f"The win-rate game of {n} players (log-odds of the empirical win "
+            f"rates; {nash.n_filled_pairs} of {n * (n - 1) // 2} pairs never "
+            "met and are filled by mElo) has value 0. Its maximum-entropy Nash "
+            f"equilibrium plays {len(nash.core)} core player(s); a player's Nash "
+            "average is its mean log-odds against that team (0 for the core, "
+            "below 0 for the others; exploitability "
+            f"{nash.exploitability:.1e})."
+        )
+        + table(
+            ("player", "Nash probability", "Nash average", "uniform average"),
+            rows,
+            tags=_tags(page.analysis, nash.players[order]),
+            key="nash",
+        )
+        + note("Uniform average: mean log-odds against every player. " + single)
+        + page.figure(
+            "nash",
+            "Nash distribution over the players and Nash vs uniform averages",
+        )
+    )
+
+
+def hodge_section(page):
+    hodge = needs(page.analysis, "hodge")
+    if hodge.zero:
+        return note(
+            "Every win rate is 0.5: the game is zero, with neither a transitive "
+            "nor a cyclic part."
+        )
+    planes = [
+        (f"cyclic plane {k + 1}", percent(share, 1))
+        for k, share in enumerate(hodge.plane_shares)
+    ]
+    rows = [
+        ("transitive (one rating per player)", percent(hodge.transitive, 1)),
+        ("cyclic (rock-paper-scissors)", percent(hodge.cyclic, 1)),
+        *planes,
+    ]
+    return (
+        table(("part of the win-rate game", "share"), rows, key="hodge")
+        + note(
+            "Shares of the squared Frobenius norm of the log-odds game; the "
+            "transitive and cyclic shares add up to 100%. A large cyclic share "
+            "means no single rating orders the players: Elo-style ratings then "
+            "depend on who played whom."
+        )
+        + page.figure("hodge", "Transitive vs cyclic shares of the win-rate game")
+    )
+
+
+MATCH_SECTION_RENDERERS = {
+    "summary": summary_section,
+    "ratings": ratings_section,
+    "cyclic": cyclic_section,
+    "nash": nash_section,
+    "hodge": hodge_section,
+}
+
+
+def match_degeneracies(analysis):
+    """Degenerate findings of a match analysis, in page order."""
+    found = []
+    ratings, nash = analysis.ratings, analysis.nash
+    if ratings is not None:
+        found.append(
+            tie_at_top(
+                "ratings",
+                "tie-ratings",
+                "Bradley-Terry rating",
+                ratings.ratings,
+                ratings.players,
+                RATING_TOL,
+            )
+        )
+    if nash is not None:
+        A = nash.model.payoff_
+        if not np.any(np.abs(A) > GAME_TOL):
+            found.append(
+                Degeneracy(
+                    "nash",
+                    "players-equal",
+                    "Every player wins half of its games against every other: "
+                    "the equilibrium is uniform over all players and every Nash "
+                    "average is 0.",
+                )
+            )
+        else:
+            found.append(
+                support_copies(
+                    "nash", "support-copies", A, nash.core, nash.players, "players"
+                )
+            )
+    return [item for item in found if item is not None]
