@@ -196,12 +196,26 @@ def _em_run(data, grid, a, b, settings, a_prior, b_prior, rescale=False):
 
 def _em_map(state, a, b, nodes, model, a_prior, b_prior, rescale):
     """One EM update of the items from an E-step's ``state``."""
+    r, n, occupied = _occupied_nodes(state["r"], state["n"], nodes)
     if model == "2PL":
-        a, b = _m_step_2pl(a, b, state["r"], state["n"], nodes, a_prior, b_prior)
+        a, b = _m_step_2pl(a, b, r, n, occupied, a_prior, b_prior)
     else:
-        a, b = _m_step_common(a, b, state["r"], state["n"], nodes, a_prior,
-                              b_prior, model == "1PL")
+        a, b = _m_step_common(a, b, r, n, occupied, a_prior, b_prior,
+                              model == "1PL")
     if rescale:
         a, b = _standardise_latent(a, b, state["mass"], nodes,
                                    scale=model != "Rasch")
     return a, b
+
+
+def _occupied_nodes(r, n, nodes):
+    """Expected counts without the nodes no agent's posterior reaches.
+
+    A node whose expected observations are 0 for every item adds exactly 0 to
+    every M-step sum; with narrow posteriors (many items per agent, sparse
+    storage) most of the grid is such nodes.
+    """
+    occupied = np.asarray(n).any(axis=1)
+    if occupied.all():
+        return r, n, nodes
+    return r[occupied], n[occupied], nodes[occupied]

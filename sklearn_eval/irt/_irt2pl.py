@@ -23,21 +23,24 @@ from sklearn.base import BaseEstimator, TransformerMixin, _fit_context
 from sklearn.utils import check_random_state
 from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.parallel import Parallel
-from sklearn.utils.validation import (
-    check_is_fitted,
-    validate_data,
-)
+from sklearn.utils.validation import check_is_fitted
 
-from ..utils import check_result_matrix
-from ..utils._protocol import AgentRankerMixin, TaskTableMixin, row_labels
+from ..utils._protocol import AgentRankerMixin, TaskTableMixin
 from ._abilities import _ability_estimates
 from ._em import _check_prior, _EMSettings
 from ._estep import _e_step
-from ._fit import _fit_model, _scatter
+from ._fit import _calibration_state, _fit_model, _scatter
 from ._intervals import irt_interval_plan
-from ._item_fit import _item_fit
+from ._item_fit import _item_fit_on
 from ._quadrature import make_grid
-from ._responses import _check_binary_in_blocks, _check_fit_responses, _Responses
+from ._responses import (
+    _agent_labels,
+    _check_fit_responses,
+    _check_input_features,
+    _check_responses,
+    _make_storage,
+    _record_input_features,
+)
 
 __all__ = ["IRT2PL"]
 
@@ -55,6 +58,14 @@ class IRT2PL(
     discrimination ``a_j`` and a difficulty ``b_j``, and for every agent an
     ability ``theta_i``, in the model ``P(x_ij = 1) = 1 / (1 + exp(-a_j
     (theta_i - b_j)))`` (no 1.7 constant; the paper's and R ltm's convention).
+
+    Sparse responses go in as they are: a scipy sparse matrix or array (CSR,
+    CSC or COO) holds the observed responses, an explicit 0 being a wrong
+    answer and an absent entry a missing one; a ``ResultMatrix`` from
+    :func:`~sklearn_eval.utils.long_to_result_matrix` with ``sparse=True``
+    brings the agent and item labels of a long (agent, item, response) table
+    along. Such data are never made dense: every pass costs O(observed
+    responses) (see ``algorithm``).
 
     Item parameters maximise the marginal likelihood with ``theta ~ N(0, 1)``
     integrated out on a quadrature grid, by the EM algorithm (Bock-Aitkin):
@@ -140,6 +151,17 @@ class IRT2PL(
         Number of agents per chunk; None means about 4 million responses per
         chunk. Chunking changes only the order of floating-point sums (fits
         agree to about 1e-12 relative).
+    algorithm : {"auto", "dense", "sparse"}, default="auto"
+        How the passes over the responses run. ``"dense"``: matrix products
+        over every (agent, item) cell in blocks of agents (missing cells
+        masked). ``"sparse"``: compiled loops over the observed responses
+        only, each ability posterior evaluated at the grid nodes within
+        ``e^-37`` of its mode (the rest weigh below float64 rounding), so
+        time and memory grow with the number of responses, not of cells.
+        ``"auto"``: sparse when fewer than 30% of the cells are observed and
+        numba is installed (the measured crossover), else dense; scipy
+        sparse input is never made dense below that share. All choices give
+        the same fit to rounding (tested to 1e-10).
 
     Attributes
     ----------
@@ -256,6 +278,7 @@ class IRT2PL(
         "random_state": ["random_state"],
         "n_jobs": [Integral, None],
         "chunk_size": [Interval(Integral, 1, None, closed="left"), None],
+        "algorithm": [StrOptions({"auto", "dense", "sparse"})],
     }
 
     def __init__(
@@ -276,6 +299,7 @@ class IRT2PL(
         random_state=None,
         n_jobs=None,
         chunk_size=None,
+        algorithm="auto",
     ):
         self.model = model
         self.quadrature = quadrature
@@ -292,6 +316,7 @@ class IRT2PL(
         self.random_state = random_state
         self.n_jobs = n_jobs
         self.chunk_size = chunk_size
+        self.algorithm = algorithm
 
     _model = "irt2pl"
 
@@ -327,8 +352,10 @@ class IRT2PL(
 
         Parameters
         ----------
-        X : array-like or DataFrame of shape (n_agents, n_items)
-            Responses in {0, 1}; NaN marks an item not administered.
+        X : array-like, DataFrame, sparse matrix or ResultMatrix of shape \
+                (n_agents, n_items)
+            Responses in {0, 1}; NaN marks an item not administered. Sparse:
+            explicit 0 = wrong, absent = not administered.
         y : None
             Ignored.
 
@@ -360,10 +387,11 @@ class IRT2PL(
                 chunk_size=self.chunk_size,
                 parallel=parallel,
                 rng=check_random_state(self.random_state),
+                algorithm=self.algorithm,
             )
-        fitted["agents_"] = row_labels(X, values.shape[0])
+        fitted["agents_"] = _agent_labels(X, values.shape[0])
         # Everything computed: only now touch the fitted state.
-        validate_data(self, X, reset=True, skip_check_array=True)
+        _record_input_features(self, X, labels)
         for name, value in fitted.items():
             setattr(self, name, value)
         return self
@@ -380,7 +408,8 @@ class IRT2PL(
 
         Parameters
         ----------
-        X : array-like or DataFrame of shape (n_agents, n_features)
+        X : array-like, DataFrame, sparse matrix or ResultMatrix \
+                of shape (n_agents, n_features)
             0/1 responses, NaN for missing.
 
         Returns
@@ -393,9 +422,11 @@ class IRT2PL(
         """
         values, _ = self._validate_new(X)
         keep = self._keep
-        statistic, n_groups = _item_fit(values[:, keep], self.discrimination_[keep],
-                                        self.difficulty_[keep],
-                                        self._ability_grid(self._grid()))
+        a, b = self.discrimination_[keep], self.difficulty_[keep]
+        grid = self._ability_grid(self._grid())
+        with self._executor() as parallel:
+            statistic, n_groups = _item_fit_on(self._storage(values, parallel),
+                                               values, keep, a, b, grid)
         dof = max(n_groups - _N_ITEM_PARAMS[self.model], 1)
         n_items = self.n_features_in_
         return (_scatter(statistic, keep, n_items),
@@ -438,46 +469,11 @@ class IRT2PL(
         >>> model.predict_proba([[1, 0]]).shape
         (1, 2)
         """
-        a = np.asarray(discrimination, dtype=np.float64).reshape(-1)
-        b = np.asarray(difficulty, dtype=np.float64).reshape(-1)
-        if a.shape != b.shape or a.size < 1:
-            raise ValueError(
-                "discrimination and difficulty must be non-empty and of equal "
-                f"length; got {a.size} and {b.size}."
-            )
-        missing = np.isnan(a) | np.isnan(b)
-        if np.any(np.isinf(a) | np.isinf(b)):
-            raise ValueError("Item parameters must be finite (NaN = uncalibrated).")
-        if np.any(np.isnan(a) != np.isnan(b)):
-            item = int(np.flatnonzero(np.isnan(a) != np.isnan(b))[0])
-            raise ValueError(
-                f"Item {item} has only one of discrimination/difficulty as NaN."
-            )
         model = cls(**params)
         model._validate_params()
-        labels = np.arange(a.size)
-        if item_names is not None:
-            names = np.asarray(item_names, dtype=object).reshape(-1)
-            if names.size != a.size:
-                raise ValueError(
-                    f"item_names has {names.size} entries for {a.size} items."
-                )
-            model.feature_names_in_ = names
-            labels = names
-        keep = ~missing
-        model.discrimination_ = np.where(keep, a, np.nan)
-        model.difficulty_ = np.where(keep, b, np.nan)
-        model.discrimination_se_ = np.full(a.size, np.nan)
-        model.difficulty_se_ = np.full(a.size, np.nan)
-        model.constant_items_ = labels[missing]
-        model.negative_items_ = labels[keep & (a < 0)]
-        grid = model._grid()
-        model.quadrature_nodes_ = grid.nodes
-        model.quadrature_weights_ = np.exp(grid.log_weights)
-        model.n_features_in_ = a.size
-        model.tasks_ = labels
-        model._keep = keep
-        model._success_rate_items = np.full(a.size, np.nan)
+        for name, value in _calibration_state(discrimination, difficulty, item_names,
+                                              model._grid()).items():
+            setattr(model, name, value)
         return model
 
 
@@ -486,7 +482,8 @@ class IRT2PL(
 
         Parameters
         ----------
-        X : array-like or DataFrame of shape (n_agents, n_features), optional
+        X : array-like, DataFrame, sparse matrix or ResultMatrix \
+                of shape (n_agents, n_features), optional
             Responses on which to compute the item-fit statistic
             (``item_fit``); usually the training data.
 
@@ -531,7 +528,8 @@ class IRT2PL(
 
         Parameters
         ----------
-        X : array-like or DataFrame of shape (n_agents, n_features), optional
+        X : array-like, DataFrame, sparse matrix or ResultMatrix \
+                of shape (n_agents, n_features), optional
             Responses for the item-fit columns.
 
         Returns
@@ -588,8 +586,7 @@ class IRT2PL(
         """Abilities and their sd for agents in ``values`` (all items)."""
         keep = self._keep
         with self._executor() as parallel:
-            data = _Responses(values, keep, chunk_size=self.chunk_size,
-                              parallel=parallel)
+            data = self._storage(values, parallel)
             return _ability_estimates(
                 data,
                 self.discrimination_[keep],
@@ -597,6 +594,11 @@ class IRT2PL(
                 self._ability_grid(self._grid()),
                 method or self.ability_method,
             )
+
+    def _storage(self, values, parallel):
+        """The fitted items' responses in ``values`` (dense or sparse storage)."""
+        return _make_storage(values, self._keep, algorithm=self.algorithm,
+                             chunk_size=self.chunk_size, parallel=parallel)
 
     def _executor(self):
         """Context giving a running ``joblib.Parallel``, or None when serial.
@@ -619,17 +621,17 @@ class IRT2PL(
 
     def _validate_new(self, X):
         check_is_fitted(self, "difficulty_")
-        checked = check_result_matrix(X, allow_nan=True)
-        values = _check_binary_in_blocks(checked.values)
-        validate_data(self, X, reset=False, skip_check_array=True)
-        return values, checked
+        values, agents, tasks = _check_responses(X)
+        _check_input_features(self, X, tasks)
+        return values, agents
 
     def estimate_abilities(self, X, *, method=None):
         """Abilities of agents (rows of ``X``) against the fitted items.
 
         Parameters
         ----------
-        X : array-like or DataFrame of shape (n_agents, n_features)
+        X : array-like, DataFrame, sparse matrix or ResultMatrix \
+                of shape (n_agents, n_features)
             0/1 responses, NaN for missing. Items left out in ``fit`` are
             ignored; an agent with no usable response gets the prior (0, 1).
         method : {"map", "eap"} or None, default=None
@@ -651,7 +653,8 @@ class IRT2PL(
 
         Parameters
         ----------
-        X : array-like or DataFrame of shape (n_agents, n_features)
+        X : array-like, DataFrame, sparse matrix or ResultMatrix \
+                of shape (n_agents, n_features)
             0/1 responses, NaN for missing.
 
         Returns
@@ -683,7 +686,8 @@ class IRT2PL(
 
         Parameters
         ----------
-        X : array-like or DataFrame of shape (n_agents, n_features)
+        X : array-like, DataFrame, sparse matrix or ResultMatrix \
+                of shape (n_agents, n_features)
 
         Returns
         -------
@@ -695,8 +699,7 @@ class IRT2PL(
         values, _ = self._validate_new(X)
         keep = self._keep
         with self._executor() as parallel:
-            data = _Responses(values, keep, chunk_size=self.chunk_size,
-                              parallel=parallel)
+            data = self._storage(values, parallel)
             out = _e_step(data, self.discrimination_[keep], self.difficulty_[keep],
                           self._grid(), counts=False, moments=True)
         return out["per_agent"]
@@ -709,7 +712,8 @@ class IRT2PL(
 
         Parameters
         ----------
-        X : array-like or DataFrame of shape (n_agents, n_features)
+        X : array-like, DataFrame, sparse matrix or ResultMatrix \
+                of shape (n_agents, n_features)
         y : None
             Ignored.
 
@@ -724,7 +728,8 @@ class IRT2PL(
 
         Parameters
         ----------
-        X : array-like or DataFrame of shape (n_agents, n_features)
+        X : array-like, DataFrame, sparse matrix or ResultMatrix \
+                of shape (n_agents, n_features)
             Responses from which the agents' abilities are estimated.
 
         Returns
