@@ -1,6 +1,6 @@
 """Speed of EloRanker and MultiElo against evalica (Rust core) on 1M matches.
 
-What it measures (best of ``--repeat`` runs, wall-clock seconds), on
+What it measures (median of ``--repeat`` runs, wall-clock seconds), on
 ``--n-matches`` seeded Bradley-Terry matches among ``--n-players``
 string-labelled players given as a pandas DataFrame (label coding is
 included in every timing, ours and evalica's):
@@ -14,18 +14,21 @@ included in every timing, ours and evalica's):
    <= 0.05 s per million matches;
 4. ``MultiElo(n_components=1)`` online fit against our online Elo fit,
    target ratio <= 2;
-5. for information: label coding alone, the pure-Python fallback scan, and
+5. ``MultiElo(n_components=1, method="batch")`` against our batch
+   Bradley-Terry fit, target ratio <= 5 (the mElo likelihood by L-BFGS with
+   the compiled loss and gradient, started from the Bradley-Terry ratings);
+6. for information: label coding alone, the pure-Python fallback scan, and
    EloRanker.fit on integer labels.
 
 Setup (once; evalica and numba stay out of the package's dependencies)::
 
-    python3 -m venv /work/bench_pairwise_venv
-    /work/bench_pairwise_venv/bin/pip install evalica numba numpy scipy \\
+    python3 -m venv /work/bench-venvs/evalica
+    /work/bench-venvs/evalica/bin/pip install evalica numba numpy scipy \\
         scikit-learn pandas joblib threadpoolctl
 
 Run from the repository root (the package is taken from the checkout)::
 
-    PYTHONPATH=. /work/bench_pairwise_venv/bin/python benchmarks/bench_pairwise.py
+    PYTHONPATH=. /work/bench-venvs/evalica/bin/python benchmarks/bench_pairwise.py
 
 Options: ``--n-matches``, ``--n-players``, ``--repeat``, ``--k-factor``.
 The first fit compiles the numba kernels (cached on disk afterwards); a
@@ -35,33 +38,36 @@ ratios, and repeat when it is quiet.
 
 import argparse
 import time
+import warnings
 
 import numpy as np
+from sklearn.exceptions import ConvergenceWarning
 
 
 def best_time(func, repeat):
-    """Smallest wall-clock time of ``repeat`` calls, and the last result."""
-    best = np.inf
+    """Median wall-clock time of ``repeat`` calls, and the last result."""
+    times = []
     result = None
     for _ in range(repeat):
         start = time.perf_counter()
         result = func()
-        best = min(best, time.perf_counter() - start)
-    return best, result
+        times.append(time.perf_counter() - start)
+    return float(np.median(times)), result
 
 
 def compare(ours, anchor, repeat):
-    """Best times of two callables run alternately (fairer on a busy machine)."""
-    best_ours = best_anchor = np.inf
+    """Median times of two callables run alternately (fairer on a busy machine)."""
+    times_ours, times_anchor = [], []
     result_ours = result_anchor = None
     for _ in range(repeat):
         start = time.perf_counter()
         result_anchor = anchor()
-        best_anchor = min(best_anchor, time.perf_counter() - start)
+        times_anchor.append(time.perf_counter() - start)
         start = time.perf_counter()
         result_ours = ours()
-        best_ours = min(best_ours, time.perf_counter() - start)
-    return best_ours, result_ours, best_anchor, result_anchor
+        times_ours.append(time.perf_counter() - start)
+    return (float(np.median(times_ours)), result_ours,
+            float(np.median(times_anchor)), result_anchor)
 
 
 def spearman(a, b):
@@ -174,7 +180,20 @@ def main():
     t_melo_scan, _ = best_time(melo_scan, args.repeat)
     report("  (for information, kernels only: mElo vs Elo)", t_melo_scan, t_scan)
 
-    # 5. information
+    # 5. MultiElo batch against our batch Bradley-Terry
+    def melo_batch():
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", ConvergenceWarning)
+            return MultiElo(1, method="batch", random_state=0).fit(frame, y)
+
+    t_melo_batch, melo, t_bt, _ = compare(
+        melo_batch, lambda: EloRanker(method="batch").fit(frame, y), args.repeat
+    )
+    report("MultiElo(1) batch fit vs our batch BT fit", t_melo_batch, t_bt, 5.0,
+           f"   {melo.n_iter_} L-BFGS iterations, compiled loss: "
+           f"{_kernels.HAVE_NUMBA}")
+
+    # 6. information
     t_codes, _ = best_time(lambda: check_and_encode_matches(frame, y, None),
                            args.repeat)
     report("label checks + coding (DataFrame of str)", t_codes)

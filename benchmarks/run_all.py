@@ -17,7 +17,8 @@ Environments (``--venv-root``, default ``/work``; ``--dev-python`` is the
 development environment with the package's own dependencies, default
 ``/work/venv/bin/python``):
 
-- ``bench_pairwise_venv``: evalica (Rust Elo / Bradley-Terry) and numba;
+- ``bench_pairwise_venv``: evalica (Rust Elo / Bradley-Terry) and numba
+  (``/work/bench-venvs/evalica`` is used when it exists and this does not);
 - ``bench_game_venv``: OpenSpiel's ``nash_averaging`` (cvxpy + Clarabel);
 - ``bench_irt_venv``: PyPI ``mirt`` and ``girth``.
 
@@ -58,6 +59,19 @@ VENVS = {
 }
 
 
+# Shared anchor environments used when ``<venv-root>/<name>`` does not exist.
+ALTERNATIVE_VENVS = {"bench_pairwise_venv": Path("/work/bench-venvs/evalica")}
+
+
+def venv_path(root, name):
+    path = Path(root) / name
+    alternative = ALTERNATIVE_VENVS.get(name)
+    if not (path / "bin" / "python").exists() and alternative is not None and (
+            alternative / "bin" / "python").exists():
+        return alternative
+    return path
+
+
 @dataclass
 class Row:
     family: str
@@ -79,7 +93,7 @@ class Row:
 def setup_venvs(root):
     """Create the anchor environments that do not exist yet."""
     for name, packages in VENVS.items():
-        path = Path(root) / name
+        path = venv_path(root, name)
         python = path / "bin" / "python"
         if python.exists():
             print(f"[setup] {path} exists", flush=True)
@@ -111,7 +125,8 @@ def parse_pairwise(text):
     )
     targets = {"online Elo fit vs evalica.elo": "0.5",
                "batch fit vs evalica.bradley_terry": "0.5",
-               "MultiElo(1) online fit vs our online Elo fit": "2"}
+               "MultiElo(1) online fit vs our online Elo fit": "2",
+               "MultiElo(1) batch fit vs our batch BT fit": "5"}
     for line in text.splitlines():
         match = line_re.match(line.strip())
         if not match:
@@ -133,6 +148,33 @@ def parse_pairwise(text):
             if "WORSE" in extra:
                 row.status = "FAIL"
         rows.append(row)
+    return rows
+
+
+def parse_labels(text):
+    rows = []
+    for line in text.splitlines():
+        growth = re.match(
+            rf"^(?P<case>\S.*?)\s+(?P<clock>cpu|wall) (?:\S+M \S+s\s+)+exponent "
+            rf"(?P<k>{_NUMBER}).*?(?P<verdict>OK|MISSED)?(?: \(target [\d.]+\))?$",
+            line.strip())
+        if growth:
+            row = Row("labels", f"online Elo fit growth ({growth['clock']}), "
+                      f"{growth['case']}", accuracy=f"exponent {growth['k']}")
+            if growth["verdict"]:
+                row.target = "exponent <= 1.05"
+                row.status = "PASS" if growth["verdict"] == "OK" else "FAIL"
+            rows.append(row)
+            continue
+        ratio = re.match(
+            rf"^(?P<case>\S.*?)\s+ours (?P<ours>{_NUMBER}) s\s+evalica "
+            rf"(?P<anchor>{_NUMBER}) s\s+ratio {_NUMBER}\s+(?P<verdict>OK|MISSED)",
+            line.strip())
+        if ratio:
+            rows.append(Row("labels", f"online Elo vs evalica.elo, {ratio['case']}",
+                            _float(ratio["ours"]), _float(ratio["anchor"]),
+                            target="ratio <= 0.2",
+                            status="PASS" if ratio["verdict"] == "OK" else "FAIL"))
     return rows
 
 
@@ -275,7 +317,8 @@ def families(args):
     root = Path(args.venv_root)
     dev = args.dev_python
     quick = args.quick
-    venv_python = {name: str(root / name / "bin" / "python") for name in VENVS}
+    venv_python = {name: str(venv_path(root, name) / "bin" / "python")
+                   for name in VENVS}
     pairwise = [venv_python["bench_pairwise_venv"], "bench_pairwise.py",
                 "--repeat", "1" if quick else "3"]
     if quick:
@@ -295,8 +338,11 @@ def families(args):
     if quick:
         cli += ["--n-matches", "200000"]
     selection = [dev, "bench_selection.py"] + (["--quick"] if quick else [])
+    labels = [venv_python["bench_pairwise_venv"], "bench_labels.py", "--repeat",
+              "1" if quick else "3"] + (["--quick"] if quick else [])
     return {
         "pairwise": ([pairwise], parse_pairwise),
+        "labels": ([labels], parse_labels),
         "game": ([game], parse_game),
         "irt": (irt, parse_irt),
         "generality": ([[dev, "bench_generality.py"]], parse_generality),

@@ -1,10 +1,12 @@
 """Scaling curves: time against problem size per family, with growth exponents.
 
-For every family it times the main fit at 4 or more sizes (best of
-``--repeat`` wall-clock runs) and prints the exponent ``k`` of the fitted
-power law ``time ~ size ** k`` (least squares on log time vs log size), so
-cost growth is visible at a glance: k ~ 1 is linear in the size measure
-named on the curve, k ~ 2 quadratic.
+For every family it times the main fit at 4 or more sizes (median of
+``--repeat`` wall-clock runs, the sizes of a curve run round-robin so that a
+change of machine load hits them alike) and prints the exponent ``k`` of the
+fitted power law ``time ~ size ** k`` (least squares on log time vs log
+size), so cost growth is visible at a glance: k ~ 1 is linear in the size
+measure named on the curve, k ~ 2 quadratic. A closing table lists every
+curve's exponent.
 
 It also measures the issue-9 target: 1000 bootstrap Bradley-Terry refits on
 100,000 matches among 100 players with ``n_jobs=2`` in <= 15 s
@@ -23,7 +25,8 @@ Setup: none beyond the development environment (no anchors are needed)::
         --target-only                                   # with the evalica anchor
 
 The machine may be shared: the exponents are robust to a constant slowdown
-but not to load changing during a curve; repeat when it is quiet.
+and, with interleaved sizes, to most load changes; repeat when in doubt.
+The online Elo curve on string labels goes to 16M matches (about 2 GB).
 """
 
 from __future__ import annotations
@@ -37,44 +40,48 @@ import numpy as np
 FAMILIES = ("pairwise", "uncertainty", "game", "irt", "generality", "selection")
 
 
-def best_time(function, repeat):
-    best = np.inf
-    for _ in range(repeat):
-        start = time.perf_counter()
-        function()
-        best = min(best, time.perf_counter() - start)
-    return best
-
-
 def growth_exponent(sizes, times):
     """Slope of log(time) against log(size)."""
     return float(np.polyfit(np.log(sizes), np.log(times), 1)[0])
 
 
+EXPONENTS = []
+
+
 def curve(name, size_label, sizes, make_run, repeat):
     """Time ``make_run(size)()`` at every size and print the curve.
 
-    A run may return a number of work units (e.g. EM iterations): the time
-    is then divided by it (time per unit).
+    Every size is run once to warm up (compilation, caches), then the sizes
+    are run round-robin ``repeat`` times; the median is kept. A run may
+    return a number of work units (e.g. EM iterations): the time is then
+    divided by it (time per unit).
     """
-    times = []
-    for size in sizes:
-        run = make_run(size)
-        run()  # warm-up (compilation, caches)
-        best = np.inf
-        for _ in range(repeat):
+    runs = [make_run(size) for size in sizes]
+    for run in runs:
+        run()
+    samples = [[] for _ in sizes]
+    for _ in range(repeat):
+        for run, times in zip(runs, samples, strict=True):
             start = time.perf_counter()
             units = run()
             elapsed = time.perf_counter() - start
             if isinstance(units, (int, np.integer)) and units > 0:
                 elapsed /= units
-            best = min(best, elapsed)
-        times.append(best)
+            times.append(elapsed)
+    times = [float(np.median(t)) for t in samples]
     exponent = growth_exponent(sizes, times)
+    EXPONENTS.append((name, size_label, sizes[0], sizes[-1], exponent))
     points = "  ".join(f"{s:,}: {t:.3f}s" for s, t in zip(sizes, times, strict=True))
     print(f"{name:<44} [{size_label}] {points}   exponent {exponent:.2f}",
           flush=True)
     return exponent
+
+
+def print_exponents():
+    """The closing table: every curve's growth exponent."""
+    print("\n== growth exponents (time ~ size ** k) ==")
+    for name, size_label, low, high, exponent in EXPONENTS:
+        print(f"{name:<44} k = {exponent:5.2f}   ({size_label} {low:,} to {high:,})")
 
 
 def pairwise_curves(quick, repeat):
@@ -86,22 +93,34 @@ def pairwise_curves(quick, repeat):
     data = {n: make_matches(n_players=1000, n_matches=n, random_state=0)
             for n in sizes}
 
-    def fit(estimator):
+    def fit(estimator, matches):
         def make(n):
             def run():
                 with warnings.catch_warnings():
                     warnings.simplefilter("ignore")
-                    estimator.fit(*data[n])
+                    estimator.fit(*matches[n])
 
             return run
 
         return make
 
-    curve("EloRanker online fit", "matches", sizes, fit(EloRanker()), repeat)
+    curve("EloRanker online fit", "matches", sizes, fit(EloRanker(), data), repeat)
     curve("EloRanker batch (Bradley-Terry) fit", "matches", sizes,
-          fit(EloRanker(method="batch")), repeat)
-    curve("MultiElo(1) online fit", "matches", sizes, fit(MultiElo(random_state=0)),
-          repeat)
+          fit(EloRanker(method="batch"), data), repeat)
+    curve("MultiElo(1) online fit", "matches", sizes,
+          fit(MultiElo(random_state=0), data), repeat)
+    batch_sizes = sizes[:3] if quick else sizes[:4]
+    curve("MultiElo(1) batch fit", "matches", batch_sizes,
+          fit(MultiElo(method="batch", random_state=0), data), max(1, repeat - 1))
+    del data
+    # String labels up to 16M matches: the label coding must stay linear.
+    str_sizes = [250_000, 500_000, 1_000_000, 2_000_000] if quick else [
+        1_000_000, 2_000_000, 4_000_000, 8_000_000, 16_000_000]
+    X, y = make_matches(n_players=1000, n_matches=str_sizes[-1], labels="str",
+                        random_state=0)
+    views = {n: (X[:n], y[:n]) for n in str_sizes}
+    curve("EloRanker online fit, str labels", "matches", str_sizes,
+          fit(EloRanker(), views), repeat)
 
 
 def uncertainty_curves(quick, repeat):
@@ -289,6 +308,7 @@ def main(argv=None):
         runners[family](args.quick, args.repeat)
     if not args.family or "uncertainty" in args.family:
         bootstrap_target(args.repeat)
+    print_exponents()
     return 0
 
 

@@ -41,4 +41,10 @@ for name, p in sorted(zip(games, nash.task_distribution_, strict=True),
 uniform = nash.payoff_.mean(axis=1)
 rho = spearmanr(uniform, nash.agent_skill_).statistic
 print(f"Spearman correlation of uniform and Nash averages: {rho:.2f}")
-NashDisplay.from_estimator(nash, agent_names=agents)
+
+# %%
+# The equilibrium and both averages, for the first 15 agents and games in
+# Nash order (the support first; every other agent and game has probability
+# zero). Top: the Nash probabilities. Bottom: uniform against Nash averages,
+# agents by skill and games by difficulty, with the game value dashed.
+display = NashDisplay.from_estimator(nash, agent_names=agents, max_items=15)

@@ -11,6 +11,7 @@ information shows where on the ability scale the benchmark measures well.
 
 # %%
 import numpy as np
+import pandas as pd
 
 from sklearn_eval.datasets import load_chembench
 from sklearn_eval.irt import IRT2PL
@@ -30,16 +31,20 @@ print(f"{len(irt.constant_items_)} constant questions left out; "
       f"{len(irt.negative_items_)} with negative discrimination")
 
 # %%
-# Abilities: the models ranked on the latent scale.
-order = np.argsort(-irt.abilities_)
-for k in order[:5]:
-    print(f"{X.index[k]:28s} theta = {irt.abilities_[k]:+.2f}")
+# Abilities: the models ranked on the latent scale, with standard errors.
+print(irt.agent_table().head(5).round(2))
 
 # %%
-# The item table, sorted by discrimination: the questions that separate
-# strong from weak models best.
-table = irt.item_table()
-print(table.sort_values("discrimination", ascending=False).head(8))
+# The task table, sorted by discrimination: the questions that separate strong
+# from weak models best. Many questions get exactly the same answers from all
+# 22 models, and hence the same parameters; we keep one question per answer
+# pattern and count how many share it (``n_same``).
+pattern = pd.util.hash_pandas_object(X.T, index=False)  # one key per question
+table = irt.task_table().assign(n_same=pattern.map(pattern.value_counts()))
+distinct = table[~pattern.duplicated()].dropna(subset=["discrimination"])
+columns = ["difficulty", "discrimination", "success_rate", "n_same"]
+print(distinct.sort_values("discrimination", ascending=False)[columns].head(8)
+      .round(2))
 
 # %%
 # Where does the benchmark measure precisely? Test information against ability.
@@ -48,5 +53,12 @@ for t, info in zip(theta, irt.test_information(theta), strict=True):
     print(f"theta {t:+.1f}: information {info:8.1f}")
 
 # %%
-# Item characteristic curves of the most discriminating questions.
-ItemCurveDisplay.from_estimator(irt, items="discrimination")
+# Item characteristic curves: the most discriminating question at each level
+# of difficulty, one question per answer pattern (questions with the same
+# answers have the same curve). A curve crosses 0.5 at its difficulty; the
+# steeper it is there, the better the question separates the models just
+# below from those just above.
+band = np.digitize(distinct["difficulty"], [-1.5, -0.5, 0.5, 1.5])
+steepest = distinct.groupby(band)["discrimination"].idxmax().to_list()
+print(distinct.loc[steepest, columns].round(2))
+display = ItemCurveDisplay.from_estimator(irt, items=steepest, theta_range=(-4, 4))

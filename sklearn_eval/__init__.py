@@ -4,12 +4,33 @@ Sound rankings and diagnostics for benchmark results (agents against agents,
 agents against tasks) as scikit-learn estimators.
 """
 
+import importlib
+
 __version__ = "0.2.0.dev0"
 
-from .game import NashAverager  # noqa: E402
-from .irt import IRT2PL, GeneralityScorer  # noqa: E402
-from .pairwise import EloRanker, MultiElo  # noqa: E402
-from .selection import InfoGainSelector  # noqa: E402
+# The estimators (and scikit-learn behind them) are imported on first use, so
+# that ``sklearn-eval --version`` and ``--help`` do not pay for them.
+_ESTIMATORS = {
+    "EloRanker": "pairwise",
+    "GeneralityScorer": "irt",
+    "IRT2PL": "irt",
+    "InfoGainSelector": "selection",
+    "MultiElo": "pairwise",
+    "NashAverager": "game",
+}
+_SUBPACKAGES = (
+    "cli",
+    "datasets",
+    "game",
+    "irt",
+    "metrics",
+    "pairwise",
+    "plotting",
+    "report",
+    "selection",
+    "uncertainty",
+    "utils",
+)
 
 __all__ = [
     "EloRanker",
@@ -20,3 +41,18 @@ __all__ = [
     "NashAverager",
     "__version__",
 ]
+
+
+def __getattr__(name):
+    if name in _ESTIMATORS:
+        module = importlib.import_module(f".{_ESTIMATORS[name]}", __name__)
+        value = getattr(module, name)
+        globals()[name] = value
+        return value
+    if name in _SUBPACKAGES:
+        return importlib.import_module(f".{name}", __name__)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+def __dir__():
+    return sorted({*globals(), *_ESTIMATORS, *_SUBPACKAGES})

@@ -16,9 +16,9 @@ def _import_pandas(caller):
         import pandas as pd
     except ImportError as exc:  # pragma: no cover - pandas is in the test env
         raise ImportError(
-            f"{caller} requires pandas, which is an optional dependency of "
-            "sklearn-eval. Install it with `pip install sklearn-eval[pandas]` "
-            "or `pip install pandas`."
+            f"{caller} requires pandas, a dependency of sklearn-eval that is "
+            "missing from this environment: `pip install pandas` (or reinstall "
+            "sklearn-eval)."
         ) from exc
     return pd
 

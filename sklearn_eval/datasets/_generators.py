@@ -10,6 +10,7 @@ from numbers import Integral, Real
 import numpy as np
 from scipy.special import expit
 from sklearn.utils import check_random_state
+from sklearn.utils._param_validation import Interval, StrOptions, validate_params
 
 __all__ = [
     "make_agent_task_scores",
@@ -17,44 +18,6 @@ __all__ = [
     "make_irt_responses",
     "make_matches",
 ]
-
-
-# ---------------------------------------------------------------------------
-# Parameter validation (small, explicit, raises ValueError / TypeError)
-# ---------------------------------------------------------------------------
-def _check_int(value, name, *, minimum):
-    if isinstance(value, bool) or not isinstance(value, Integral):
-        raise TypeError(
-            f"{name} must be an integer, got {value!r} of type {type(value).__name__}."
-        )
-    if value < minimum:
-        raise ValueError(f"{name} must be an integer >= {minimum}, got {value}.")
-    return int(value)
-
-
-def _check_real(value, name, *, low=None, high=None, high_inclusive=True):
-    if isinstance(value, bool) or not isinstance(value, Real):
-        raise TypeError(
-            f"{name} must be a real number, got {value!r} of type "
-            f"{type(value).__name__}."
-        )
-    value = float(value)
-    if not np.isfinite(value):
-        raise ValueError(f"{name} must be finite, got {value}.")
-    if low is not None and value < low:
-        raise ValueError(f"{name} must be >= {low}, got {value}.")
-    if high is not None:
-        too_high = value > high if high_inclusive else value >= high
-        if too_high:
-            bracket = "<=" if high_inclusive else "<"
-            raise ValueError(f"{name} must be {bracket} {high}, got {value}.")
-    return value
-
-
-def _check_choice(value, name, choices):
-    if not isinstance(value, str) or value not in choices:
-        raise ValueError(f"{name} must be one of {sorted(choices)}, got {value!r}.")
-    return value
 
 
 def _player_labels(n_players, prefix):
@@ -77,6 +40,19 @@ def _omega_product(c_first, c_second):
 # ---------------------------------------------------------------------------
 # make_matches
 # ---------------------------------------------------------------------------
+@validate_params(
+    {
+        "n_players": [Interval(Integral, 2, None, closed="left")],
+        "n_matches": [Interval(Integral, 1, None, closed="left")],
+        "cyclic_strength": [Interval(Real, 0, None, closed="left")],
+        "cyclic_rank": [Interval(Integral, 1, None, closed="left")],
+        "draw_rate": [Interval(Real, 0, 1, closed="both")],
+        "labels": [StrOptions({"int", "str"})],
+        "random_state": ["random_state"],
+        "return_strengths": ["boolean"],
+    },
+    prefer_skip_nested_validation=True,
+)
 def make_matches(
     n_players=20,
     n_matches=1000,
@@ -159,18 +135,12 @@ def make_matches(
     >>> sorted(set(y.tolist()) | {0.0, 1.0})
     [0.0, 1.0]
     """
-    n_players = _check_int(n_players, "n_players", minimum=2)
-    n_matches = _check_int(n_matches, "n_matches", minimum=1)
-    cyclic_strength = _check_real(cyclic_strength, "cyclic_strength", low=0.0)
-    cyclic_rank = _check_int(cyclic_rank, "cyclic_rank", minimum=1)
     if cyclic_strength > 0 and 2 * cyclic_rank > n_players - 1:
         raise ValueError(
             f"cyclic_rank={cyclic_rank} needs 2 * cyclic_rank <= n_players - 1 "
             f"= {n_players - 1} (centred cyclic vectors live in an "
             f"(n_players - 1)-dimensional space)."
         )
-    draw_rate = _check_real(draw_rate, "draw_rate", low=0.0, high=1.0)
-    labels = _check_choice(labels, "labels", {"int", "str"})
     rng = check_random_state(random_state)
 
     strengths = rng.standard_normal(n_players)
@@ -200,6 +170,17 @@ def make_matches(
 # ---------------------------------------------------------------------------
 # make_cyclic_game
 # ---------------------------------------------------------------------------
+@validate_params(
+    {
+        "n_agents": [Interval(Integral, 2, None, closed="left")],
+        "transitive_scale": [Interval(Real, 0, None, closed="left")],
+        "cyclic_rank": [Interval(Integral, 0, None, closed="left")],
+        "cyclic_scale": [Interval(Real, 0, None, closed="left")],
+        "random_state": ["random_state"],
+        "return_components": ["boolean"],
+    },
+    prefer_skip_nested_validation=True,
+)
 def make_cyclic_game(
     n_agents=50,
     *,
@@ -266,15 +247,11 @@ def make_cyclic_game(
     >>> bool(np.allclose(parts["cyclic"].mean(axis=1), 0))
     True
     """
-    n_agents = _check_int(n_agents, "n_agents", minimum=2)
-    transitive_scale = _check_real(transitive_scale, "transitive_scale", low=0.0)
-    cyclic_rank = _check_int(cyclic_rank, "cyclic_rank", minimum=0)
     if 2 * cyclic_rank > n_agents - 1:
         raise ValueError(
             f"cyclic_rank={cyclic_rank} needs 2 * cyclic_rank <= n_agents - 1 "
             f"= {n_agents - 1}."
         )
-    cyclic_scale = _check_real(cyclic_scale, "cyclic_scale", low=0.0)
     rng = check_random_state(random_state)
 
     strengths = rng.standard_normal(n_agents)
@@ -308,6 +285,16 @@ def make_cyclic_game(
 # ---------------------------------------------------------------------------
 # make_irt_responses
 # ---------------------------------------------------------------------------
+@validate_params(
+    {
+        "n_agents": [Interval(Integral, 1, None, closed="left")],
+        "n_items": [Interval(Integral, 1, None, closed="left")],
+        "missing_rate": [Interval(Real, 0, 1, closed="left")],
+        "random_state": ["random_state"],
+        "return_params": ["boolean"],
+    },
+    prefer_skip_nested_validation=True,
+)
 def make_irt_responses(
     n_agents=500,
     n_items=50,
@@ -362,11 +349,6 @@ def make_irt_responses(
     >>> bool((~np.isnan(X)).any(axis=1).all())
     True
     """
-    n_agents = _check_int(n_agents, "n_agents", minimum=1)
-    n_items = _check_int(n_items, "n_items", minimum=1)
-    missing_rate = _check_real(
-        missing_rate, "missing_rate", low=0.0, high=1.0, high_inclusive=False
-    )
     rng = check_random_state(random_state)
 
     theta = rng.standard_normal(n_agents)
@@ -392,6 +374,17 @@ def make_irt_responses(
 # ---------------------------------------------------------------------------
 # make_agent_task_scores
 # ---------------------------------------------------------------------------
+@validate_params(
+    {
+        "n_agents": [Interval(Integral, 1, None, closed="left")],
+        "n_tasks": [Interval(Integral, 1, None, closed="left")],
+        "noise": [Interval(Real, 0, None, closed="left")],
+        "random_state": ["random_state"],
+        "as_frame": ["boolean"],
+        "return_params": ["boolean"],
+    },
+    prefer_skip_nested_validation=True,
+)
 def make_agent_task_scores(
     n_agents=20,
     n_tasks=30,
@@ -441,11 +434,6 @@ def make_agent_task_scores(
     >>> S.shape, bool(((S > 0) & (S < 1)).all())
     ((4, 3), True)
     """
-    n_agents = _check_int(n_agents, "n_agents", minimum=1)
-    n_tasks = _check_int(n_tasks, "n_tasks", minimum=1)
-    noise = _check_real(noise, "noise", low=0.0)
-    if not isinstance(as_frame, (bool, np.bool_)):
-        raise TypeError(f"as_frame must be a bool, got {as_frame!r}.")
     rng = check_random_state(random_state)
 
     ability = rng.standard_normal(n_agents)

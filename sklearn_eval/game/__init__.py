@@ -7,6 +7,7 @@ embeddings give latent skills, and :class:`NashAverager` ranks agents (and
 tasks) by the maximum-entropy Nash equilibrium (Balduzzi et al., 2018).
 """
 
+from ._alpharank import AlphaRank, infinite_alpha_limit
 from ._hodge import (
     AvTEmbedding,
     HodgeDecomposition,
@@ -21,6 +22,7 @@ from ._hodge import (
     rot,
     schur_embedding,
 )
+from ._markov import sink_components
 from ._maxent_nash import (
     NashEquilibrium,
     exploitability,
@@ -29,14 +31,17 @@ from ._maxent_nash import (
 )
 from ._missing import complete_submatrix, drop_incomplete, fill_win_rates
 from ._nash import NashAverager
+from ._voting import VotingRanker
 
 __all__ = [
+    "AlphaRank",
     "AvTEmbedding",
     "HodgeDecomposition",
     "LatentFactors",
     "NashAverager",
     "NashEquilibrium",
     "SchurEmbedding",
+    "VotingRanker",
     "avt_embedding",
     "complete_submatrix",
     "curl",
@@ -46,9 +51,11 @@ __all__ = [
     "fill_win_rates",
     "grad",
     "hodge_decomposition",
+    "infinite_alpha_limit",
     "latent_factors",
     "maxent_nash",
     "rot",
     "schur_embedding",
+    "sink_components",
     "symmetric_maxent_nash",
 ]

@@ -8,7 +8,7 @@ from sklearn.base import BaseEstimator, clone
 from ..utils._resampling import IntervalPlan, unknown_target
 from ._missing import fill_win_rates
 
-__all__ = ["nash_interval_plan"]
+__all__ = ["nash_interval_plan", "task_resampling_plan"]
 
 NASH_DISTRIBUTION_NOTE = (
     "Nash distributions sit on the boundary of the simplex (agents or tasks "
@@ -92,3 +92,24 @@ def _note(target):
     return NASH_DISTRIBUTION_NOTE if target.endswith("distribution") else (
         NASH_AVERAGE_NOTE
     )
+
+
+def task_resampling_plan(estimator, target, name):
+    """Plan of a ranker of agents by their results on tasks: tasks resampled."""
+    if target not in (None, "agent_scores"):
+        raise unknown_target(target, ("agent_scores",), name)
+    if getattr(estimator, "game", "agent_vs_task") == "agent_vs_agent":
+        raise ValueError(
+            f"{name} on an agent-vs-agent matrix has no resampling unit of its "
+            "own: resample the matches behind the matrix with bootstrap_ranking."
+        )
+    return IntervalPlan(
+        target="agent_scores", statistic="agent_scores_", resample="tasks",
+        note=TASK_RESAMPLING_NOTE,
+    )
+
+
+TASK_RESAMPLING_NOTE = (
+    "Tasks are resampled with replacement: the intervals say how much the "
+    "ranking depends on which tasks the benchmark happens to contain."
+)

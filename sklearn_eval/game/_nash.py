@@ -21,6 +21,12 @@ from ..utils._protocol import (
 )
 from ._intervals import nash_interval_plan
 from ._maxent_nash import maxent_nash, symmetric_maxent_nash
+from ._nash_scaling import (
+    antisymmetric_part,
+    antisymmetry_ratio,
+    column_normalization,
+    normalize_columns,
+)
 
 __all__ = ["NashAverager"]
 
@@ -91,9 +97,10 @@ class NashAverager(AgentRankerMixin, TaskTableMixin, TransformerMixin, BaseEstim
         (probabilities). Within it the input is symmetrised; beyond it a
         ValueError is raised.
     tol : float, default=1e-9
-        Tie tolerance of the solver, relative to the largest payoff: payoffs
-        closer than this count as equal when deciding best responses and
-        supports.
+        Tie tolerance of the solver, relative to half the payoff range (agent
+        vs task) or the largest ``|payoff|`` (agent vs agent): payoffs closer
+        than this count as equal when deciding best responses and supports,
+        and the largest accepted exploitability.
 
     Attributes
     ----------
@@ -424,9 +431,9 @@ def _ava_payoff(X, payoff, clip, antisymmetry_tol):
         np.fill_diagonal(A, 0.0)
         return 0.5 * (A - A.T)
     scale = max(1.0, float(np.max(np.abs(X))))
-    excess = np.abs(X + X.T) / scale
+    excess = antisymmetry_ratio(X, scale)
     _check_excess(excess, X, "A[i, j] = -A[j, i]", antisymmetry_tol)
-    return 0.5 * (X - X.T)
+    return antisymmetric_part(X)
 
 
 def _check_excess(excess, X, rule, antisymmetry_tol):
@@ -441,21 +448,12 @@ def _check_excess(excess, X, rule, antisymmetry_tol):
 
 
 def _fit_normalization(X, normalize):
-    """Per-task shift and scale of ``normalize``, and the constant tasks."""
-    n = X.shape[1]
-    if normalize is None:
-        shift, scale = np.zeros(n), np.ones(n)
-    elif normalize == "minmax":
-        shift = X.min(axis=0)
-        scale = X.max(axis=0) - shift
-    else:
-        shift = X.mean(axis=0)
-        # std of X / max|X|, rescaled: no overflow or underflow of the
-        # squares at extreme magnitudes (1e300, 1e-300)
-        size = np.max(np.abs(X), axis=0)
-        size = np.where(size > 0, size, 1.0)
-        scale = size * (X / size).std(axis=0)
-    flat = ~(scale > 0)
+    """Per-task shift and half scale of ``normalize``, and the constant tasks.
+
+    Computed on halves, so finite scores up to the largest double never
+    overflow.
+    """
+    shift, half_scale, flat = column_normalization(X, normalize)
     if flat.any():
         warnings.warn(
             f"Tasks (columns) {np.flatnonzero(flat).tolist()} are constant; "
@@ -463,13 +461,17 @@ def _fit_normalization(X, normalize):
             UserWarning,
             stacklevel=4,
         )
-        shift = np.where(flat, X.mean(axis=0), shift)
-        scale = np.where(flat, 1.0, scale)
-    return shift, scale, flat
+    return shift, half_scale, flat
 
 
-def _apply_normalization(X, shift, scale, flat):
-    Z = (X - shift) / scale
+def _apply_normalization(X, shift, half_scale, flat):
+    Z = normalize_columns(X, shift, half_scale)
     if flat.any():
         Z[:, flat] = 0.0
+    if not np.all(np.isfinite(Z)):
+        i, j = np.unravel_index(np.argmax(~np.isfinite(Z)), Z.shape)
+        raise ValueError(
+            f"X[{i}, {j}] = {X[i, j]!r} is too large for the fitted "
+            f"normalisation of task {j}: the normalised score overflows float64."
+        )
     return Z

@@ -1,11 +1,13 @@
 """Item response theory on agent x task result matrices."""
 
+from ._adaptive import AdaptiveTester
 from ._ctest import ctest_score, policy_difficulty, theoretical_generality
 from ._generality import GeneralityScorer
 from ._intervals import irt_intervals
 from ._irt2pl import IRT2PL
 
 __all__ = [
+    "AdaptiveTester",
     "GeneralityScorer",
     "IRT2PL",
     "irt_intervals",

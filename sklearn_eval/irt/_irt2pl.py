@@ -249,7 +249,7 @@ class IRT2PL(
     One row per agent (ranked by ability) and one per item:
 
     >>> model.agent_table().columns.tolist()
-    ['score', 'rank', 'score_se', 'success_rate', 'n_responses']
+    ['score', 'rank', 'success_rate', 'n_responses', 'score_se']
     >>> model.task_table()[["difficulty", "discrimination"]].shape
     (20, 2)
 
@@ -545,19 +545,21 @@ class IRT2PL(
         Returns
         -------
         pandas.DataFrame
-            Indexed by ``agents_`` (index name ``"agent"``), with ``score``
-            (``abilities_``), ``rank`` (1 = highest ability, ties share the
-            best rank), ``score_se`` (``abilities_sd_``: posterior sd for EAP,
-            inverse square root of the posterior curvature for MAP),
-            ``success_rate`` and ``n_responses`` (over the estimated items).
+            Indexed by ``agents_`` (index name ``"agent"``), best first, with
+            ``score`` (``abilities_``), ``rank`` (1 = highest ability, ties
+            share the best rank), ``success_rate`` and ``n_responses`` (over
+            the estimated items), and ``score_se`` (``abilities_sd_``:
+            posterior sd for EAP, inverse square root of the posterior
+            curvature for MAP).
 
         Examples
         --------
         >>> import numpy as np
         >>> from sklearn_eval.irt import IRT2PL
         >>> X = np.array([[1, 1, 0], [1, 0, 0], [1, 1, 1], [0, 0, 0], [0, 1, 0]])
-        >>> IRT2PL(a_prior=(1.0, 1.0)).fit(X).agent_table()["rank"].tolist()
-        [2, 3, 1, 5, 4]
+        >>> table = IRT2PL(a_prior=(1.0, 1.0)).fit(X).agent_table()
+        >>> table.index.tolist(), table["rank"].tolist()
+        ([2, 0, 1, 4, 3], [1, 2, 3, 4, 5])
         """
         check_is_fitted(self, "difficulty_")
         check_is_fitted(

@@ -133,6 +133,9 @@ class BaseMatchRater(AgentRankerMixin, ClassifierMixin, BaseEstimator):
     def _check_training_data(self, X, y, sample_weight):
         return check_and_encode_matches(X, y, sample_weight)
 
+    def _check_scored_matches(self, X, y, sample_weight):
+        return check_matches(X, y, sample_weight, require_y=True)
+
     def _code_for_prediction(self, X):
         check_is_fitted(self)
         matches = check_matches(X, require_y=False)
@@ -479,7 +482,7 @@ class BaseMatchRater(AgentRankerMixin, ClassifierMixin, BaseEstimator):
         score : float
         """
         check_is_fitted(self)
-        matches = check_matches(X, y, sample_weight, require_y=True)
+        matches = self._check_scored_matches(X, y, sample_weight)
         logits = self.decision_function(X)
         loglik = matches.y * _log_sigmoid(logits) + (1.0 - matches.y) * _log_sigmoid(
             -logits

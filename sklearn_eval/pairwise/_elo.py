@@ -1,14 +1,29 @@
 """EloRanker: online Elo and order-independent batch Bradley-Terry ratings."""
 
 import warnings
+from numbers import Real
 
 import numpy as np
+from sklearn.base import _fit_context
 from sklearn.exceptions import ConvergenceWarning
+from sklearn.utils._param_validation import Interval, StrOptions
+from sklearn.utils.validation import check_is_fitted, validate_data
 
+from ..metrics import three_outcome_log_loss
+from ..utils import check_and_encode_matches, check_matches, lookup_players
 from . import _kernels
-from ._base import BaseMatchRater, effective_alpha
+from ._base import BaseMatchRater, _mean_positive, effective_alpha
 from ._batch import fit_bradley_terry
+from ._covariates import split_covariates
+from ._extended import (
+    expected_score,
+    fit_extended,
+    outcome_probabilities,
+    tie_parameter,
+    warn_not_converged,
+)
 from ._intervals import elo_interval_plan
+from ._ties import TIE_MODELS
 
 __all__ = ["EloRanker"]
 
@@ -36,6 +51,26 @@ class EloRanker(BaseMatchRater):
     :func:`sklearn_eval.utils.win_probability_to_matches`, so that every pair
     counts equally.
 
+    **Ties, covariates, fitted advantage (batch only).** ``ties="davidson"``
+    or ``"rao-kupper"`` fits a three-outcome model (y = 0.5 is a tie) with
+    its tie parameter learned (``tie_param_``); ``predict_proba`` then has
+    three columns (``classes_ = [0., 0.5, 1.]``: second player wins, tie,
+    first player wins) and :meth:`score` is the mean three-outcome
+    log-likelihood. Numeric columns of ``X`` after the two player columns are
+    per-match covariates (e.g. the difference in answer length between the
+    two chatbots), fitted jointly with the ratings (``covariate_coef_``),
+    so the ratings are controlled for them. ``first_advantage="fit"``
+    estimates the first player's advantage (``first_advantage_``). The
+    extended model is, on the natural-logit scale,
+    ``d = r_first - r_second + h + x . beta``, with Davidson's
+    ``P(win, tie, loss)`` proportional to ``(e^(d/2), nu, e^(-d/2))`` and
+    Rao-Kupper's ``P(win) = sigmoid(d - log theta)``,
+    ``P(loss) = sigmoid(-d - log theta)``; both reduce to Bradley-Terry
+    without ties. They are fitted by Newton's method on the matches
+    aggregated per pair (per match with covariates), so a table of vote
+    counts given as weighted rows costs O(distinct pairs). See the user
+    guide's "Ranking chatbots" page.
+
     Parameters
     ----------
     method : {"online", "batch"}, default="online"
@@ -52,9 +87,12 @@ class EloRanker(BaseMatchRater):
         Scale of the reported ratings: the 400-point Elo scale
         (``10 ** (dR / 400)`` odds) or the natural-logit scale
         (``exp(dr)`` odds); 1 logit = 400 / ln(10), about 173.7 Elo points.
-    first_advantage : float, default=0.0
-        Fixed advantage of the first-listed player (e.g. home advantage), in
-        the units of ``scale``; added to its rating when predicting.
+    first_advantage : float or "fit", default=0.0
+        Advantage of the first-listed player (e.g. home advantage or the
+        first-shown answer), in the units of ``scale``; added to its rating
+        when predicting. ``"fit"`` estimates it by maximum likelihood
+        (``method="batch"`` only; the data must hold pairs in both orders or
+        cycles that identify it).
     alpha : float, default=0.0
         Batch only: strength of the L2 prior on the natural-logit ratings
         (prior N(0, 1/alpha)), added to the summed negative log-likelihood.
@@ -69,6 +107,13 @@ class EloRanker(BaseMatchRater):
     keep_history : bool, default=False
         Record the players' ratings after every online match
         (``history_``, :meth:`rating_history`).
+    ties : {"half", "davidson", "rao-kupper"}, default="half"
+        How a tie (y = 0.5) enters. ``"half"``: as half a win and half a loss
+        (Elo's and Bradley-Terry's convention; both methods). ``"davidson"``
+        (Davidson, 1970) or ``"rao-kupper"`` (Rao and Kupper, 1967): a
+        three-outcome model with a tie parameter fitted by maximum
+        likelihood (``method="batch"`` only). For arena votes, "tie" and
+        "tie, both bad" are both y = 0.5.
 
     Attributes
     ----------
@@ -76,21 +121,46 @@ class EloRanker(BaseMatchRater):
         Player labels, sorted.
     ratings_ : ndarray of shape (n_players,)
         Ratings aligned with ``players_``, on ``scale``.
-    classes_ : ndarray of shape (2,)
-        ``[0, 1]``: column 1 of :meth:`predict_proba` is "first player wins".
+    classes_ : ndarray of shape (2,) or (3,)
+        ``[0, 1]``: column 1 of :meth:`predict_proba` is "first player wins";
+        with a tie model ``[0.0, 0.5, 1.0]``: second player wins, tie, first
+        player wins (the values of y).
+    tie_param_ : float
+        With a tie model: Davidson's ``nu >= 0`` (tie odds against
+        ``sqrt`` of the win odds: ``P(tie) = nu / (e^(d/2) + nu + e^(-d/2))``)
+        or Rao-Kupper's ``theta >= 1`` (``P(win) = 1 / (1 + theta e^-d)``).
+        0 and 1 mean no ties.
+    first_advantage_ : float
+        The first-player advantage used, in the units of ``scale``: fitted
+        with ``first_advantage="fit"``, else the given value.
+    first_advantage_se_ : float
+        With ``first_advantage="fit"``: its sandwich standard error.
+    covariate_coef_ : ndarray of shape (n_covariates,)
+        With covariates: the change in the first player's advantage per unit
+        of each covariate, in the units of ``scale`` (positive favours the
+        first player).
+    covariate_se_ : ndarray of shape (n_covariates,)
+        Sandwich (robust) standard errors of ``covariate_coef_``, with each
+        match's weight applied to its score (as
+        :func:`bradley_terry_covariance`; for vote counts given as weights
+        use that function with ``frequency_weights=True``).
+    covariate_names_ : ndarray of shape (n_covariates,)
+        The covariates' column labels (DataFrame), else ``"x2"``, ``"x3"``,
+        ... (their positions in ``X``).
     n_iter_ : int
         Newton iterations of the batch fit (1 for online fits).
     n_matches_seen_ : int
         Matches used so far (``fit`` plus later ``partial_fit`` calls).
     n_features_in_ : int
-        Always 2 (the two player columns).
-    feature_names_in_ : ndarray of shape (2,)
+        2 (the two player columns) plus the number of covariates.
+    feature_names_in_ : ndarray of shape (n_features,)
         Column names of ``X`` when it was a DataFrame with string names.
 
     See Also
     --------
     MultiElo : Elo plus cyclic (rock-paper-scissors) interactions.
     sklearn_eval.metrics.match_log_loss : The log-loss with draws as half wins.
+    sklearn_eval.metrics.three_outcome_log_loss : The log-loss of a tie model.
 
     Notes
     -----
@@ -98,10 +168,24 @@ class EloRanker(BaseMatchRater):
     Online Elo is zero-sum, so the mean rating stays ``initial_rating`` until
     new players arrive with :meth:`partial_fit` (they also start at it).
 
+    How ``X`` is read: its first two columns are the players; any further
+    columns are numeric per-match covariates. A DataFrame's covariate columns
+    must have numeric dtypes; an array (object, string or numeric dtype) has
+    them converted to float64. Covariates, tie models and
+    ``first_advantage="fit"`` need ``method="batch"`` (a clear ValueError
+    otherwise) and are not available in :class:`MultiElo` or
+    :meth:`partial_fit`, which run Elo's online update.
+
     References
     ----------
     D. Balduzzi, K. Tuyls, J. Perolat and T. Graepel. "Re-evaluating
     evaluation". NeurIPS 2018, section 2.1.
+
+    R. R. Davidson. "On extending the Bradley-Terry model to accommodate ties
+    in paired comparison experiments". JASA 65(329), 1970.
+
+    P. V. Rao and L. L. Kupper. "Ties in paired-comparison experiments: a
+    generalization of the Bradley-Terry model". JASA 62(317), 1967.
 
     Examples
     --------
@@ -118,9 +202,34 @@ class EloRanker(BaseMatchRater):
     >>> batch = EloRanker(method="batch", alpha=0.1).fit(X, y)
     >>> bool(batch.ratings_.mean().round(6) == 1500)
     True
+
+    A tie model, and a covariate (say, answer A's length minus B's, in
+    thousands of characters):
+
+    >>> from sklearn_eval.datasets import make_matches
+    >>> X, y = make_matches(n_players=4, n_matches=3000, draw_rate=0.2,
+    ...                     random_state=0)
+    >>> davidson = EloRanker(method="batch", ties="davidson").fit(X, y)
+    >>> davidson.classes_.tolist(), davidson.predict_proba(X[:1]).shape
+    ([0.0, 0.5, 1.0], (1, 3))
+    >>> bool(0 < davidson.tie_param_ < 2)
+    True
+    >>> import numpy as np
+    >>> length = np.random.default_rng(0).normal(size=len(y))
+    >>> Xc = np.column_stack([X.astype(object), length])
+    >>> styled = EloRanker(method="batch", ties="davidson").fit(Xc, y)
+    >>> styled.covariate_names_.tolist(), styled.covariate_coef_.shape
+    (['x2'], (1,))
     """
 
-    _parameter_constraints: dict = {**BaseMatchRater._parameter_constraints}
+    _parameter_constraints: dict = {
+        **BaseMatchRater._parameter_constraints,
+        "first_advantage": [
+            Interval(Real, None, None, closed="neither"),
+            StrOptions({"fit"}),
+        ],
+        "ties": [StrOptions(set(TIE_MODELS))],
+    }
 
     _model = "bradley_terry"
 
@@ -136,6 +245,7 @@ class EloRanker(BaseMatchRater):
         tol=1e-8,
         max_iter=100,
         keep_history=False,
+        ties="half",
     ):
         self.method = method
         self.k_factor = k_factor
@@ -146,6 +256,7 @@ class EloRanker(BaseMatchRater):
         self.tol = tol
         self.max_iter = max_iter
         self.keep_history = keep_history
+        self.ties = ties
 
     # ----------------------------------------------------------- state hooks
     def _new_state(self, n_players):
@@ -179,9 +290,307 @@ class EloRanker(BaseMatchRater):
             )
         return {"ratings": ratings}, n_iter
 
+    # ------------------------------------------------------------------- fit
+    def _is_extended(self, table):
+        return (self.ties != "half" or self.first_advantage == "fit"
+                or table.covariates is not None)
+
+    def _require_batch(self, table, what):
+        if self.method == "batch":
+            return
+        if self.ties != "half":
+            raise ValueError(
+                f"ties={self.ties!r} is a maximum-likelihood tie model: it needs "
+                f"method='batch' ({what} runs Elo's online update, which scores "
+                "a draw as half a win)."
+            )
+        if self.first_advantage == "fit":
+            raise ValueError(
+                f"first_advantage='fit' is estimated by maximum likelihood: it "
+                f"needs method='batch' ({what} runs Elo's online update); or "
+                "give the advantage as a number."
+            )
+        if table.covariates is not None:
+            raise ValueError(
+                f"X has {2 + table.n_covariates} columns: the two players and "
+                f"{table.n_covariates} per-match covariate column(s). Covariates "
+                "are fitted jointly with the ratings by method='batch'; "
+                f"{what} runs Elo's online update, which cannot use them. Pass "
+                "only the two player columns, or use method='batch'."
+            )
+
+    @_fit_context(prefer_skip_nested_validation=True)
+    def fit(self, X, y, sample_weight=None):
+        """Rate the players from a table of matches.
+
+        Parameters
+        ----------
+        X : array-like or DataFrame of shape (n_matches, 2 + n_covariates)
+            Labels of the first and second player of each match, in
+            chronological order (the order matters for ``method="online"``
+            only), then any numeric per-match covariates (batch only).
+        y : array-like of shape (n_matches,)
+            Outcome for the first player: 1 win, 0 loss, 0.5 draw (a tie).
+        sample_weight : array-like of shape (n_matches,), default=None
+            Non-negative match weights. Online, a weight multiplies the
+            update step; in batch, it multiplies the match's log-likelihood
+            (so vote counts can be given as the weights of distinct rows).
+
+        Returns
+        -------
+        self : object
+            The fitted estimator.
+        """
+        table = split_covariates(X)
+        if not self._is_extended(table):
+            super().fit(X, y, sample_weight)
+            self._forget_extended(first_advantage_=float(self.first_advantage))
+            return self
+        self._require_batch(table, "fit with method='online'")
+        matches, players, first, second = check_and_encode_matches(
+            table.players, y, sample_weight
+        )
+        units = self._units_per_logit()
+        weight_scale = _mean_positive(matches.sample_weight)
+        fit_advantage = self.first_advantage == "fit"
+        fixed = 0.0 if fit_advantage else float(self.first_advantage) / units
+        result = fit_extended(
+            first, second, matches.y, matches.sample_weight / weight_scale,
+            players, table.covariates, table.names, ties=self.ties,
+            fit_advantage=fit_advantage,
+            fixed_advantage=fixed,
+            alpha=float(self.alpha) / weight_scale, tol=float(self.tol),
+            max_iter=int(self.max_iter),
+        )
+        if not result.converged and not result.flagged:
+            warn_not_converged(result.n_iter, self.tol)
+        # Everything is computed: only now touch the fitted attributes.
+        state = result.state
+        validate_data(self, X, reset=True, skip_check_array=True)
+        self.players_ = players
+        self._tie_model = None if self.ties == "half" else self.ties
+        self.classes_ = (
+            np.array([0, 1]) if self._tie_model is None else np.array([0.0, 0.5, 1.0])
+        )
+        self.n_iter_ = result.n_iter
+        self.n_matches_seen_ = int(matches.y.shape[0])
+        self._state = state
+        self._history = None
+        self._record_history(
+            np.empty((0, 2)) if self.keep_history else None, first[:0], second[:0],
+            state["ratings"].copy(),
+        )
+        self._publish()
+        extended = {"first_advantage_": float(state["advantage"]) * units}
+        if fit_advantage:
+            extended["first_advantage_se_"] = result.advantage_se * units
+        if self._tie_model is not None:
+            extended["tie_param_"] = tie_parameter(self._tie_model, state["tie"])
+        if table.covariates is not None:
+            extended["covariate_coef_"] = state["coef"] * units
+            extended["covariate_se_"] = result.coef_se * units
+            extended["covariate_names_"] = np.asarray(table.names, dtype=object)
+        self._forget_extended(**extended)
+        return self
+
+    def _forget_extended(self, **attributes):
+        """Set the extended fitted attributes, dropping those of an earlier fit."""
+        for name in _EXTENDED_ATTRIBUTES:
+            if name not in attributes and name in vars(self):
+                delattr(self, name)
+        if "tie_param_" not in attributes:
+            self._tie_model = None
+        for name, value in attributes.items():
+            setattr(self, name, value)
+
+    def partial_fit(self, X, y, sample_weight=None):
+        """Continue online rating from the fitted state with more matches.
+
+        Runs the online updates (whatever ``method`` was used by ``fit``)
+        over the new matches in order, starting from the current ratings.
+        Players not seen before enter with ``initial_rating``. On an unfitted
+        estimator this is ``fit`` with online updates. Not available with a
+        tie model, covariates or ``first_advantage="fit"`` (ValueError).
+
+        Parameters
+        ----------
+        X : array-like or DataFrame of shape (n_matches, 2)
+            The new matches, in chronological order.
+        y : array-like of shape (n_matches,)
+            Outcome for the first player: 1 win, 0 loss, 0.5 draw.
+        sample_weight : array-like of shape (n_matches,), default=None
+            Non-negative weights multiplying each update step.
+
+        Returns
+        -------
+        self : object
+            The updated estimator.
+        """
+        self._validate_params()
+        table = split_covariates(X)
+        fitted_extended = getattr(self, "_tie_model", None) is not None or hasattr(
+            self, "covariate_coef_"
+        )
+        if self._is_extended(table) or fitted_extended:
+            raise ValueError(
+                "partial_fit runs Elo's online update, which has no tie model, "
+                "covariates or fitted first-player advantage (ties="
+                f"{self.ties!r}, first_advantage={self.first_advantage!r}, "
+                f"{table.n_covariates} covariate column(s)); refit with "
+                "fit(method='batch') on all the matches instead."
+            )
+        fitted = hasattr(self, "players_")
+        super().partial_fit(X, y, sample_weight)
+        if not fitted:
+            self._forget_extended(first_advantage_=float(self.first_advantage))
+        return self
+
+    # ------------------------------------------------------------ prediction
+    def _advantage_logit(self):
+        if isinstance(self.first_advantage, str):  # "fit": the fitted value
+            state = getattr(self, "_state", None) or {}
+            return float(state.get("advantage", 0.0))
+        return float(self.first_advantage) / self._units_per_logit()
+
     def _logits(self, first, second):
         ratings = np.append(self._state["ratings"], 0.0)
-        return ratings[first] - ratings[second] + self._advantage_logit()
+        advantage = self._state.get("advantage")
+        advantage = self._advantage_logit() if advantage is None else float(advantage)
+        return ratings[first] - ratings[second] + advantage
+
+    def _check_scored_matches(self, X, y, sample_weight):
+        return check_matches(split_covariates(X).players, y, sample_weight,
+                             require_y=True)
+
+    def decision_function(self, X):
+        """First player's advantage on the natural-logit scale.
+
+        ``d = r_first - r_second + h + x . beta``: the logit of the first
+        player winning (without a tie model), and the strength difference
+        every tie model builds on. Players unseen during fitting get
+        ``initial_rating``.
+
+        Parameters
+        ----------
+        X : array-like or DataFrame of shape (n_matches, 2 + n_covariates)
+            Pairs of player labels, then the covariates seen in ``fit``.
+
+        Returns
+        -------
+        logits : ndarray of shape (n_matches,)
+        """
+        check_is_fitted(self)
+        table = split_covariates(X)
+        matches = check_matches(table.players, require_y=False)
+        validate_data(self, X, reset=False, skip_check_array=True)
+        logits = self._logits(
+            lookup_players(matches.first, self.players_),
+            lookup_players(matches.second, self.players_),
+        )
+        if table.covariates is not None:
+            logits = logits + table.covariates @ self._state["coef"]
+        return logits
+
+    def predict_proba(self, X):
+        """Probability of each outcome of a match.
+
+        Parameters
+        ----------
+        X : array-like or DataFrame of shape (n_matches, 2 + n_covariates)
+            Pairs of player labels (unseen players get ``initial_rating``),
+            then the covariates.
+
+        Returns
+        -------
+        proba : ndarray of shape (n_matches, 2) or (n_matches, 3)
+            Columns in the order of ``classes_``: without a tie model, the
+            second player wins, the first player wins; with one, the second
+            player wins, tie, the first player wins.
+        """
+        if getattr(self, "_tie_model", None) is None:
+            return super().predict_proba(X)
+        return outcome_probabilities(
+            self._tie_model, self.decision_function(X), self._state["tie"]
+        )
+
+    def predict(self, X):
+        """Most likely outcome (a value of ``classes_``).
+
+        Parameters
+        ----------
+        X : array-like or DataFrame of shape (n_matches, 2 + n_covariates)
+
+        Returns
+        -------
+        y_pred : ndarray of shape (n_matches,)
+            Without a tie model 1 if the first player is favoured, else 0;
+            with one, the most probable of 0, 0.5 and 1.
+        """
+        if getattr(self, "_tie_model", None) is None:
+            return super().predict(X)
+        return self.classes_[np.argmax(self.predict_proba(X), axis=1)]
+
+    def score(self, X, y, sample_weight=None):
+        """Mean log-likelihood per match (higher is better).
+
+        Without a tie model, draws count as half a win:
+        ``mean(y log p + (1 - y) log(1 - p))``, which equals
+        ``-sklearn_eval.metrics.match_log_loss(y, p)``. With a tie model it
+        is the three-outcome log-likelihood of the observed outcome,
+        ``-sklearn_eval.metrics.three_outcome_log_loss(y, predict_proba(X))``
+        (probabilities clipped at machine epsilon). Weighted by
+        ``sample_weight``.
+
+        Parameters
+        ----------
+        X : array-like or DataFrame of shape (n_matches, 2 + n_covariates)
+        y : array-like of shape (n_matches,)
+            Outcome for the first player: 1 win, 0 loss, 0.5 draw.
+        sample_weight : array-like of shape (n_matches,), default=None
+
+        Returns
+        -------
+        score : float
+        """
+        if getattr(self, "_tie_model", None) is None:
+            return super().score(X, y, sample_weight)
+        check_is_fitted(self)
+        matches = self._check_scored_matches(X, y, sample_weight)
+        if matches.sample_weight.sum() <= 0:
+            raise ValueError("sample_weight sums to zero; the score is undefined.")
+        return -three_outcome_log_loss(
+            matches.y, self.predict_proba(X), sample_weight=matches.sample_weight
+        )
+
+    def win_probabilities(self, players=None):
+        """Predicted win-probability matrix among players (covariates at zero).
+
+        With a tie model the entries are expected scores,
+        ``P(win) + P(tie) / 2``, so that ``P[i, j] + P[j, i] = 1`` (a
+        win-rate game for :class:`~sklearn_eval.game.NashAverager`).
+
+        Parameters
+        ----------
+        players : array-like of labels, default=None
+            The players, in the order wanted; ``players_`` when None. Unseen
+            labels get ``initial_rating``.
+
+        Returns
+        -------
+        P : ndarray of shape (n_selected, n_selected)
+            ``P[i, j]`` = probability that player i beats player j (as the
+            first-listed player); 0.5 on the diagonal.
+        """
+        if getattr(self, "_tie_model", None) is None:
+            return super().win_probabilities(players)
+        check_is_fitted(self)
+        selected = self.players_ if players is None else np.asarray(players)
+        index = lookup_players(selected, self.players_)
+        n = index.shape[0]
+        logits = self._logits(np.repeat(index, n), np.tile(index, n)).reshape(n, n)
+        P = expected_score(self._tie_model, logits, self._state["tie"])
+        np.fill_diagonal(P, 0.5)
+        return P
 
     def _publish(self):
         self.ratings_ = self._to_reported(self._state["ratings"])
@@ -190,8 +599,9 @@ class EloRanker(BaseMatchRater):
         """How :func:`~sklearn_eval.uncertainty.ranking_intervals` resamples.
 
         Batch ratings get the fast multinomial bootstrap and analytic
-        sandwich intervals; online ratings a bootstrap over matches kept in
-        order (descriptive, see the result's ``note``).
+        sandwich intervals (tie models and covariates included); online
+        ratings a bootstrap over matches kept in order (descriptive, see the
+        result's ``note``).
 
         Parameters
         ----------
@@ -202,3 +612,13 @@ class EloRanker(BaseMatchRater):
         plan : IntervalPlan
         """
         return elo_interval_plan(self, target)
+
+
+_EXTENDED_ATTRIBUTES = (
+    "first_advantage_",
+    "first_advantage_se_",
+    "tie_param_",
+    "covariate_coef_",
+    "covariate_se_",
+    "covariate_names_",
+)

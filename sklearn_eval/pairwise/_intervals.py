@@ -11,6 +11,11 @@ Two paths that avoid refitting the estimator on resampled rows:
 - :func:`bradley_terry_intervals`: Wald intervals from the sandwich (robust)
   or the observed-information covariance of the maximum-likelihood ratings,
   under the mean-zero anchoring the estimator uses.
+
+Both cover EloRanker's extended batch model too (tie models, covariates, a
+fitted first-player advantage; see ``_extended_intervals``), and both accept
+``frequency_weights=True``: a weight k then stands for k identical matches
+(vote counts), which are what is resampled and summed.
 """
 
 from __future__ import annotations
@@ -43,6 +48,14 @@ from ._batch import (
     _line_search,
     aggregate_pairs,
     fit_bradley_terry,
+)
+from ._extended_intervals import (
+    ExtendedRows,
+    Resampler,
+    as_frequencies,
+    extended_parameter_covariance,
+    is_extended,
+    resample_chunk,
 )
 
 __all__ = [
@@ -166,6 +179,14 @@ class _Outcomes:
         self.n_players = n
         self.n_matches = int(first.shape[0])
 
+    def as_frequencies(self):
+        """Read each weight as that many identical unit-weight matches."""
+        self.count = as_frequencies(self.count, self.weight)
+        self.weight = np.ones_like(self.weight)
+        self.n_matches = int(self.count.sum())
+        self.category = None
+        return self
+
 
 def _logit_ratings(estimator):
     """Fitted ratings on the natural-logit scale, relative to the initial rating."""
@@ -273,13 +294,15 @@ def _draw_counts(outcomes, rng):
     draw over many categories when there are few matches per category.
     """
     n_matches = outcomes.n_matches
-    if n_matches <= 10 * outcomes.count.shape[0]:
+    if outcomes.category is not None and n_matches <= 10 * outcomes.count.shape[0]:
         picks = rng.integers(0, n_matches, size=n_matches)
         counts = np.bincount(
             outcomes.category[picks], minlength=outcomes.count.shape[0]
         )
         return counts.astype(np.float64)
-    return rng.multinomial(n_matches, outcomes.count / n_matches).astype(np.float64)
+    return rng.multinomial(n_matches, outcomes.count / outcomes.count.sum()).astype(
+        np.float64
+    )
 
 
 def _resample_chunk(outcomes, estimator, init, seeds):
@@ -291,11 +314,20 @@ def _resample_chunk(outcomes, estimator, init, seeds):
     return rows
 
 
-def _encode(full, X, y, sample_weight):
+def _encode(full, X, y, sample_weight, frequency_weights=False):
     matches, players, first, second = check_and_encode_matches(X, y, sample_weight)
     if not np.array_equal(players, full.players_):  # pragma: no cover - safety
         raise ValueError("Player coding differs from the fitted estimator's.")
-    return _Outcomes(first, second, matches.y, matches.sample_weight, len(players))
+    outcomes = _Outcomes(first, second, matches.y, matches.sample_weight,
+                         len(players))
+    return outcomes.as_frequencies() if frequency_weights else outcomes
+
+
+def _check_frequency_flag(frequency_weights):
+    if not isinstance(frequency_weights, bool | np.bool_):
+        raise TypeError(
+            f"frequency_weights must be a bool; got {frequency_weights!r}."
+        )
 
 
 def _fit_full(estimator, X, y, sample_weight):
@@ -316,6 +348,7 @@ def bootstrap_bradley_terry(
     random_state=None,
     n_jobs=None,
     note="",
+    frequency_weights=False,
 ):
     """Bootstrap of batch Bradley-Terry ratings by multinomial match counts.
 
@@ -343,11 +376,23 @@ def bootstrap_bradley_terry(
         joblib workers; results do not depend on it.
     note : str, default=""
         Caveat stored on the result.
+    frequency_weights : bool, default=False
+        False: a match keeps its weight when resampled (the rows are the
+        units). True: a weight k stands for k identical matches (vote counts
+        given as weighted rows; weights must be whole numbers), and the
+        ``sum(sample_weight)`` matches are what is resampled.
 
     Returns
     -------
     BootstrapResult
         Items are ``players_``; a player absent from a resample is NaN there.
+
+    Notes
+    -----
+    With a tie model (``ties="davidson"`` or ``"rao-kupper"``), covariates
+    or ``first_advantage="fit"``, each resample refits that whole model
+    (ratings, coefficients, tie parameter) by Newton's method, warm-started
+    at the full-data fit; the intervals are those of the ratings.
 
     Examples
     --------
@@ -363,15 +408,25 @@ def bootstrap_bradley_terry(
     (5, 5)
     """
     _check_batch_elo(estimator)
+    _check_frequency_flag(frequency_weights)
     check_resampling(n_resamples, confidence_level, "matches")
     full = _fit_full(estimator, X, y, sample_weight)
-    outcomes = _encode(full, X, y, sample_weight)
-    init = _logit_ratings(full)
     seeds = rng_streams(random_state, n_resamples)
-    results = Parallel(n_jobs=n_jobs)(
-        delayed(_resample_chunk)(outcomes, full, init, [seeds[k] for k in chunk])
-        for chunk in resample_chunks(n_resamples, n_jobs)
-    )
+    if is_extended(full):
+        resampler = Resampler(
+            ExtendedRows(full, X, y, sample_weight, frequency_weights), full
+        )
+        results = Parallel(n_jobs=n_jobs)(
+            delayed(resample_chunk)(resampler, [seeds[k] for k in chunk])
+            for chunk in resample_chunks(n_resamples, n_jobs)
+        )
+    else:
+        outcomes = _encode(full, X, y, sample_weight, frequency_weights)
+        init = _logit_ratings(full)
+        results = Parallel(n_jobs=n_jobs)(
+            delayed(_resample_chunk)(outcomes, full, init, [seeds[k] for k in chunk])
+            for chunk in resample_chunks(n_resamples, n_jobs)
+        )
     samples = np.vstack([row for chunk in results for row in chunk])
     return summarize_samples(
         full.players_, full.ratings_, samples, confidence_level=confidence_level,
@@ -491,7 +546,7 @@ def _bread_inverse(hessian, alpha):
 
 
 def bradley_terry_covariance(estimator, X, y, sample_weight=None, *,
-                             covariance="sandwich"):
+                             covariance="sandwich", frequency_weights=False):
     """Covariance of fitted batch Bradley-Terry ratings (reported scale).
 
     With ``L(p)`` the weighted Laplacian of the comparison graph with pair
@@ -504,6 +559,12 @@ def bradley_terry_covariance(estimator, X, y, sample_weight=None, *,
     anchored to mean zero and ``H^-1`` is the pseudo-inverse on that
     subspace.
 
+    With a tie model, covariates or a fitted first-player advantage the
+    same holds for all the parameters jointly (H and J of the extended
+    likelihood, whose per-match scores include the covariates' and the tie
+    parameter's); the ratings' block is returned, so their intervals
+    account for the uncertainty of the coefficients.
+
     Parameters
     ----------
     estimator : EloRanker
@@ -511,6 +572,11 @@ def bradley_terry_covariance(estimator, X, y, sample_weight=None, *,
     X, y, sample_weight
         The training matches.
     covariance : {"sandwich", "observed"}, default="sandwich"
+    frequency_weights : bool, default=False
+        True: a weight k stands for k identical matches (vote counts), so
+        the meat sums ``w (y - p)^2`` instead of ``w^2 (y - p)^2``; weights
+        must be whole numbers. The observed information is the same either
+        way.
 
     Returns
     -------
@@ -521,7 +587,15 @@ def bradley_terry_covariance(estimator, X, y, sample_weight=None, *,
         raise ValueError(
             f"covariance must be one of {_COVARIANCES}; got {covariance!r}."
         )
-    outcomes = _encode(estimator, X, y, sample_weight)
+    _check_frequency_flag(frequency_weights)
+    if is_extended(estimator):
+        n = estimator.players_.shape[0]
+        cov = extended_parameter_covariance(
+            estimator, X, y, sample_weight, covariance=covariance,
+            frequency_weights=frequency_weights,
+        )[:n, :n]
+        return cov * estimator._units_per_logit() ** 2
+    outcomes = _encode(estimator, X, y, sample_weight, frequency_weights)
     n = outcomes.n_players
     r = _logit_ratings(estimator)
     p = expit(r[outcomes.first] - r[outcomes.second] + estimator._advantage_logit())
@@ -550,6 +624,7 @@ def bradley_terry_intervals(
     confidence_level=0.95,
     n_draws=2000,
     random_state=None,
+    frequency_weights=False,
 ):
     """Analytic (Wald) intervals for batch Bradley-Terry ratings.
 
@@ -577,6 +652,9 @@ def bradley_terry_intervals(
     n_draws : int, default=2000
         Normal draws for the rank intervals.
     random_state : int, SeedSequence, RandomState or None, default=None
+    frequency_weights : bool, default=False
+        Read each weight as that many identical matches (vote counts); see
+        :func:`bradley_terry_covariance`.
 
     Returns
     -------
@@ -600,7 +678,8 @@ def bradley_terry_intervals(
     _check_batch_elo(estimator)
     check_resampling(n_draws, confidence_level, "matches")
     full = _fit_full(estimator, X, y, sample_weight)
-    cov = bradley_terry_covariance(full, X, y, sample_weight, covariance=covariance)
+    cov = bradley_terry_covariance(full, X, y, sample_weight, covariance=covariance,
+                                   frequency_weights=frequency_weights)
     estimate = np.asarray(full.ratings_, dtype=np.float64)
     half_width = norm.ppf(0.5 + confidence_level / 2.0) * np.sqrt(
         np.clip(np.diag(cov), 0.0, None)

@@ -20,7 +20,7 @@ import os
 
 import numpy as np
 
-__all__ = ["HAVE_NUMBA", "elo_scan", "melo_scan"]
+__all__ = ["HAVE_NUMBA", "elo_scan", "melo_loss_grad", "melo_scan"]
 
 
 def _sigmoid(z):
@@ -91,6 +91,54 @@ def _melo_scan_arrays(
         if keep:
             history[t, 0] = ratings[i]
             history[t, 1] = ratings[j]
+
+
+def _melo_loss_grad_arrays(params, first, second, games, score, n_players, width,
+                           alpha, advantage, grad):
+    """Penalised mElo negative log-likelihood and its gradient, fused.
+
+    The compiled counterpart of the numpy loss in ``_batch`` (same layout of
+    ``params``: ratings, then the vectors column by column). The parameters
+    are first copied player by player (a player's rating and vector share a
+    cache line), then one pass over the pairs computes the logits, the loss
+    and the per-pair residual and scatters it into the gradient, written into
+    ``grad``; returns the loss. ``softplus(z) = max(z, 0) - log(sigmoid(|z|))``
+    reuses the sigmoid, so each pair costs one ``exp`` and one ``log``.
+    """
+    m = 1 + width
+    own = np.empty((n_players, m))
+    own_grad = np.zeros((n_players, m))
+    penalty = 0.0
+    for c in range(m):
+        for i in range(n_players):
+            value = params[c * n_players + i]
+            own[i, c] = value
+            penalty += value * value
+    loss = 0.0
+    for p in range(first.shape[0]):
+        i = first[p]
+        j = second[p]
+        z = own[i, 0] - own[j, 0] + advantage
+        for a in range(1, m, 2):
+            z += own[i, a] * own[j, a + 1] - own[i, a + 1] * own[j, a]
+        e = math.exp(-abs(z))
+        inv = 1.0 / (1.0 + e)
+        loss += games[p] * (max(z, 0.0) - math.log(inv)) - score[p] * z
+        prob = inv if z >= 0.0 else e * inv
+        residual = games[p] * prob - score[p]
+        own_grad[i, 0] += residual
+        own_grad[j, 0] -= residual
+        # d z / d c_i = Omega c_j = (c_j1, -c_j0); d z / d c_j = (-c_i1, c_i0).
+        for a in range(1, m, 2):
+            own_grad[i, a] += residual * own[j, a + 1]
+            own_grad[j, a] -= residual * own[i, a + 1]
+            own_grad[i, a + 1] -= residual * own[j, a]
+            own_grad[j, a + 1] += residual * own[i, a]
+    for c in range(m):
+        for i in range(n_players):
+            k = c * n_players + i
+            grad[k] = own_grad[i, c] + alpha * params[k]
+    return loss + 0.5 * alpha * penalty
 
 
 def elo_scan_python(first, second, outcome, weight, ratings, step, advantage, history):
@@ -179,6 +227,7 @@ def _compiled(name):
         jit = numba.njit(cache=True, nogil=True)
         _COMPILED["elo"] = jit(_elo_scan_arrays)
         _COMPILED["melo"] = jit(_melo_scan_arrays)
+        _COMPILED["melo_loss_grad"] = jit(_melo_loss_grad_arrays)
     return _COMPILED[name]
 
 
@@ -194,6 +243,18 @@ def _melo_scan_numba(first, second, outcome, weight, ratings, vectors, step,
     """Online mElo_2k, compiled with numba (see :func:`melo_scan_python`)."""
     _compiled("melo")(first, second, outcome, weight, ratings, vectors, step,
                       step_vectors, advantage, history)
+
+
+def melo_loss_grad(params, first, second, games, score, n_players, width, alpha,
+                   advantage, grad):
+    """Compiled mElo loss and gradient (see :func:`_melo_loss_grad_arrays`).
+
+    Only with numba: without it the batch fit uses its numpy loss.
+    """
+    return _compiled("melo_loss_grad")(
+        params, first, second, games, score, n_players, width, alpha, advantage,
+        grad,
+    )
 
 
 HAVE_NUMBA = _numba_wanted()

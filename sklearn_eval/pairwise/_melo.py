@@ -13,6 +13,7 @@ from sklearn.utils.validation import check_is_fitted
 from . import _kernels
 from ._base import BaseMatchRater, effective_alpha
 from ._batch import fit_bradley_terry, fit_melo_lbfgs, omega_product
+from ._covariates import reject_extra_columns
 from ._intervals import melo_interval_plan
 
 __all__ = ["MultiElo"]
@@ -186,6 +187,13 @@ class MultiElo(BaseMatchRater):
         self.random_state = random_state
 
     # ----------------------------------------------------------- state hooks
+    def _check_training_data(self, X, y, sample_weight):
+        reject_extra_columns(
+            X, "MultiElo", "reads only the two player columns: per-match "
+            "covariates and tie models are fitted by EloRanker(method='batch').",
+        )
+        return super()._check_training_data(X, y, sample_weight)
+
     def _random_vectors(self, rng, n_players):
         width = 2 * int(self.n_components)
         return float(self.init_scale) * rng.standard_normal((n_players, width))

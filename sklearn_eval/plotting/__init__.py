@@ -5,22 +5,35 @@ Each display follows scikit-learn's ``*Display`` pattern (as
 ``plot(ax=None, ...)`` draws it and returns the display with the Axes
 (``ax_`` or ``axes_``), the figure (``figure_``) and the artists stored as
 attributes, and ``from_estimator`` (plus ``from_data``/``from_payoff``/
-``from_result`` where natural) builds and plots it in one call. matplotlib is
-imported only when drawing, so this module imports without it.
+``from_result`` where natural) checks its inputs, builds the display and plots
+it in one call. The constructor only stores its arguments (``plot`` checks
+them). Agent, task, item and game names are drawn literally, never parsed as
+math text. matplotlib is imported only when drawing, so this module imports
+without it.
 """
 
-from ._irt import AbilityGeneralityDisplay, AgentCurveDisplay, ItemCurveDisplay
-from ._nash import HodgeDisplay, NashDisplay
-from ._ratings import CyclicEmbeddingDisplay, RatingTableDisplay
+from ._agent_curves import AgentCurveDisplay
+from ._alpharank import AlphaRankSweepDisplay
+from ._embedding import CyclicEmbeddingDisplay
+from ._generality import AbilityGeneralityDisplay
+from ._hodge import HodgeDisplay
+from ._item_curves import ItemCurveDisplay
+from ._missing import MissingResultsDisplay
+from ._nash import NashDisplay
+from ._ratings import RatingTableDisplay
 from ._selection import InfoGainDisplay
+from ._voting import VotingDisplay
 
 __all__ = [
     "AbilityGeneralityDisplay",
     "AgentCurveDisplay",
+    "AlphaRankSweepDisplay",
     "CyclicEmbeddingDisplay",
     "HodgeDisplay",
     "InfoGainDisplay",
     "ItemCurveDisplay",
+    "MissingResultsDisplay",
     "NashDisplay",
     "RatingTableDisplay",
+    "VotingDisplay",
 ]

@@ -2,6 +2,11 @@
 
 matplotlib is an optional dependency (extra ``plot``): it is imported inside
 the functions that draw, never at module import.
+
+User strings (agent, task, item and game names) are drawn literally: every
+Text artist that shows one is created or switched to ``parse_math=False`` and
+``usetex=False`` (see :func:`_literal`), so a name such as ``$x^$`` or
+``$\\foo$`` is not parsed as math text (which fails to draw) nor sent to TeX.
 """
 
 from __future__ import annotations
@@ -15,6 +20,31 @@ __all__ = []
 # largest number of labels pushed apart (the pairwise pass is O(n^2))
 _MAX_REPEL = 400
 
+# Text properties of an artist that shows a user string as it is
+LITERAL = {"parse_math": False, "usetex": False}
+
+
+def _literal(texts):
+    """Show the Text artists' strings literally (no math text, no TeX); return them."""
+    texts = list(texts)
+    for text in texts:
+        text.set_parse_math(False)
+        text.set_usetex(False)
+    return texts
+
+
+def _literal_legend(ax, **legend_kw):
+    """``ax.legend(**legend_kw)`` with every entry drawn literally."""
+    legend = ax.legend(**legend_kw)
+    _literal(legend.get_texts())
+    return legend
+
+
+def _literal_ticklabels(ax, axis, labels, **text_kw):
+    """Set the tick labels of ``axis`` ("x" or "y") to literal ``str(label)``."""
+    setter = ax.set_xticklabels if axis == "x" else ax.set_yticklabels
+    return setter([str(label) for label in labels], **LITERAL, **text_kw)
+
 
 def _pyplot(caller):
     """Import ``matplotlib.pyplot`` or raise an ImportError naming ``caller``."""
@@ -22,8 +52,9 @@ def _pyplot(caller):
         import matplotlib.pyplot as plt
     except ImportError as exc:
         raise ImportError(
-            f"{caller} requires matplotlib. Install it with "
-            "`pip install sklearn-eval[plot]` (or `pip install matplotlib`)."
+            f"{caller} requires matplotlib, a dependency of sklearn-eval that "
+            "is missing from this environment: `pip install matplotlib` (or "
+            "reinstall sklearn-eval)."
         ) from exc
 
     return plt
@@ -99,6 +130,62 @@ def _as_float_vector(values, name, n=None, *, allow_nan=False, allow_inf=False):
         i = int(np.argmax(bad))
         raise ValueError(f"{name} has a non-finite value {array[i]!r} at index {i}.")
     return array.copy()
+
+
+def _as_matrix(values, name, shape=None, *, allow_nan=False):
+    """2-D float64 copy of ``values``; checks its shape (None: any) and finiteness."""
+    try:
+        array = np.asarray(values, dtype=np.float64)
+    except (TypeError, ValueError) as exc:
+        raise TypeError(f"{name} must hold numbers; got {values!r:.80}.") from exc
+    if array.ndim != 2:
+        raise ValueError(f"{name} must be 2-D; got shape {array.shape}.")
+    if shape is not None:
+        expected = tuple(
+            s if s is not None else array.shape[k] for k, s in enumerate(shape)
+        )
+        if array.shape != expected:
+            raise ValueError(f"{name} must have shape {expected}; got {array.shape}.")
+    bad = np.isinf(array) if allow_nan else ~np.isfinite(array)
+    if bad.any():
+        i, j = np.argwhere(bad)[0]
+        raise ValueError(f"{name} has a non-finite value at row {i}, column {j}.")
+    return array.copy()
+
+
+def _optional_vector(values, name, n=None, **kw):
+    """:func:`_as_float_vector` of ``values``, or None when ``values`` is None."""
+    return None if values is None else _as_float_vector(values, name, n, **kw)
+
+
+def _both_or_neither(first, second, names):
+    if (first is None) != (second is None):
+        raise ValueError(f"Pass both {names[0]} and {names[1]}, or neither.")
+
+
+def _resolve_items(selection, names, kind):
+    """Indices of ``selection`` (labels or integer positions) among ``names``."""
+    names = np.asarray(names, dtype=object)
+    lookup = {str(v): i for i, v in enumerate(names)}
+    indices = []
+    for item in np.ravel(np.asarray(selection, dtype=object)):
+        if (
+            isinstance(item, numbers.Integral)
+            and not isinstance(item, bool)
+            and str(item) not in lookup
+        ):
+            if not 0 <= item < names.size:
+                raise ValueError(
+                    f"{kind} index {item} is out of range [0, {names.size})."
+                )
+            indices.append(int(item))
+        elif str(item) in lookup:
+            indices.append(lookup[str(item)])
+        else:
+            raise ValueError(f"Unknown {kind} {item!r}.")
+    if not indices:
+        raise ValueError(f"No {kind}s selected.")
+    return np.asarray(indices, dtype=np.int64)
 
 
 def _as_labels(labels, n, name, default_prefix):
@@ -189,7 +276,9 @@ def _spread_labels(ax, x, y, labels, *, fontsize=8, n_iter=400, **text_kw):
     # the pixel positions of the points must be the final ones
     fig.draw_without_rendering()
     renderer = fig.canvas.get_renderer()
-    probes = [ax.text(0, 0, str(label), fontsize=fontsize) for label in labels]
+    probes = [
+        ax.text(0, 0, str(label), fontsize=fontsize, **LITERAL) for label in labels
+    ]
     boxes = np.array(
         [p.get_window_extent(renderer).size for p in probes], dtype=np.float64
     )
@@ -238,7 +327,45 @@ def _spread_labels(ax, x, y, labels, *, fontsize=8, n_iter=400, **text_kw):
                 textcoords="offset points",
                 fontsize=fontsize,
                 arrowprops=arrowprops,
+                **LITERAL,
                 **text_kw,
             )
         )
     return texts
+
+
+# ---------------------------------------------------------------------------
+# payoff matrices (Hodge and cyclic-embedding displays)
+# ---------------------------------------------------------------------------
+def _antisymmetric(A, name):
+    from ..utils import check_antisymmetric
+
+    return check_antisymmetric(np.asarray(A, dtype=np.float64), name=name)
+
+
+def _as_logits(P, clip, name):
+    """Log-odds of a win-probability matrix (validated, symmetrised, clipped)."""
+    from ..utils import check_square
+
+    P = check_square(np.asarray(P, dtype=np.float64), name=name)
+    off = ~np.eye(P.shape[0], dtype=bool)
+    bad = off & ~((P >= 0) & (P <= 1))
+    if bad.any():
+        i, j = np.argwhere(bad)[0]
+        raise ValueError(
+            f"{name} must hold win probabilities in [0, 1]; got {P[i, j]!r} at row "
+            f"{i}, column {j}."
+        )
+    excess = np.where(off, np.abs(P + P.T - 1.0), 0.0)
+    if excess.max() > 1e-6:
+        i, j = np.argwhere(excess > 1e-6)[0]
+        raise ValueError(
+            f"{name} must satisfy P[i, j] + P[j, i] = 1; at row {i}, column {j}: "
+            f"{P[i, j]!r} + {P[j, i]!r}."
+        )
+    if not 0 < clip < 0.5:
+        raise ValueError(f"clip must be in (0, 0.5); got {clip!r}.")
+    P = np.clip(0.5 * (P + 1.0 - P.T), clip, 1.0 - clip)
+    A = np.log(P) - np.log1p(-P)
+    np.fill_diagonal(A, 0.0)
+    return 0.5 * (A - A.T)

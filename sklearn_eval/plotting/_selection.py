@@ -3,10 +3,57 @@
 from __future__ import annotations
 
 import numpy as np
+from sklearn.utils import Bunch
 
-from ._base import _as_float_vector, _as_labels, _check_fitted_attrs, _single_ax
+from ._base import (
+    _as_float_vector,
+    _as_labels,
+    _check_fitted_attrs,
+    _literal_legend,
+    _literal_ticklabels,
+    _optional_vector,
+    _single_ax,
+)
 
 __all__ = ["InfoGainDisplay"]
+
+
+def _check_info_gain(
+    task_names, cumulative_gain, task_gain=None, max_information=None, greedy=True
+):
+    """The validated data of an :class:`InfoGainDisplay` (a Bunch of copies)."""
+    cumulative_gain = _as_float_vector(cumulative_gain, "cumulative_gain")
+    n = cumulative_gain.size
+    if n == 0:
+        raise ValueError("cumulative_gain is empty: nothing was selected.")
+    task_gain = _optional_vector(task_gain, "task_gain", n)
+    for name, values in (
+        ("cumulative_gain", cumulative_gain),
+        ("task_gain", task_gain),
+    ):
+        if values is not None and np.any(values < -1e-9):
+            i = int(np.argmax(values < -1e-9))
+            raise ValueError(f"{name}[{i}] = {values[i]!r} is negative.")
+    if max_information is not None:
+        max_information = float(max_information)
+        if not np.isfinite(max_information) or max_information <= 0:
+            raise ValueError(
+                f"max_information must be positive; got {max_information!r}."
+            )
+        over = cumulative_gain > max_information * (1 + 1e-9) + 1e-12
+        if over.any():
+            i = int(np.argmax(over))
+            raise ValueError(
+                f"cumulative_gain[{i}] = {cumulative_gain[i]!r} exceeds "
+                f"max_information = {max_information!r}."
+            )
+    return Bunch(
+        task_names=_as_labels(task_names, n, "task_names", "task"),
+        cumulative_gain=cumulative_gain,
+        task_gain=task_gain,
+        max_information=max_information,
+        greedy=bool(greedy),
+    )
 
 
 class InfoGainDisplay:
@@ -20,10 +67,13 @@ class InfoGainDisplay:
     The gain of a set is neither monotone nor sub-additive: the line can
     dip, and a set can be worth more than the sum of its tasks' gains.
 
+    The constructor only stores its arguments; :meth:`from_estimator` checks
+    them (and so does :meth:`plot`).
+
     Parameters
     ----------
     task_names : array-like of shape (n_selected,)
-        The selected tasks in pick order.
+        The selected tasks in pick order, drawn literally (no math text).
     cumulative_gain : array-like of shape (n_selected,)
         Gain (bits) of the first ``k`` selected tasks, ``k = 1..n_selected``.
     task_gain : array-like of shape (n_selected,), default=None
@@ -71,36 +121,20 @@ class InfoGainDisplay:
         max_information=None,
         greedy=True,
     ):
-        self.greedy = bool(greedy)
-        self.cumulative_gain = _as_float_vector(cumulative_gain, "cumulative_gain")
-        n = self.cumulative_gain.size
-        if n == 0:
-            raise ValueError("cumulative_gain is empty: nothing was selected.")
-        self.task_names = _as_labels(task_names, n, "task_names", "task")
-        self.task_gain = (
-            None if task_gain is None else _as_float_vector(task_gain, "task_gain", n)
-        )
-        for name, values in (
-            ("cumulative_gain", self.cumulative_gain),
-            ("task_gain", self.task_gain),
-        ):
-            if values is not None and np.any(values < -1e-9):
-                i = int(np.argmax(values < -1e-9))
-                raise ValueError(f"{name}[{i}] = {values[i]!r} is negative.")
-        if max_information is not None:
-            max_information = float(max_information)
-            if not np.isfinite(max_information) or max_information <= 0:
-                raise ValueError(
-                    f"max_information must be positive; got {max_information!r}."
-                )
-            over = self.cumulative_gain > max_information * (1 + 1e-9) + 1e-12
-            if over.any():
-                i = int(np.argmax(over))
-                raise ValueError(
-                    f"cumulative_gain[{i}] = {self.cumulative_gain[i]!r} exceeds "
-                    f"max_information = {max_information!r}."
-                )
+        self.task_names = task_names
+        self.cumulative_gain = cumulative_gain
+        self.task_gain = task_gain
         self.max_information = max_information
+        self.greedy = greedy
+
+    def _checked(self):
+        return _check_info_gain(
+            self.task_names,
+            self.cumulative_gain,
+            task_gain=self.task_gain,
+            max_information=self.max_information,
+            greedy=self.greedy,
+        )
 
     def plot(self, ax=None, *, show_bars=True, line_kw=None):
         """Draw the gains.
@@ -118,7 +152,8 @@ class InfoGainDisplay:
         -------
         display : InfoGainDisplay
         """
-        n = self.cumulative_gain.size
+        data = self._checked()
+        n = data.cumulative_gain.size
         ax = _single_ax(
             ax,
             "InfoGainDisplay.plot",
@@ -127,10 +162,10 @@ class InfoGainDisplay:
         )
         steps = np.arange(1, n + 1)
         self.bars_ = None
-        if show_bars and self.task_gain is not None:
+        if show_bars and data.task_gain is not None:
             self.bars_ = ax.bar(
                 steps,
-                self.task_gain,
+                data.task_gain,
                 color="0.75",
                 width=0.6,
                 label="gain of the task alone",
@@ -139,53 +174,58 @@ class InfoGainDisplay:
         line_kw.setdefault("marker", "o")
         line_kw.setdefault("color", "C0")
         (self.line_,) = ax.plot(
-            steps, self.cumulative_gain, label="gain of the selected set", **line_kw
+            steps, data.cumulative_gain, label="gain of the selected set", **line_kw
         )
         self.ceiling_ = None
-        top = float(self.cumulative_gain.max())
-        if self.task_gain is not None:
-            top = max(top, float(self.task_gain.max()))
-        if self.max_information is not None:
+        top = float(data.cumulative_gain.max())
+        if data.task_gain is not None:
+            top = max(top, float(data.task_gain.max()))
+        if data.max_information is not None:
             self.ceiling_ = ax.axhline(
-                self.max_information,
+                data.max_information,
                 color="k",
                 ls="--",
                 lw=0.9,
-                label=f"log2(n_agents) = {self.max_information:.2f} bits",
+                label=f"log2(n_agents) = {data.max_information:.2f} bits",
             )
-            top = max(top, self.max_information)
+            top = max(top, data.max_information)
         ax.set_ylim(0, top * 1.3 if top > 0 else 1.0)
         ax.set_xticks(steps)
-        ax.set_xticklabels(
-            [str(t) for t in self.task_names],
+        _literal_ticklabels(
+            ax,
+            "x",
+            data.task_names,
             rotation=60,
             ha="right",
             fontsize=8 if n <= 30 else 6,
         )
         ax.set_xlim(0.4, n + 0.6)
         ax.set_xlabel(
-            "task added (selection order)" if self.greedy else "selected task"
+            "task added (selection order)" if data.greedy else "selected task"
         )
         ax.set_ylabel("information gain (bits)")
         ax.set_title(
             "Greedy task selection by information gain"
-            if self.greedy
+            if data.greedy
             else "Best task subset by information gain (exhaustive search)",
             fontsize=10,
         )
-        ax.legend(fontsize=7, loc="upper center", ncol=3, frameon=False)
+        _literal_legend(ax, fontsize=7, loc="upper center", ncol=3, frameon=False)
         self.ax_ = ax
         self.figure_ = ax.figure
         return self
 
     @classmethod
-    def from_estimator(cls, estimator, *, ax=None, **plot_kw):
+    def from_estimator(cls, estimator, *, task_names=None, ax=None, **plot_kw):
         """Plot a fitted :class:`~sklearn_eval.selection.InfoGainSelector`.
 
         Parameters
         ----------
         estimator : InfoGainSelector
             Fitted.
+        task_names : array-like of shape (n_tasks,), default=None
+            Labels of all the tasks the selector saw; its ``tasks_`` when
+            None.
         ax : matplotlib Axes, default=None
         **plot_kw
             Passed to :meth:`plot`.
@@ -200,12 +240,15 @@ class InfoGainDisplay:
             "InfoGainDisplay.from_estimator",
         )
         order = np.asarray(estimator.selection_order_, dtype=np.int64)
-        tasks = np.asarray(estimator.tasks_, dtype=object)
-        display = cls(
+        n_tasks = len(estimator.tasks_)
+        if task_names is None:
+            task_names = estimator.tasks_
+        tasks = _as_labels(task_names, n_tasks, "task_names", "task")
+        data = _check_info_gain(
             tasks[order],
             estimator.cumulative_gain_,
             task_gain=np.asarray(estimator.information_gain_)[order],
             max_information=getattr(estimator, "max_information_", None),
             greedy=getattr(estimator, "search", "greedy") != "exhaustive",
         )
-        return display.plot(ax=ax, **plot_kw)
+        return cls(**data).plot(ax=ax, **plot_kw)

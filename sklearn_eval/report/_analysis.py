@@ -13,6 +13,11 @@
 * information-gain selection of a reduced task subset and its agreement with
   the full benchmark;
 * bootstrap intervals (tasks resampled) for the three rankings.
+
+Each analysis runs on its own: one that raises (or needs one that did) is
+recorded in ``analysis.failures`` with a one-line reason and its entry of the
+analysis is None, and the others still run, so the report can show every
+section that has its data.
 """
 
 from __future__ import annotations
@@ -20,6 +25,7 @@ from __future__ import annotations
 import numbers
 import sys
 import time
+import traceback
 import warnings
 
 import numpy as np
@@ -34,6 +40,36 @@ from ..uncertainty import bootstrap_ranking
 from ..utils import baseline_normalize, binarize_scores
 
 __all__ = ["analyze_benchmark", "prepare_benchmark"]
+
+# the analyses, in the order they run, and the ones each needs
+STEPS = {
+    "block": "complete block",
+    "nash": "Nash averaging",
+    "hodge": "Hodge decomposition",
+    "irt": "IRT 2PL model",
+    "generality": "generality",
+    "selection": "information-gain selection",
+    "intervals.uniform": "bootstrap of the uniform average",
+    "intervals.nash": "bootstrap of the Nash average",
+    "intervals.ability": "bootstrap of the IRT ability",
+}
+_NEEDS = {
+    "nash": ("block",),
+    "hodge": ("block",),
+    "generality": ("irt",),
+    "selection": ("block",),
+    "intervals.uniform": ("block",),
+    "intervals.nash": ("block", "nash"),
+    "intervals.ability": ("irt",),
+}
+_MAX_REASON = 300
+
+
+def one_line_reason(exc):
+    """``"Type: first line of the message"``, at most about 300 characters."""
+    lines = str(exc).strip().splitlines()
+    text = f"{type(exc).__name__}: {lines[0]}" if lines else type(exc).__name__
+    return text if len(text) <= _MAX_REASON else text[: _MAX_REASON - 1] + "…"
 
 
 def _progress_printer(progress):
@@ -273,6 +309,7 @@ def _complete_block(bench):
 
 
 def _summary(bench, block):
+    """Sizes of the data (``complete_*`` are None without a complete block)."""
     missing = np.isnan(bench.scores)
     return Bunch(
         name=bench.name,
@@ -280,8 +317,8 @@ def _summary(bench, block):
         n_tasks=bench.scores.shape[1],
         missing_share=float(missing.mean()),
         n_missing=int(missing.sum()),
-        complete_agents=int(block.agent_mask.sum()),
-        complete_tasks=int(block.task_mask.sum()),
+        complete_agents=None if block is None else int(block.agent_mask.sum()),
+        complete_tasks=None if block is None else int(block.task_mask.sum()),
         success_rate=float(np.nanmean(bench.responses)),
         response_rule=bench.response_rule,
         normalized=bench.normalized is not None,
@@ -409,28 +446,66 @@ def _selection(bench, block, n_tasks, spread):
     )
 
 
-def _intervals(bench, block, irt, n_resamples, random_state, n_jobs):
-    common = dict(
-        resample="tasks",
-        n_resamples=n_resamples,
-        random_state=random_state,
-        n_jobs=n_jobs,
-    )
+def _bootstrap(estimator, X, statistic, *, n_resamples, random_state, n_jobs):
+    """Percentile intervals of ``statistic`` over resampled tasks."""
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        uniform = bootstrap_ranking(
-            _UniformMean(), block.scaled, statistic="agent_mean_", **common
+        return bootstrap_ranking(
+            estimator,
+            X,
+            statistic=statistic,
+            resample="tasks",
+            n_resamples=n_resamples,
+            random_state=random_state,
+            n_jobs=n_jobs,
         )
-        nash = bootstrap_ranking(
-            NashAverager(), block.scaled, statistic="agent_skill_", **common
-        )
-        ability = bootstrap_ranking(
-            _Abilities(irt.estimator),
-            bench.responses,
-            statistic="abilities_",
-            **common,
-        )
-    return Bunch(uniform=uniform, nash=nash, ability=ability)
+
+
+def _uniform_intervals(bench, block, irt, **settings):
+    return _bootstrap(_UniformMean(), block.scaled, "agent_mean_", **settings)
+
+
+def _nash_intervals(bench, block, irt, **settings):
+    return _bootstrap(NashAverager(), block.scaled, "agent_skill_", **settings)
+
+
+def _ability_intervals(bench, block, irt, **settings):
+    estimator = _Abilities(irt.estimator)
+    return _bootstrap(estimator, bench.responses, "abilities_", **settings)
+
+
+_INTERVALS = {
+    "uniform": _uniform_intervals,
+    "nash": _nash_intervals,
+    "ability": _ability_intervals,
+}
+
+
+class _Steps:
+    """Runs the analyses one by one; a failure is recorded, never raised."""
+
+    def __init__(self, say):
+        self.say = say
+        self.results = {}
+        self.failures = {}
+        self.tracebacks = {}
+
+    def run(self, name, function, *args, **kwargs):
+        blocked = [need for need in _NEEDS.get(name, ()) if need in self.failures]
+        if blocked:
+            reason = f"not run: the {STEPS[blocked[0]]} failed"
+            self.failures[name] = f"{reason} ({self.failures[blocked[0]]})"
+            self.results[name] = None
+            return None
+        try:
+            result = function(*args, **kwargs)
+        except Exception as exc:  # one analysis must not take the others down
+            self.failures[name] = one_line_reason(exc)
+            self.tracebacks[name] = traceback.format_exc()
+            self.say(f"{STEPS[name]} failed: {self.failures[name]}")
+            result = None
+        self.results[name] = result
+        return result
 
 
 def analyze_benchmark(
@@ -475,7 +550,20 @@ def analyze_benchmark(
     analysis : Bunch
         ``summary``, ``block`` (the complete block), ``nash``, ``hodge``,
         ``irt``, ``generality``, ``selection``, ``intervals`` (None when
-        ``n_resamples=0``), ``benchmark``.
+        ``n_resamples=0``; else a Bunch ``uniform``, ``nash``, ``ability``),
+        ``benchmark``, and ``failures``: a dict from the name of each
+        analysis that failed (a key of :data:`STEPS`, e.g. ``"nash"`` or
+        ``"intervals.ability"``) to a one-line reason; that analysis's entry
+        is None. An analysis that needs a failed one (Nash averaging needs
+        the complete block) fails with a reason saying so. ``tracebacks``
+        holds the full traceback of each analysis that raised.
+
+    Notes
+    -----
+    Each analysis runs on its own, so real data that breaks one method (a
+    solver failure, a benchmark without a complete block) still gets every
+    other analysis; :func:`~sklearn_eval.report.render_report` shows each
+    failure as an error box in its section.
 
     Examples
     --------
@@ -488,42 +576,62 @@ def analyze_benchmark(
     ((3,), True)
     """
     say = _progress_printer(progress)
-    block = _complete_block(benchmark)
+    steps = _Steps(say)
+    block = steps.run("block", _complete_block, benchmark)
+    shape = "none" if block is None else "{} x {}".format(*block.scaled.shape)
     say(
         f"{benchmark.name}: {benchmark.scores.shape[0]} agents x "
-        f"{benchmark.scores.shape[1]} tasks; complete block "
-        f"{block.scaled.shape[0]} x {block.scaled.shape[1]}"
+        f"{benchmark.scores.shape[1]} tasks; complete block {shape}"
     )
     say("Nash averaging (maximum-entropy equilibrium)")
     start = time.perf_counter()
-    nash = _nash(block)
+    nash = steps.run("nash", _nash, block)
     nash_seconds = time.perf_counter() - start
     say("Hodge decomposition")
-    hodge = _hodge(block)
+    steps.run("hodge", _hodge, block)
     say("IRT 2PL on the successes")
     start = time.perf_counter()
-    irt = _irt(benchmark, irt_prior)
+    irt = steps.run("irt", _irt, benchmark, irt_prior)
     fit_seconds = time.perf_counter() - start + nash_seconds
     say("generality and agent response curves")
-    generality = _generality(benchmark, irt)
-    say(f"information-gain selection of {min(n_tasks, block.scaled.shape[1])} tasks")
-    selection = _selection(benchmark, block, n_tasks, spread)
+    steps.run("generality", _generality, benchmark, irt)
+    if block is not None:
+        n_select = min(n_tasks, block.scaled.shape[1])
+        say(f"information-gain selection of {n_select} tasks")
+    steps.run("selection", _selection, benchmark, block, n_tasks, spread)
     intervals = None
     if n_resamples:
         say(
             f"bootstrap intervals ({n_resamples} resamples of the tasks; about "
             f"{max(1, round(n_resamples * fit_seconds))} s of refits)"
         )
-        intervals = _intervals(benchmark, block, irt, n_resamples, random_state, n_jobs)
-    say("analyses done")
+        settings = dict(
+            n_resamples=n_resamples, random_state=random_state, n_jobs=n_jobs
+        )
+        intervals = Bunch(
+            **{
+                key: steps.run(
+                    f"intervals.{key}", function, benchmark, block, irt, **settings
+                )
+                for key, function in _INTERVALS.items()
+            }
+        )
+    say("analyses done" if not steps.failures else _failure_line(steps.failures))
     return Bunch(
         benchmark=benchmark,
         summary=_summary(benchmark, block),
         block=block,
         nash=nash,
-        hodge=hodge,
+        hodge=steps.results["hodge"],
         irt=irt,
-        generality=generality,
-        selection=selection,
+        generality=steps.results["generality"],
+        selection=steps.results["selection"],
         intervals=intervals,
+        failures=steps.failures,
+        tracebacks=steps.tracebacks,
     )
+
+
+def _failure_line(failures):
+    failed = ", ".join(STEPS[name] for name in failures)
+    return f"analyses done; {len(failures)} failed: {failed}"

@@ -22,6 +22,7 @@ import gc
 import gzip
 import io
 import os
+import zlib
 from typing import NamedTuple
 
 import numpy as np
@@ -37,7 +38,28 @@ __all__ = [
     "read_result_matrix",
 ]
 
-_MISSING = frozenset({"", "nan", "na", "n/a", "null", "none", "-"})
+# Cells that mean "no value": pandas' default markers (any case) and "-". A
+# score cell holding one is missing; a label cell holding one is an error.
+_MISSING = frozenset(
+    {
+        "",
+        "-",
+        "na",
+        "n/a",
+        "nan",
+        "-nan",
+        "null",
+        "none",
+        "<na>",
+        "#n/a",
+        "#na",
+        "#n/a n/a",
+        "1.#ind",
+        "-1.#ind",
+        "1.#qnan",
+        "-1.#qnan",
+    }
+)
 _OUTCOME_WORDS = {
     "win": 1.0,
     "w": 1.0,
@@ -85,10 +107,45 @@ class MatchTable(NamedTuple):
     source: str
 
 
-def _open(path):
-    if str(path).endswith(".gz"):
-        return io.TextIOWrapper(gzip.open(path, "rb"), encoding="utf-8-sig")
-    return open(path, encoding="utf-8-sig", newline="")
+_BOMS = (
+    (b"\xef\xbb\xbf", "utf-8"),
+    (b"\xff\xfe", "utf-16-le"),
+    (b"\xfe\xff", "utf-16-be"),
+)
+
+
+def _read_text(name):
+    """The file's text: gunzipped when ``.gz``, UTF-8 or BOM-marked UTF-16."""
+    try:
+        with open(name, "rb") as handle:
+            raw = handle.read()
+        if name.endswith(".gz"):
+            raw = gzip.decompress(raw)
+    except FileNotFoundError:
+        raise CSVError(f"file not found: {name}") from None
+    except (OSError, EOFError, zlib.error) as exc:
+        reason = getattr(exc, "strerror", None) or str(exc)
+        raise CSVError(f"cannot read {name}: {reason}") from None
+    encoding = "utf-8"
+    for bom, code in _BOMS:
+        if raw.startswith(bom):
+            raw, encoding = raw[len(bom) :], code
+            break
+    try:
+        text = raw.decode(encoding)
+    except UnicodeDecodeError as exc:
+        line = raw[: exc.start].count(b"\n") + 1
+        raise CSVError(
+            f"{name}, line {line}: not {encoding.upper()} text (byte "
+            f"0x{raw[exc.start]:02x}); save the file as UTF-8"
+        ) from None
+    if "\x00" in text:
+        line = text[: text.index("\x00")].count("\n") + 1
+        raise CSVError(
+            f"{name}, line {line}: NUL byte; the file is binary or UTF-16 without "
+            "a byte-order mark; save it as UTF-8"
+        )
+    return text
 
 
 def read_csv(path, *, sep=None):
@@ -164,7 +221,7 @@ def _gc_paused():
 
 def _records(text, sep, name):
     """Rows of the file and the physical line number of each row."""
-    reader = csv.reader(io.StringIO(text), delimiter=sep)
+    reader = csv.reader(io.StringIO(text), delimiter=sep, strict=True)
     try:
         if '"' not in text:
             # no quoted field can span lines: row k is on line k + 1
@@ -175,7 +232,12 @@ def _records(text, sep, name):
             rows.append(fields)
             numbers.append(reader.line_num)
     except csv.Error as exc:
-        raise CSVError(f"{name}, line {reader.line_num}: {exc}") from None
+        reason = str(exc)
+        if reason == "unexpected end of data":
+            reason = "a quoted field is never closed"
+        raise CSVError(
+            f"{name}, line {reader.line_num}: malformed quoting ({reason})"
+        ) from None
     return rows, np.asarray(numbers)
 
 
@@ -190,14 +252,7 @@ def _read_csv_lines(path, *, sep=None, fast=False):
     name = os.fspath(path)
     if os.path.isdir(name):
         raise CSVError(f"{name} is a directory, not a CSV file")
-    try:
-        with _open(name) as handle:
-            text = handle.read()
-    except FileNotFoundError:
-        raise CSVError(f"file not found: {name}") from None
-    except (OSError, UnicodeDecodeError, EOFError) as exc:
-        reason = getattr(exc, "strerror", None) or str(exc)
-        raise CSVError(f"cannot read {name}: {reason}") from None
+    text = _read_text(name)
     if not text.strip():
         raise CSVError(f"{name} is empty")
     if sep is None:
@@ -212,6 +267,8 @@ def _read_csv_lines(path, *, sep=None, fast=False):
             return header, columns, _LineNumbers(np.arange(2, len(columns) + 2))
     rows, numbers = _records(text, sep, name)
     first = next((k for k, fields in enumerate(rows) if not _is_blank(fields)), None)
+    if first is None:  # e.g. only empty quoted fields
+        raise CSVError(f"{name} is empty (no header row)")
     header = [field.strip() for field in rows[first]]
     _check_header(header, name)
     body, numbers = rows[first + 1 :], numbers[first + 1 :]
@@ -353,8 +410,14 @@ def _parse_number(text, column, line, name):
         raise CSVError(
             f"{name}, line {line}, column {column!r}: {token!r} is not a number"
         ) from None
-    if not np.isfinite(value):
-        raise CSVError(f"{name}, line {line}, column {column!r}: {token!r} is infinite")
+    if np.isinf(value):
+        if token.lower().lstrip("+-") in ("inf", "infinity"):
+            problem = "is infinite"
+        else:
+            problem = "is too large: it is infinite as a 64-bit float (beyond 1.8e308)"
+        raise CSVError(f"{name}, line {line}, column {column!r}: {token!r} {problem}")
+    if np.isnan(value):
+        return np.nan
     return value
 
 
@@ -375,13 +438,26 @@ def _numeric_column(rows, index, column, name, lines):
 
 
 def _label_column(rows, index, column, name, lines):
+    """Stripped labels; an empty cell or a missing-value marker is an error."""
     labels = np.array(list(map(str.strip, _column_values(rows, index))), dtype=object)
-    empty = np.flatnonzero(labels == "")
-    if empty.size:
+    # the distinct labels are few: test those, then find the first bad row
+    markers = {label for label in set(labels) if label.lower() in _MISSING}
+    if markers:
+        row = next(k for k, label in enumerate(labels) if label in markers)
         raise CSVError(
-            f"{name}, line {lines[int(empty[0])]}, column {column!r}: empty label"
+            f"{name}, line {lines[row]}, column {column!r}: "
+            + _missing_label_problem(labels[row])
         )
     return labels
+
+
+def _missing_label_problem(label):
+    if label == "":
+        return "empty label"
+    return (
+        f"missing label {label!r} (a missing-value marker, not a name; rename "
+        "the row's agent, task or player if it is real)"
+    )
 
 
 def _detect_format(header, task_col, score_col):
@@ -526,6 +602,12 @@ def _read_wide(header, rows, lines, name, agent_col):
     task_indices = [k for k in range(len(header)) if k != agent_index]
     if not task_indices:
         raise CSVError(f"{name} has no task column besides the agent column")
+    for k in task_indices:
+        if header[k].lower() in _MISSING:
+            raise CSVError(
+                f"{name}: column {k + 1} of the header is named {header[k]!r}, a "
+                "missing-value marker, not a task name"
+            )
     values = np.column_stack(
         [_numeric_column(rows, k, header[k], name, lines) for k in task_indices]
     )

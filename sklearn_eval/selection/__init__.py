@@ -15,15 +15,21 @@ from ._gain import (
 )
 from ._infogain import InfoGainSelector
 from ._metrics import choose_n_tasks, make_subset_scorer, subset_agreement
+from ._subset_files import read_items_csv
+from ._subset_io import write_items_csv
+from ._subset_score import SubsetScoreEstimator
 
 __all__ = [
     "InfoGainSelector",
+    "SubsetScoreEstimator",
     "choose_n_tasks",
     "confusion_matrix",
     "discrete_information_gain",
     "greedy_select",
     "information_gain",
     "make_subset_scorer",
+    "read_items_csv",
     "subset_agreement",
     "task_clusters",
+    "write_items_csv",
 ]

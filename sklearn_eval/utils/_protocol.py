@@ -40,22 +40,39 @@ def import_pandas(what):
     return pd
 
 
-def competition_rank(scores):
+def competition_rank(scores, rtol=0.0):
     """Rank 1 = highest score, ties sharing the best rank.
 
-    int64 when every score is a number; float64 with NaN at NaN scores
-    otherwise (pandas' convention).
+    Scores closer than ``rtol * max(1, max|score|)`` to the next better one
+    tie with it (for scores that a solver gives to a tolerance). int64 when
+    every score is a number; float64 with NaN at NaN scores otherwise
+    (pandas' convention).
     """
     scores = np.asarray(scores, dtype=np.float64)
     if scores.shape[0] == 0:
         return np.zeros(0, dtype=np.int64)
     missing = np.isnan(scores)
+    if rtol > 0 and (~missing).any():
+        scores = _snap_near_ties(scores, missing, rtol)
     ranks = rankdata(np.where(missing, np.inf, -scores), method="min")
     if not missing.any():
         return ranks.astype(np.int64)
     ranks = ranks.astype(np.float64)
     ranks[missing] = np.nan
     return ranks
+
+
+def _snap_near_ties(scores, missing, rtol):
+    """Scores within the tolerance of the previous (better) one take its value."""
+    gap = rtol * max(1.0, float(np.max(np.abs(scores[~missing]))))
+    order = np.argsort(np.where(missing, np.inf, -scores), kind="stable")
+    order = order[: int((~missing).sum())]
+    ordered = scores[order]
+    starts = np.concatenate([[True], ordered[:-1] - ordered[1:] > gap])
+    group_first = np.flatnonzero(starts)[np.cumsum(starts) - 1]
+    out = scores.copy()
+    out[order] = ordered[group_first]
+    return out
 
 
 def row_labels(X, n_rows):
@@ -111,6 +128,10 @@ class AgentRankerMixin:
     def _agent_score_se(self):
         return None
 
+    def _rank_rtol(self):
+        """Relative gap under which scores tie (for solver-accuracy scores)."""
+        return 0.0
+
     def agent_table(self):
         """Per-agent results as a DataFrame, best agent first.
 
@@ -126,7 +147,8 @@ class AgentRankerMixin:
         check_is_fitted(self)
         pd = import_pandas("agent_table()")
         scores = np.asarray(self.agent_scores_, dtype=np.float64)
-        columns = {"score": scores, "rank": competition_rank(scores)}
+        ranks = competition_rank(scores, self._rank_rtol())
+        columns = {"score": scores, "rank": ranks}
         columns.update(self._agent_columns())
         se = self._agent_score_se()
         if se is not None:

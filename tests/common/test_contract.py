@@ -27,7 +27,9 @@ from sklearn.frozen import FrozenEstimator
 import sklearn_eval
 from sklearn_eval import EloRanker, InfoGainSelector, MultiElo, NashAverager
 from sklearn_eval.datasets import make_cyclic_game, make_irt_responses, make_matches
-from sklearn_eval.irt import IRT2PL, GeneralityScorer
+from sklearn_eval.game import AlphaRank, VotingRanker
+from sklearn_eval.irt import IRT2PL, AdaptiveTester, GeneralityScorer
+from sklearn_eval.selection import SubsetScoreEstimator
 from sklearn_eval.utils.estimator_checks import check_estimator_contract
 
 TESTS = Path(__file__).resolve().parents[1]
@@ -142,6 +144,22 @@ CONFIGS = {
         lambda: (expit(_logits()), None, None),
         False,
     ),
+    "AlphaRank(agent_vs_agent)": (
+        lambda: AlphaRank(alpha=10.0),
+        lambda: (expit(_logits()), None, None),
+        False,  # square: dropping a column is not a valid "wrong width" probe
+    ),
+    "AlphaRank(agent_vs_task)": (
+        lambda: AlphaRank(alpha=1.0, game="agent_vs_task"),
+        lambda: (_scores(), None, None),
+        True,
+    ),
+    "VotingRanker": (lambda: VotingRanker(), lambda: (_scores(), None, None), True),
+    "VotingRanker(sco)": (
+        lambda: VotingRanker(method="sco"),
+        lambda: (_scores(), None, None),
+        True,
+    ),
     "IRT2PL": (lambda: IRT2PL(), lambda: (_responses(), None, None), True),
     "IRT2PL(1PL)": (
         lambda: IRT2PL(model="1PL"),
@@ -246,6 +264,28 @@ CONFIGS = {
         lambda: (_scores(), None, None),
         True,
     ),
+    "SubsetScoreEstimator(auto)": (
+        lambda: SubsetScoreEstimator(n_items=3, random_state=0),
+        lambda: (_responses(), None, None),
+        True,
+    ),
+    "SubsetScoreEstimator(anchor,gp-irt,y)": (
+        lambda: SubsetScoreEstimator(n_items=3, selection="anchor",
+                                     estimator="gp-irt", random_state=0),
+        lambda: (_complete_responses(), np.linspace(0.2, 0.8, 60), None),
+        True,
+    ),
+    "AdaptiveTester": (
+        lambda: AdaptiveTester(max_items=4, randomesque=2, random_state=0),
+        lambda: (_responses(), None, None),
+        True,
+    ),
+    "AdaptiveTester(frozen 2PL,se_target)": (
+        lambda: AdaptiveTester(FrozenEstimator(IRT2PL(a_prior=(1.0, 1.0)).fit(
+            _complete_responses())), se_target=0.6),
+        lambda: (_complete_responses(), None, None),
+        True,
+    ),
 }
 
 
@@ -287,6 +327,8 @@ def _public_estimators():
 
 #: configurations that run scikit-learn's ``parametrize_with_checks`` and where
 SKLEARN_CHECKS = {
+    "AlphaRank(agent_vs_task)": ("game/test_alpharank.py", "AlphaRank"),
+    "VotingRanker": ("game/test_voting.py", "VotingRanker"),
     "NashAverager(agent_vs_task)": ("game/test_nash.py", "NashAverager"),
     "NashAverager(agent_vs_task, normalize=minmax/zscore)": (
         "game/test_nash.py",
@@ -308,6 +350,8 @@ SKLEARN_CHECKS = {
 
 #: configurations that cannot run them, and why (each is covered by CONFIGS)
 NO_SKLEARN_CHECKS = {
+    "AlphaRank(agent_vs_agent)": "needs a square win-probability matrix with "
+    "P + P^T = 1 (or antisymmetric log-odds); random matrices are rejected.",
     "EloRanker": "X is a table of two player labels per match and y an outcome "
     "in {0, 0.5, 1}; scikit-learn's random real matrices have other widths and "
     "continuous or multi-class targets, which the contract rejects by design.",
@@ -321,6 +365,10 @@ NO_SKLEARN_CHECKS = {
     "rows the checks use, which the IRT model rejects by design.",
     "GeneralityScorer(threshold=None)": "without a threshold results must lie "
     "in [0, 1]; the checks feed unbounded values.",
+    "SubsetScoreEstimator": "needs 0/1 responses (NaN = missing) of a population "
+    "with every item observed; random real matrices are rejected.",
+    "AdaptiveTester": "calibrates an IRT2PL on 0/1 responses; random real "
+    "matrices are rejected.",
 }
 
 
@@ -333,12 +381,16 @@ def test_every_public_estimator_has_a_contract_configuration():
     configured = {_config_class(c) for c in CONFIGS}
     assert public <= configured, f"no contract configuration for {public - configured}"
     assert public == {
+        "AlphaRank",
+        "VotingRanker",
         "EloRanker",
         "MultiElo",
         "NashAverager",
         "IRT2PL",
         "GeneralityScorer",
         "InfoGainSelector",
+        "SubsetScoreEstimator",
+        "AdaptiveTester",
     }
 
 

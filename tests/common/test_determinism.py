@@ -11,9 +11,11 @@ from __future__ import annotations
 
 import ast
 import builtins
+import importlib
 import inspect
 import pickle
 import warnings
+from importlib import resources
 from pathlib import Path
 
 import joblib
@@ -215,15 +217,24 @@ def test_shipped_data_are_plain_text_files():
     data_dir = Path(inspect.getfile(ds)).parent / "data"
     files = sorted(p.name for p in data_dir.iterdir())
     assert files
-    allowed = (".csv", ".csv.gz", ".txt", ".txt.gz")
+    allowed = (".csv", ".csv.gz", ".txt", ".txt.gz", ".json.gz")  # json: plain text
     assert all(name.endswith(allowed) for name in files), files
 
 
-def test_loader_source_never_unpickles_or_evaluates():
-    module = inspect.getmodule(ds.load_atari)
-    tree = ast.parse(inspect.getsource(module))
+@pytest.mark.parametrize(
+    "module",
+    sorted({inspect.getmodule(getattr(ds, name)).__name__ for name in LOADERS})
+    + ["sklearn_eval.datasets._base", "sklearn_eval.datasets._bunches"],
+)
+def test_loader_source_never_unpickles_or_evaluates(module):
+    tree = ast.parse(inspect.getsource(importlib.import_module(module)))
     names = {n.id for n in ast.walk(tree) if isinstance(n, ast.Name)}
-    attrs = {n.attr for n in ast.walk(tree) if isinstance(n, ast.Attribute)}
+    attrs = {  # json.loads parses plain text; any other .loads deserialises code
+        n.attr
+        for n in ast.walk(tree)
+        if isinstance(n, ast.Attribute)
+        and not (isinstance(n.value, ast.Name) and n.value.id == "json")
+    }
     imported = {
         alias.name.split(".")[0]
         for node in ast.walk(tree)
@@ -247,6 +258,9 @@ def test_loader_source_never_unpickles_or_evaluates():
 def test_loaders_run_with_code_execution_disabled(loader, monkeypatch):
     def forbidden(*args, **kwargs):
         raise AssertionError("a loader tried to execute code from data")
+
+    # importlib imports its resource readers (Python code, not data) on first use
+    resources.files("sklearn_eval.datasets").joinpath("data").is_dir()
 
     for module, name in [
         (pickle, "load"),

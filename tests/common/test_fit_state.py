@@ -23,6 +23,10 @@ COMPUTE_STEPS = {
     "NashAverager(agent_vs_agent": ["sklearn_eval.game._nash.symmetric_maxent_nash"],
     "IRT2PL": ["sklearn_eval.irt._irt2pl._fit_model"],
     "GeneralityScorer": ["sklearn_eval.irt._generality._indicator_matrix"],
+    "AlphaRank": ["sklearn_eval.game._alpharank._limit"],
+    "VotingRanker": ["sklearn_eval.game._voting._aggregate"],
+    "SubsetScoreEstimator": ["sklearn_eval.selection._subset_score._cross_validate"],
+    "AdaptiveTester": ["sklearn_eval.irt._adaptive._node_probabilities"],
     "InfoGainSelector": [
         "sklearn_eval.selection._kernels.greedy_forward",
         "sklearn_eval.selection._kernels.greedy_discrete",
@@ -77,5 +81,6 @@ def test_every_estimator_family_is_checked():
     families = {c.split("(")[0] for c in CHECKED}
     assert families == {
         "EloRanker", "MultiElo", "NashAverager", "IRT2PL", "GeneralityScorer",
-        "InfoGainSelector",
+        "InfoGainSelector", "AlphaRank", "VotingRanker", "SubsetScoreEstimator",
+        "AdaptiveTester",
     }

@@ -21,6 +21,7 @@ from scipy.special import expit
 from sklearn_eval import EloRanker, InfoGainSelector, MultiElo, NashAverager
 from sklearn_eval.datasets import make_cyclic_game, make_irt_responses
 from sklearn_eval.irt import IRT2PL, GeneralityScorer, theoretical_generality
+from sklearn_eval.selection import SubsetScoreEstimator
 from sklearn_eval.utils.estimator_checks import assert_same_outputs, fitted_outputs
 
 pd = pytest.importorskip("pandas")
@@ -105,6 +106,10 @@ ESTIMATORS = {
     "InfoGainSelector(agents)": (
         lambda: InfoGainSelector(n_tasks=2, input="agents"),
         "scores",
+    ),
+    "SubsetScoreEstimator": (
+        lambda: SubsetScoreEstimator(n_items=3, random_state=0),
+        "responses",
     ),
 }
 
@@ -267,12 +272,21 @@ EXTRA_CASES = {
     "InfoGainSelector(agents)": {
         "single-agent": lambda X, y: (X[:1], y, r"at least 2 agents"),
     },
+    "SubsetScoreEstimator": {
+        "non-binary": lambda X, y: (_with(X, 0.5), y, r"binary.*row 1, column 1"),
+        "single-model": lambda X, y: (X[:1], y, r"at least 2 models"),
+        "single-item": lambda X, y: (X[:, :1], y, r"at least 2 items"),
+        "item-never-observed": lambda X, y: (
+            _with(X, np.nan, (slice(None), 2)), y, r"column 2.*no observed"),
+        "y-wrong-length": lambda X, y: (X, np.full(len(X) - 1, 0.5), r"entries"),
+    },
 }
 
 # categories a contract accepts (legal input): the fit must succeed with finite
 # results (and a documented warning where stated)
 MATRIX_NAN_ALLOWED = {
     "IRT2PL",
+    "SubsetScoreEstimator",
     "GeneralityScorer(rate)",
     "GeneralityScorer(irt)",
     "InfoGainSelector(runs)",
@@ -1116,7 +1130,7 @@ def test_loaders_and_generators_reject_bad_arguments(case, call, message):
 
 
 # ---------------------------------------------------------------------------
-# command line: a missing file, a missing column, a bad row -> one line, exit 1
+# command line: a missing file, a missing column, a bad row -> one line, exit 2
 # ---------------------------------------------------------------------------
 def _run_cli(argv, capsys):
     from sklearn_eval.cli import main
@@ -1159,7 +1173,7 @@ def test_cli_result_commands_fail_with_one_line(command, case, tmp_path, capsys)
     if command == "report":
         argv += ["--output", str(tmp_path / "r.html"), "--no-figures"]
     code, out, err = _run_cli(argv, capsys)
-    assert code == 1, err
+    assert code == 2, err
     assert err.count("\n") == 1 and message in err, err
     assert "Traceback" not in err
 
@@ -1173,15 +1187,17 @@ CLI_MATCH_CASES = {
 }
 
 
-@pytest.mark.parametrize("method", ["elo", "bt", "melo"])
+@pytest.mark.parametrize("model_method", ["elo online", "elo batch", "melo online"])
 @pytest.mark.parametrize("case", sorted(CLI_MATCH_CASES))
-def test_cli_rank_fails_with_one_line(method, case, tmp_path, capsys):
+def test_cli_rank_fails_with_one_line(model_method, case, tmp_path, capsys):
     content, message = CLI_MATCH_CASES[case]
     path = tmp_path / "m.csv"
     if content is not None:
         path.write_text(content)
-    code, _, err = _run_cli(["rank", str(path), "--method", method, "-q"], capsys)
-    assert code == 1, err
+    model, method = model_method.split()
+    argv = ["rank", str(path), "--model", model, "--method", method, "-q"]
+    code, _, err = _run_cli(argv, capsys)
+    assert code == 2, err
     assert err.count("\n") == 1 and message in err, err
 
 

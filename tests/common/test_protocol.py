@@ -119,6 +119,8 @@ def test_ranking_intervals_names_an_estimator_without_a_plan():
 @pytest.mark.parametrize("config", list(CONFIGS))
 def test_unknown_targets_are_value_errors_listing_the_valid_ones(config):
     est = CONFIGS[config][0]()
+    if not hasattr(est, "__sklearn_eval_intervals__"):
+        pytest.skip("not a ranker: no interval plan")
     with pytest.raises(ValueError, match="target must be one of"):
         est.__sklearn_eval_intervals__("no-such-target")
 
@@ -129,12 +131,21 @@ def test_ranking_intervals_work_on_every_estimator_through_its_plan(config):
     X, y, fit_params = data()
     est = make()
     weight = (fit_params or {}).get("sample_weight")
+    if not hasattr(est, "__sklearn_eval_intervals__"):
+        assert not hasattr(est, "agent_table"), "an agent ranker needs a plan"
+        with pytest.raises(TypeError, match="__sklearn_eval_intervals__"):
+            ranking_intervals(est, X, y, n_resamples=4, random_state=0)
+        return
     if config.startswith("InfoGainSelector") and "runs" not in config:
         with pytest.raises(ValueError, match="runs"):
             ranking_intervals(est, X, y, n_resamples=4, random_state=0)
         return
     if config.startswith("NashAverager(agent_vs_agent"):
         pytest.skip("agent-vs-agent intervals resample matches, not this matrix")
+    if config.startswith("AlphaRank(agent_vs_agent"):
+        with pytest.raises(ValueError, match="resample the matches"):
+            ranking_intervals(est, X, y, n_resamples=4, random_state=0)
+        return
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         res = ranking_intervals(est, X, y, sample_weight=weight, n_resamples=4,

@@ -400,17 +400,23 @@ def test_property_degenerate_integer_games_match_direct_maxent(seed, m, n):
 def test_failed_refinement_warns_and_returns_an_equilibrium(monkeypatch):
     from sklearn.exceptions import ConvergenceWarning
 
-    import sklearn_eval.game._maxent_nash as module
+    import sklearn_eval.game._nash_solver as module
 
-    def broken(Ms, p0, q0, v, *, tol, symmetric, supports=None):
-        bad = np.zeros_like(p0)
-        bad[0] = 1.0
-        return bad, bad if symmetric else np.eye(len(q0))[0], p0 > 0, q0 > 0
+    def broken(Ms, wr, wc, rows, cols, **kwargs):
+        bad = np.zeros(Ms.shape[0])
+        bad[0] = 1.0  # not an equilibrium: rejected by the verification
+        return bad, bad, "newton", True
 
     monkeypatch.setattr(module, "_refine", broken)
+    monkeypatch.setattr(
+        module,
+        "_safe_refine",
+        lambda Ms, wr, wc, p, q, **k: broken(Ms, wr, wc, None, None),
+    )
     A = C3 + 0.3 * T3
-    with pytest.warns(ConvergenceWarning, match="most accurate equilibrium"):
+    with pytest.warns(ConvergenceWarning, match="linear program's Nash equilibrium"):
         ne = symmetric_maxent_nash(A)
+    assert ne.method == "lp"
     assert ne.exploitability <= 1e-9
     np.testing.assert_allclose(ne.row, [1.3 / 3, 0.4 / 3, 1.3 / 3], atol=1e-6)
 
@@ -424,23 +430,24 @@ def test_iteration_count_is_reported():
 @pytest.mark.parametrize("seed", [0, 1])
 def test_screened_large_games_match_the_dense_solve(seed):
     """Games above 256 strategies go through the double-oracle screening."""
-    import sklearn_eval.game._maxent_nash as module
+    import sklearn_eval.game._nash_solver as module
     from sklearn_eval.datasets import make_cyclic_game
+
+    def dense(M, symmetric):
+        ones_r, ones_c = np.ones(M.shape[0]), np.ones(M.shape[1])
+        with threadpool_limits(limits=1, user_api="blas"):
+            return module._solve_dense(M, ones_r, ones_c, tol=1e-9, symmetric=symmetric)
 
     A = make_cyclic_game(300, cyclic_rank=2, random_state=seed)
     ne = symmetric_maxent_nash(A)
-    with threadpool_limits(limits=1, user_api="blas"):
-        dense = module._solve_dense(A / np.abs(A).max(), tol=1e-9, symmetric=True)
-    np.testing.assert_allclose(ne.row, dense[0], atol=1e-12)
+    np.testing.assert_allclose(ne.row, dense(A / np.abs(A).max(), True).p, atol=1e-12)
     assert ne.exploitability <= 1e-12
     rng = np.random.default_rng(seed)
     S = rng.normal(size=(300, 30)) + rng.normal(size=(300, 1))
     ne = maxent_nash(S)
-    Ss = S / np.abs(S).max()
-    with threadpool_limits(limits=1, user_api="blas"):
-        dense = module._solve_dense(Ss, tol=1e-9, symmetric=False)
-    np.testing.assert_allclose(ne.row, dense[0], atol=1e-12)
-    np.testing.assert_allclose(ne.column, dense[1], atol=1e-12)
+    solved = dense(S / np.abs(S).max(), False)
+    np.testing.assert_allclose(ne.row, solved.p, atol=1e-12)
+    np.testing.assert_allclose(ne.column, solved.q, atol=1e-12)
     assert ne.exploitability <= 1e-12
 
 

@@ -1,0 +1,103 @@
+"""``sklearn-eval demo``: the built-in data and the report on Atari."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .. import __version__
+from ._options import (
+    add_report_output,
+    add_resampling,
+    add_selection_options,
+    add_table_output,
+)
+from ._output import Table, fixed, save_csv, show_table
+from ._report import finish, write
+
+__all__ = []
+
+
+def add_parser(commands):
+    parser = commands.add_parser(
+        "demo", help="summarise the built-in data and write the Atari report"
+    )
+    add_selection_options(parser)
+    add_report_output(parser)
+    add_resampling(parser, default=100)
+    add_table_output(parser, top=10)
+    parser.set_defaults(handler=run, no_prior=False)
+    return parser
+
+
+def atari_benchmark():
+    """Atari no-op scores, human-normalised; success = at least human level."""
+    from ..datasets import load_atari, load_atari_reference_scores
+    from ..report import prepare_benchmark
+
+    atari = load_atari()
+    reference = load_atari_reference_scores()
+    position = {game: k for k, game in enumerate(reference.games)}
+    index = [position[game] for game in atari.feature_names]
+    return prepare_benchmark(
+        atari.data,
+        agents=atari.agent_names,
+        tasks=atari.feature_names,
+        low=reference.random[index],
+        high=reference.human[index],
+        threshold=100.0,
+        name="Atari 57 (rldb, no-op starts)",
+    )
+
+
+def datasets_table():
+    from ..datasets import describe_datasets
+
+    rows = [
+        [d["name"], "x".join(str(s) for s in d["shape"]), d["kind"], d["licence"]]
+        for d in describe_datasets()
+    ]
+    return Table(
+        ["dataset", "shape", "kind", "licence"], rows, key="datasets", ranked=False
+    )
+
+
+def mean_rank_table(bench):
+    """Agents by mean per-game rank over the games every agent played."""
+    scores = bench.scores
+    complete = ~np.isnan(scores).any(axis=0)
+    ranks = np.argsort(np.argsort(-scores[:, complete], axis=0), axis=0) + 1
+    mean_rank = ranks.mean(axis=1)
+    order = np.argsort(mean_rank, kind="stable")
+    rows = [
+        [k, bench.agents[a], float(mean_rank[a])] for k, a in enumerate(order, start=1)
+    ]
+    return Table(
+        ["#", "agent", "mean rank"],
+        rows,
+        [str, None, fixed(1)],
+        title="Agents by mean per-game rank (uniform average over games):",
+        key="agents",
+    )
+
+
+def run(args, out):
+    out.write(f"sklearn-eval {__version__}: built-in benchmark data\n\n")
+    datasets = datasets_table()
+    show_table(args, out, datasets)
+    bench = atari_benchmark()
+    scores = bench.scores
+    complete = ~np.isnan(scores).any(axis=0)
+    out.write(
+        f"\nAtari (rldb, no-op starts): {len(bench.agents)} agents x "
+        f"{scores.shape[1]} games, {np.isnan(scores).mean():.1%} missing, "
+        f"{complete.sum()} games scored by every agent.\n"
+    )
+    agents = mean_rank_table(bench)
+    show_table(args, out, agents)
+    save_csv(args, out, [agents, datasets])
+    out.write(
+        "\nReport on Atari: success = human-normalised score >= 100 "
+        "(random = 0, human = 100)\n"
+    )
+    analysis, result = write(args, bench)
+    return finish(analysis, result, out)

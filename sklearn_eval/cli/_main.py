@@ -1,0 +1,135 @@
+"""The ``sklearn-eval`` parser, and how errors become one line and an exit code."""
+
+from __future__ import annotations
+
+import importlib
+import sys
+import warnings
+
+from .. import __version__
+from ._options import Parser, add_common
+from ._output import CommandError, OutputError, UsageError, one_line
+
+__all__ = ["main"]
+
+# one module per command, imported when the parser is built (numpy and the
+# estimators are not needed to answer --version)
+COMMANDS = (
+    "_rank", "_nash", "_alpharank", "_vote", "_irt", "_generality", "_select",
+    "_compress", "_score", "_report", "_demo",
+)
+
+EXIT_OK = 0
+EXIT_FAILED = 1  # the input was fine but the command could not finish
+EXIT_BAD_INPUT = 2  # bad options, an unreadable or malformed file, rejected data
+EXIT_PARTIAL = 3  # the report was written, but some of its sections failed
+EXIT_INTERRUPTED = 130
+
+
+def build_parser():
+    parser = Parser(
+        prog="sklearn-eval",
+        description="Evaluate the evaluators: rankings and diagnostics for "
+        "benchmark results.",
+    )
+    parser.add_argument("--version", action="version", version=__version__)
+    commands = parser.add_subparsers(
+        dest="command", metavar="COMMAND", parser_class=Parser
+    )
+    for name in COMMANDS:
+        command = importlib.import_module(f".{name}", __package__)
+        add_common(command.add_parser(commands))
+    return parser
+
+
+def _naming_the_file(args, message):
+    """The message, prefixed by the input file unless it names it already."""
+    path = getattr(args, "path", None)
+    if path is None or str(path) in message:
+        return message
+    return f"{path}: {message}"
+
+
+def _fail(args, message, code):
+    sys.stderr.write(f"sklearn-eval {args.command}: error: {message}\n")
+    return code
+
+
+def _run(args, out):
+    """Run the command; every error becomes one line on stderr and an exit code."""
+    try:
+        return args.handler(args, out)
+    except KeyboardInterrupt:
+        sys.stderr.write(f"sklearn-eval {args.command}: interrupted\n")
+        return EXIT_INTERRUPTED
+    except UsageError as exc:
+        return _fail(args, f"{one_line(exc)} (see --help)", EXIT_BAD_INPUT)
+    except OutputError as exc:
+        return _fail(args, one_line(exc), EXIT_FAILED)
+    except (CommandError, ValueError, TypeError) as exc:
+        # CSVError is a ValueError; the library's ValueErrors reject the data
+        return _fail(args, _naming_the_file(args, one_line(exc)), EXIT_BAD_INPUT)
+    except Exception as exc:  # never a traceback: one line, details on --debug
+        message = f"{type(exc).__name__}: {one_line(exc)}"
+        return _fail(
+            args,
+            f"{_naming_the_file(args, message)} (rerun with --debug for details)",
+            EXIT_FAILED,
+        )
+
+
+def _show_warning(message, category, filename, lineno, file=None, line=None):
+    sys.stderr.write(f"sklearn-eval: warning: {one_line(message)}\n")
+
+
+def main(argv=None, out=None):
+    """Run the command line interface; return the exit code.
+
+    Parameters
+    ----------
+    argv : list of str or None, default=None
+        Arguments (``sys.argv[1:]`` when None).
+    out : file-like or None, default=None
+        Where results are printed (stdout when None). Progress, warnings and
+        errors go to stderr.
+
+    Returns
+    -------
+    int
+        0 on success; 2 for bad input (options, an unreadable or malformed
+        file, data a method rejects), with one line on stderr naming the file
+        and the problem; 1 when a command cannot finish otherwise (e.g. its
+        output cannot be written).
+
+    Examples
+    --------
+    >>> import io, os, tempfile
+    >>> from sklearn_eval.cli import main
+    >>> path = os.path.join(tempfile.mkdtemp(), "m.csv")
+    >>> with open(path, "w") as f:
+    ...     _ = f.write("first,second,outcome\\na,b,1\\nb,c,1\\nc,a,0\\na,c,0.5\\n")
+    >>> out = io.StringIO()
+    >>> main(["rank", path, "--model", "elo", "--method", "online", "--quiet"],
+    ...      out=out)
+    0
+    >>> print(out.getvalue().splitlines()[3])
+    1     a       1514.9  3
+    """
+    out = sys.stdout if out is None else out
+    argv = sys.argv[1:] if argv is None else list(argv)
+    if argv == ["--version"]:
+        out.write(f"{__version__}\n")
+        return EXIT_OK
+    parser = build_parser()
+    try:
+        args = parser.parse_args(argv)
+    except SystemExit as exc:  # argparse: --help, --version or a usage error
+        return exc.code if isinstance(exc.code, int) else EXIT_BAD_INPUT
+    if getattr(args, "handler", None) is None:
+        parser.print_help(out)
+        return EXIT_BAD_INPUT
+    with warnings.catch_warnings():
+        warnings.showwarning = _show_warning
+        if args.debug:
+            return args.handler(args, out)
+        return _run(args, out)

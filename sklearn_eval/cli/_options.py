@@ -1,0 +1,248 @@
+"""Argument parsing shared by the commands: value types and option groups.
+
+Options carry the names of the Python API's parameters (``--k-factor`` for
+``k_factor``, ``--n-resamples`` for ``n_resamples``, ...); the spellings of
+earlier releases stay accepted as aliases.
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+
+from ._output import one_line
+
+__all__ = []
+
+
+class Parser(argparse.ArgumentParser):
+    """Argument parser whose usage errors are one line (exit code 2)."""
+
+    def error(self, message):
+        self.exit(2, f"{self.prog}: error: {one_line(message)} (see --help)\n")
+
+
+# ---------------------------------------------------------------------------
+# Value types
+# ---------------------------------------------------------------------------
+def non_negative_int(text):
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not an integer: {text!r}") from None
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"must be >= 0; got {text!r}")
+    return value
+
+
+def positive_int(text):
+    value = non_negative_int(text)
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be >= 1; got {text!r}")
+    return value
+
+
+def positive_float(text):
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a number: {text!r}") from None
+    if not (math.isfinite(value) and value > 0):
+        raise argparse.ArgumentTypeError(f"must be a positive number; got {text!r}")
+    return value
+
+
+def non_negative_float(text):
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a number: {text!r}") from None
+    if not (math.isfinite(value) and value >= 0):
+        raise argparse.ArgumentTypeError(f"must be a number >= 0; got {text!r}")
+    return value
+
+
+def clip_fraction(text):
+    """A win-rate clip in (0, 0.5), as NashAverager's clip."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a number: {text!r}") from None
+    if not 0 < value < 0.5:
+        raise argparse.ArgumentTypeError(f"must be in (0, 0.5); got {text!r}")
+    return value
+
+
+_SEPARATORS = {"tab": "\t", "\\t": "\t", "comma": ",", "semicolon": ";", "pipe": "|"}
+
+
+def separator(text):
+    """One field separator character (``tab`` or ``\\t`` for a tab)."""
+    value = _SEPARATORS.get(text, text)
+    if len(value) != 1 or value in "\r\n\"'":
+        raise argparse.ArgumentTypeError(
+            f"must be one character (or 'tab'); got {text!r}"
+        )
+    return value
+
+
+# ---------------------------------------------------------------------------
+# Option groups
+# ---------------------------------------------------------------------------
+def add_common(parser):
+    parser.add_argument(
+        "--quiet", "-q", action="store_true", help="no progress messages on stderr"
+    )
+    parser.add_argument(
+        "--debug", action="store_true", help="show the full traceback of an error"
+    )
+
+
+def add_separator(parser):
+    parser.add_argument(
+        "--sep",
+        type=separator,
+        default=None,
+        help="field separator of the input (default: sniffed; ',' when unsure)",
+    )
+
+
+def add_table_output(parser, *, top=0):
+    parser.add_argument(
+        "--csv",
+        metavar="PATH",
+        default=None,
+        help="also write the printed tables to CSV: the first to PATH, the "
+        "others to PATH with the table's name appended (e.g. out_agents.csv)",
+    )
+    parser.add_argument(
+        "--top",
+        type=non_negative_int,
+        default=top,
+        help="print only the first N rows of each ranking (the CSV keeps all); "
+        f"0 prints all (default {top})",
+    )
+
+
+def add_matrix_input(parser):
+    parser.add_argument("path", help="CSV file (long or wide; .gz accepted)")
+    parser.add_argument(
+        "--format",
+        choices=("auto", "long", "wide"),
+        default="auto",
+        help="long: one (agent, task, score) per row, repeats are "
+        "runs; wide: one row per agent, one column per task; auto: "
+        "long when the task and score columns exist",
+    )
+    parser.add_argument(
+        "--agent-col",
+        default="agent",
+        help="agent column (wide: default the first column)",
+    )
+    parser.add_argument(
+        "--task-col",
+        default=None,
+        help="task column of a long file (default 'task'; giving it "
+        "implies --format long)",
+    )
+    parser.add_argument(
+        "--score-col",
+        default=None,
+        help="score column of a long file (default 'score'; giving "
+        "it implies --format long)",
+    )
+    add_separator(parser)
+    parser.add_argument("--title", default=None, help="name of the benchmark")
+
+
+def add_success_options(parser):
+    parser.add_argument(
+        "--threshold",
+        default=None,
+        help="success = score >= THRESHOLD (a number or 'median', "
+        "the task's median); default: the scores if already 0/1, "
+        "else 'median'",
+    )
+    parser.add_argument(
+        "--low-agent",
+        default=None,
+        help="agent whose scores are 0 after baseline "
+        "normalisation (e.g. a random agent)",
+    )
+    parser.add_argument(
+        "--high-agent",
+        default=None,
+        help="agent whose scores are 100 after baseline "
+        "normalisation (e.g. human); the threshold then applies "
+        "to the normalised scores",
+    )
+    parser.add_argument(
+        "--no-prior",
+        action="store_true",
+        help="fit IRT by plain marginal maximum likelihood (default: "
+        "weak priors a ~ N(1, 2), b ~ N(0, 2), needed with few "
+        "agents)",
+    )
+
+
+def add_selection_options(parser):
+    parser.add_argument(
+        "--n-tasks",
+        type=positive_int,
+        default=10,
+        help="size of the reduced task subset (default 10)",
+    )
+    parser.add_argument(
+        "--spread",
+        type=positive_float,
+        default=0.05,
+        help="run-to-run spread assumed on each task's min-max "
+        "scale when the data have one score per agent and task "
+        "(default 0.05)",
+    )
+
+
+def add_match_input(parser):
+    parser.add_argument("--first-col", default="first", help="first player column")
+    parser.add_argument("--second-col", default="second", help="second player column")
+    parser.add_argument(
+        "--outcome-col",
+        default="outcome",
+        help="first player's outcome: 1/0/0.5 or win/loss/draw",
+    )
+    parser.add_argument(
+        "--first-score-col",
+        default=None,
+        help="first player's score (with --second-score-col, "
+        "instead of an outcome column)",
+    )
+    parser.add_argument(
+        "--second-score-col", default=None, help="second player's score"
+    )
+    parser.add_argument("--weight-col", default=None, help="match weights")
+
+
+def add_resampling(parser, *, default, aliases=(), what="the tasks"):
+    parser.add_argument(
+        "--n-resamples",
+        *aliases,
+        dest="n_resamples",
+        type=non_negative_int,
+        default=default,
+        help=f"bootstrap resamples of {what} for the ranking intervals; 0 skips "
+        f"them (default {default})",
+    )
+    parser.add_argument("--random-state", type=int, default=0)
+    parser.add_argument("--n-jobs", type=int, default=None)
+
+
+def add_report_output(parser):
+    parser.add_argument(
+        "--output",
+        "-o",
+        default="sklearn-eval-report.html",
+        help="HTML file to write (default: sklearn-eval-report.html)",
+    )
+    parser.add_argument(
+        "--no-figures", action="store_true", help="tables only (no matplotlib needed)"
+    )

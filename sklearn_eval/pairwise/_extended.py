@@ -1,0 +1,206 @@
+"""EloRanker's extended batch fit: tie models, covariates, fitted advantage.
+
+Pure functions from coded matches to the fitted state; the estimator only
+validates before and assigns after. See ``_ties`` for the likelihoods and
+the Newton solver.
+"""
+
+import warnings
+
+import numpy as np
+from sklearn.exceptions import ConvergenceWarning
+
+from ._base import VANISHING_ALPHA, effective_alpha
+from ._batch import _blas_controller, aggregate_pairs
+from ._ties import (
+    NoMaximumError,
+    build_cells,
+    check_identifiable,
+    fit_tie_model,
+    log_probabilities,
+    parameter_covariance,
+)
+
+__all__ = [
+    "ADVANTAGE_NAME",
+    "ExtendedFit",
+    "expected_score",
+    "fit_extended",
+    "outcome_probabilities",
+    "tie_parameter",
+]
+
+#: How the fitted first-player advantage is named among the coefficients.
+ADVANTAGE_NAME = "first_advantage"
+
+# Internal tie parameter when the data hold no tie (the boundary of the
+# parameter space, where both tie models are Bradley-Terry).
+_NO_TIE = {"davidson": -np.inf, "rao-kupper": 0.0}
+
+
+class ExtendedFit:
+    """Result of :func:`fit_extended` (natural-logit units)."""
+
+    __slots__ = ("state", "coef_se", "advantage_se", "n_iter", "converged",
+                 "flagged")
+
+    def __init__(self, state, coef_se, advantage_se, n_iter, converged, flagged):
+        self.state = state
+        self.coef_se = coef_se
+        self.advantage_se = advantage_se
+        self.n_iter = n_iter
+        self.converged = converged
+        self.flagged = flagged
+
+
+def tie_parameter(model, tie):
+    """The reported tie parameter: Davidson's nu = e^tau, Rao-Kupper's theta."""
+    return float(np.exp(tie))
+
+
+def _check_outcomes(ties, y, weight):
+    """Tie models need decided matches; without ties they reduce to Bradley-Terry."""
+    if ties == "half":
+        return ties
+    decided = float(weight[y != 0.5].sum())
+    tied = float(weight[y == 0.5].sum())
+    if decided <= 0:
+        raise ValueError(
+            f"ties={ties!r} cannot be fitted when every match (with positive "
+            "weight) is a tie: the tie parameter would be infinite. Use "
+            "ties='half' or add decided matches."
+        )
+    if tied <= 0:
+        warnings.warn(
+            f"ties={ties!r}: the data hold no tie, so the tie parameter is at its "
+            "boundary (no ties: Davidson's nu = 0, Rao-Kupper's theta = 1) and "
+            "the fit is plain Bradley-Terry.",
+            UserWarning,
+            stacklevel=6,
+        )
+        return "half"
+    return ties
+
+
+def fit_extended(first, second, y, weight, players, covariates, names, *, ties,
+                 fit_advantage, fixed_advantage, alpha, tol, max_iter):
+    """Fit ratings, covariate coefficients, advantage and tie parameter.
+
+    Parameters
+    ----------
+    first, second : ndarray of int64
+        Coded players.
+    y, weight : ndarray of float64
+        Outcomes (0, 0.5, 1) and weights (rescaled to mean one by the caller).
+    players : ndarray
+        Labels (for warnings).
+    covariates : ndarray of shape (n, p) or None
+    names : array of p names, or None
+    ties : {"half", "davidson", "rao-kupper"}
+    fit_advantage : bool
+    fixed_advantage : float
+        Fixed first-player advantage (logits), when not fitted.
+    alpha, tol, max_iter
+        As in the estimator (alpha rescaled with the weights).
+
+    Returns
+    -------
+    ExtendedFit
+        ``state`` has ``ratings``, ``coef`` (covariates only), ``advantage``
+        and, for a tie model, ``tie``.
+    """
+    # memory-bound products with a few columns: threaded BLAS only slows them
+    with _blas_controller().limit(limits=1, user_api="blas"):
+        return _fit_extended(
+            first, second, y, weight, players, covariates, names, ties=ties,
+            fit_advantage=fit_advantage, fixed_advantage=fixed_advantage,
+            alpha=alpha, tol=tol, max_iter=max_iter,
+        )
+
+
+def _fit_extended(first, second, y, weight, players, covariates, names, *, ties,
+                  fit_advantage, fixed_advantage, alpha, tol, max_iter):
+    n = players.shape[0]
+    model = _check_outcomes(ties, y, weight)
+    ordered = fit_advantage or fixed_advantage != 0.0
+    stats = aggregate_pairs(first, second, y, weight, n, ordered=True)
+    alpha, flagged = effective_alpha(stats, players, alpha, "EloRanker")
+    cells = build_cells(
+        first, second, y, weight, n, covariates, fit_advantage=fit_advantage,
+        offset=0.0 if fit_advantage else fixed_advantage, ordered=ordered,
+    )
+    p = 0 if covariates is None else covariates.shape[1]
+    all_names = ([ADVANTAGE_NAME] if fit_advantage else []) + (
+        [] if names is None else list(names)
+    )
+    check_identifiable(cells, all_names, alpha)
+    try:
+        theta, n_iter, converged = fit_tie_model(
+            cells, model, alpha=alpha, tol=tol, max_iter=max_iter
+        )
+    except NoMaximumError as exc:
+        if alpha >= VANISHING_ALPHA:
+            raise ValueError(
+                f"EloRanker(ties={ties!r}): the likelihood has no maximum even "
+                f"with the prior alpha={alpha:g} (Newton's Hessian became "
+                "singular); increase alpha."
+            ) from exc
+        # e.g. a player who never loses and only ties with someone who never
+        # wins: the tie model's likelihood has no maximum, the tie parameter
+        # and some ratings run off to infinity
+        _warn_no_estimate(ties)
+        alpha, flagged = VANISHING_ALPHA, True
+        theta, n_iter, converged = fit_tie_model(
+            cells, model, alpha=alpha, tol=tol, max_iter=max_iter
+        )
+    q = cells.design.shape[1]
+    se = np.zeros(0)
+    if q:
+        cov = parameter_covariance(cells, model, theta, alpha=alpha, ratings=False)
+        se = np.sqrt(np.clip(np.diag(cov)[:q], 0.0, None))
+    coef = theta[n:n + q]
+    state = {
+        "ratings": theta[:n].copy(),
+        "coef": coef[q - p:].copy(),
+        "advantage": np.array(coef[0] if fit_advantage else fixed_advantage),
+    }
+    if ties != "half":
+        state["tie"] = np.array(theta[-1] if model != "half" else _NO_TIE[ties])
+    return ExtendedFit(
+        state, se[q - p:], float(se[0]) if fit_advantage else None, n_iter,
+        converged, flagged,
+    )
+
+
+def _warn_no_estimate(ties):
+    warnings.warn(
+        f"EloRanker(ties={ties!r}): the maximum-likelihood estimate does not "
+        "exist for these data (the likelihood keeps increasing as some ratings "
+        "or the tie parameter go to infinity, e.g. a player who never loses "
+        "and only ties with one who never wins). A vanishing prior "
+        f"(alpha={VANISHING_ALPHA:g}) keeps them finite, but the affected "
+        "ratings are arbitrary: set alpha > 0 for meaningful finite ratings.",
+        ConvergenceWarning,
+        stacklevel=6,
+    )
+
+
+def outcome_probabilities(model, d, tie):
+    """P(second wins), P(tie), P(first wins) for logits d, shape (n, 3)."""
+    proba = np.exp(log_probabilities(model, d, tie))
+    return proba / proba.sum(axis=1, keepdims=True)
+
+
+def expected_score(model, d, tie):
+    """The first player's expected score, P(win) + P(tie) / 2."""
+    proba = outcome_probabilities(model, d.ravel(), tie)
+    return (proba[:, 2] + 0.5 * proba[:, 1]).reshape(d.shape)
+
+
+def warn_not_converged(n_iter, tol):
+    warnings.warn(
+        f"EloRanker batch fit did not converge in {n_iter} Newton iterations "
+        f"(tol={tol}); increase max_iter or set alpha > 0.",
+        ConvergenceWarning,
+        stacklevel=4,
+    )

@@ -1,0 +1,504 @@
+"""The sections of the HTML report, one function each.
+
+A section function takes the page being written (``page.analysis``,
+``page.figure(key, caption)``, ``page.error(what, reason)``) and returns the
+section's HTML body. It raises when its main analysis is missing
+(:class:`~sklearn_eval.report._figures.MissingAnalysis`); the page then shows
+an error box instead of the body. Parts that come from other analyses (the
+Nash columns of the ranking, the bootstrap intervals) degrade to "—" with a
+note, or to an error box inside the section. Every user string goes through
+:func:`html.escape`.
+"""
+
+from __future__ import annotations
+
+import html
+
+import numpy as np
+
+from ._figures import needs
+
+__all__ = ["SECTIONS", "SECTION_RENDERERS"]
+
+SECTIONS = {
+    "summary": "Data summary",
+    "ranking": "Ranking of the agents",
+    "nash": "Nash core agents and tasks",
+    "hodge": "Transitive and cyclic structure (Hodge decomposition)",
+    "tasks": "Tasks: IRT difficulty, discrimination and information gain",
+    "generality": "Agent generality",
+    "subset": "Recommended reduced task subset",
+}
+
+_DASH = "—"
+
+
+def _fmt(value, digits=3):
+    if value is None:
+        return _DASH
+    if isinstance(value, (str, np.str_)):
+        return str(value)
+    if isinstance(value, (bool, np.bool_)):
+        return "yes" if value else "no"
+    value = float(value)
+    if np.isnan(value):
+        return _DASH
+    if np.isinf(value):
+        return "∞" if value > 0 else "-∞"
+    text = f"{value:.{digits}f}"
+    return text[1:] if text.startswith("-") and float(text) == 0 else text
+
+
+def _interval(result, index, digits=3):
+    if result is None or index < 0:
+        return _DASH
+    low, high = result.low[index], result.high[index]
+    if np.isnan(low) or np.isnan(high):
+        return _DASH
+    return f"[{low:.{digits}f}, {high:.{digits}f}]"
+
+
+def _table(header, rows, *, labels=1, scroll=False, caption=None):
+    """HTML table; the first ``labels`` columns are left-aligned text."""
+    head = "".join(
+        f'<th class="label">{html.escape(h)}</th>'
+        if k < labels
+        else f"<th>{html.escape(h)}</th>"
+        for k, h in enumerate(header)
+    )
+    body = []
+    for row in rows:
+        cells = "".join(
+            f'<td class="label">{html.escape(str(c))}</td>'
+            if k < labels
+            else f"<td>{html.escape(str(c))}</td>"
+            for k, c in enumerate(row)
+        )
+        body.append(f"<tr>{cells}</tr>")
+    title = f"<caption>{html.escape(caption)}</caption>" if caption else ""
+    table = (
+        f"<table>{title}<thead><tr>{head}</tr></thead>"
+        f"<tbody>{''.join(body)}</tbody></table>"
+    )
+    return f'<div class="scroll">{table}</div>' if scroll else table
+
+
+def _paragraph(text):
+    return f"<p>{html.escape(text)}</p>"
+
+
+def _note(text):
+    return f'<p class="note">{html.escape(text)}</p>'
+
+
+def _unavailable(analysis, name, what):
+    """A note that ``what`` is missing because the analysis ``name`` failed."""
+    from ._analysis import STEPS
+
+    if analysis[name] is not None:
+        return ""
+    return _note(f"{what}: {_DASH} (the {STEPS[name]} failed; see its section).")
+
+
+def _block_index(bench, block):
+    """Row of each agent in the complete block (-1 outside it, or no block)."""
+    index = np.full(len(bench.agents), -1)
+    if block is not None:
+        index[block.agent_mask] = np.arange(block.agent_mask.sum())
+    return index
+
+
+# ---------------------------------------------------------------------------
+# Sections
+# ---------------------------------------------------------------------------
+def summary_section(page):
+    analysis = page.analysis
+    s = analysis.summary
+    complete = (
+        f"{s.complete_agents} x {s.complete_tasks}"
+        if s.complete_agents is not None
+        else "none"
+    )
+    rows = [
+        ("agents", s.n_agents),
+        ("tasks", s.n_tasks),
+        ("missing results", f"{s.n_missing} ({s.missing_share:.1%})"),
+        ("complete block (agents x tasks)", complete),
+        ("success rule (IRT, generality)", s.response_rule),
+        ("overall success rate", f"{s.success_rate:.1%}"),
+    ]
+    for label, dropped in (("agents", s.dropped_agents), ("tasks", s.dropped_tasks)):
+        if dropped:
+            shown = ", ".join(map(str, dropped[:10])) + (
+                " ..." if len(dropped) > 10 else ""
+            )
+            rows.append((f"{label} without any result (left out)", shown))
+    parts = [_table(("quantity", "value"), rows, labels=2)]
+    if analysis.block is None:
+        parts.append(page.error("complete block", analysis.failures["block"]))
+    parts.append(
+        _note(
+            "Nash averaging, uniform averages, the Hodge decomposition and the "
+            "task selection need the same agents on the same tasks: they use the "
+            "largest complete block found by greedy peeling (complete_submatrix), "
+            "with every task min-max scaled to [0, 1] over the block's agents, as "
+            "in Balduzzi et al. (2018). IRT and generality use every result, "
+            "missing ones left out of the likelihood."
+        )
+    )
+    parts.append(
+        page.figure(
+            "missing",
+            "Observed and missing results; the "
+            "complete block used by Nash averaging is outlined",
+        )
+    )
+    return "".join(parts)
+
+
+def _interval_errors(page):
+    """Error boxes for the bootstraps that raised, and the results by key.
+
+    A bootstrap not run because its point estimate failed (Nash averaging)
+    has no box here: that failure has its own section.
+    """
+    analysis = page.analysis
+    if analysis.intervals is None:
+        return "", {}
+    raised = analysis.get("tracebacks", {})
+    boxes = [
+        page.error(
+            f"bootstrap intervals ({key})", analysis.failures[f"intervals.{key}"]
+        )
+        for key, result in analysis.intervals.items()
+        if result is None and f"intervals.{key}" in raised
+    ]
+    found = {k: v for k, v in analysis.intervals.items() if v is not None}
+    return "".join(boxes), found
+
+
+def ranking_section(page):
+    analysis = page.analysis
+    irt = needs(analysis, "irt")
+    bench, block, nash = analysis.benchmark, analysis.block, analysis.nash
+    errors, intervals = _interval_errors(page)
+    block_index = _block_index(bench, block)
+    uniform = None if block is None else block.scaled.mean(axis=1)
+    order = np.argsort(-irt.ability, kind="stable")
+    rows = []
+    for rank, agent in enumerate(order, start=1):
+        b = block_index[agent]
+        rows.append(
+            (
+                bench.agents[agent],
+                rank,
+                _fmt(irt.ability[agent], 2),
+                _interval(intervals.get("ability"), agent, 2),
+                _fmt(uniform[b]) if b >= 0 else _DASH,
+                _interval(intervals.get("uniform"), b),
+                _fmt(nash.agent_nash[b]) if b >= 0 and nash is not None else _DASH,
+                _interval(intervals.get("nash"), b),
+                _fmt(nash.agent_probability[b])
+                if b >= 0 and nash is not None
+                else _DASH,
+            )
+        )
+    header = (
+        "agent",
+        "rank (ability)",
+        "IRT ability",
+        "interval",
+        "uniform average",
+        "interval",
+        "Nash average",
+        "interval",
+        "Nash probability",
+    )
+    level = ""
+    if intervals:
+        result = next(iter(intervals.values()))
+        level = (
+            f"Intervals: {result.confidence_level:.0%} percentile bootstrap over "
+            f"{result.samples.shape[0]} resamples of the tasks. "
+        )
+    return (
+        errors
+        + _table(header, rows, scroll=True)
+        + _unavailable(analysis, "nash", "Nash averages")
+        + _note(
+            level + "Uniform and Nash averages are on the min-max scale of the "
+            f"complete block ({_DASH} for agents outside it). No agent's Nash "
+            "average exceeds the game value; the core agents (Nash probability "
+            "> 0) reach it, so they tie at the top."
+        )
+        + page.figure("ranking", "Rankings with bootstrap intervals")
+    )
+
+
+def nash_section(page):
+    nash, block = needs(page.analysis, "nash", "block")
+    agent_rows = [
+        (
+            block.agents[k],
+            _fmt(nash.agent_probability[k]),
+            _fmt(nash.agent_nash[k]),
+            _fmt(nash.agent_uniform[k]),
+        )
+        for k in nash.core_agents[np.argsort(-nash.agent_probability[nash.core_agents])]
+    ]
+    task_rows = [
+        (
+            block.tasks[k],
+            _fmt(nash.task_probability[k]),
+            _fmt(nash.task_nash[k]),
+            _fmt(nash.task_uniform[k]),
+        )
+        for k in nash.core_tasks[np.argsort(-nash.task_probability[nash.core_tasks])]
+    ]
+    return (
+        _paragraph(
+            f"Value of the agent-vs-task game: {nash.value:.4f} (exploitability "
+            f"{nash.exploitability:.1e}). {len(agent_rows)} core agents and "
+            f"{len(task_rows)} core tasks carry the maximum-entropy Nash "
+            "equilibrium: the core agents tie at the value, and the core tasks "
+            "are the hardest mixture of tasks for them."
+        )
+        + _table(
+            ("core agent", "Nash probability", "Nash average", "uniform average"),
+            agent_rows,
+        )
+        + _table(
+            ("core task", "Nash probability", "Nash difficulty", "uniform difficulty"),
+            task_rows,
+        )
+        + page.figure(
+            "nash_distributions",
+            "Nash distributions over agents and tasks (as Figure 1 of "
+            "Balduzzi et al., 2018)",
+        )
+        + page.figure(
+            "nash_vs_uniform",
+            "Uniform vs Nash averages of agents (skill) and tasks "
+            "(difficulty), as Figure 2 of Balduzzi et al. (2018)",
+        )
+    )
+
+
+def hodge_section(page):
+    h, block = needs(page.analysis, "hodge", "block")
+    shares = _table(
+        ("game", "transitive share", "cyclic share"),
+        [
+            (
+                "agents vs tasks (complete block)",
+                f"{h.transitive:.1%}",
+                f"{h.cyclic:.1%}",
+            )
+        ],
+    )
+    order = np.argsort(-h.agent_skill, kind="stable")
+    rows = [
+        (block.agents[k], _fmt(h.agent_skill[k]), _fmt(h.agent_residual[k]))
+        for k in order
+    ]
+    agents = _table(("agent", "Hodge skill (div)", "residual RMS"), rows, scroll=True)
+    return (
+        shares
+        + _note(
+            "The agent-vs-task flow of Balduzzi et al. (2018, section 3.3) on the "
+            "centred min-max block: its transitive part is skill_i - "
+            "difficulty_j (one number per agent and per task), its cyclic part "
+            "the residual that no such pair of numbers explains. The shares are "
+            "of the squared Frobenius norm and add up to 100%. A large cyclic "
+            "share means rankings depend on the mix of tasks, which is when Nash "
+            "averaging and uniform averaging disagree. Residual RMS: how far an "
+            "agent's results are from skill - difficulty."
+        )
+        + agents
+        + page.figure(
+            "hodge",
+            "Transitive vs cyclic shares (with the leading cyclic Schur planes)",
+        )
+    )
+
+
+def tasks_section(page):
+    analysis = page.analysis
+    irt = needs(analysis, "irt")
+    bench, block = analysis.benchmark, analysis.block
+    selection, nash = analysis.selection, analysis.nash
+    task_index = np.full(len(bench.tasks), -1)
+    if block is not None:
+        task_index[block.task_mask] = np.arange(block.task_mask.sum())
+    picked = {}
+    if selection is not None:
+        picked = {int(t): step for step, t in enumerate(selection.order, start=1)}
+    order = np.argsort(-np.nan_to_num(irt.difficulty, nan=-np.inf), kind="stable")
+    rows = []
+    for t in order:
+        b = task_index[t]
+        rows.append(
+            (
+                bench.tasks[t],
+                _fmt(irt.difficulty[t], 2),
+                _fmt(irt.discrimination[t], 2),
+                f"{irt.success_rate[t]:.0%}"
+                if np.isfinite(irt.success_rate[t])
+                else _DASH,
+                _fmt(selection.information_gain[b], 2)
+                if b >= 0 and selection is not None
+                else _DASH,
+                _fmt(nash.task_probability[b])
+                if b >= 0 and nash is not None
+                else _DASH,
+                picked.get(int(b), "") if b >= 0 else "",
+            )
+        )
+    header = (
+        "task",
+        "IRT difficulty",
+        "discrimination",
+        "success rate",
+        "information gain (bits)",
+        "Nash probability",
+        "subset step",
+    )
+    prior = (
+        "The 2PL model is fitted with weak priors a ~ N(1, 2), b ~ N(0, 2): with "
+        "few agents plain maximum likelihood sends the discrimination of tasks "
+        "that separate the agents to infinity. "
+        if irt.prior
+        else ""
+    )
+    left_out = bench.tasks[~np.isfinite(irt.difficulty)]
+    notes = (
+        f"Left out of the IRT model: {', '.join(map(str, left_out))}."
+        if left_out.size
+        else ""
+    )
+    return (
+        _table(header, rows, scroll=True)
+        + _unavailable(analysis, "selection", "Information gain")
+        + _unavailable(analysis, "nash", "Nash probabilities")
+        + _note(
+            prior + "Difficulty is on the ability scale (higher is harder); "
+            "information gain is of each task alone, on the complete block. "
+            "Tasks without difficulty have the same result for every agent and "
+            "carry no information for IRT. " + notes
+        )
+        + page.figure(
+            "icc",
+            "Item characteristic curves (model lines, empirical success "
+            "rate per ability group as dots)",
+        )
+    )
+
+
+def generality_section(page):
+    analysis = page.analysis
+    irt, gen = needs(analysis, "irt", "generality")
+    bench, table = analysis.benchmark, gen.table
+    order = np.argsort(-irt.ability, kind="stable")
+    rows = [
+        (
+            bench.agents[k],
+            _fmt(irt.ability[k], 2),
+            f"{table['mean_score'][k]:.0%}",
+            _fmt(table["generality"][k], 2),
+            _fmt(table["capability"][k], 2),
+            _fmt(table["spread"][k], 2),
+            _fmt(table["normalized_generality"][k], 2),
+        )
+        for k in order
+    ]
+    header = (
+        "agent",
+        "IRT ability",
+        "success rate",
+        "generality",
+        "capability",
+        "spread",
+        "normalised generality",
+    )
+    return (
+        _table(header, rows, scroll=True)
+        + _note(
+            "generality = 1 / sum over difficulty bins of the within-bin variance "
+            "of the agent's successes (Martinez-Plumed and Hernandez-Orallo, "
+            "2018): an agent that solves exactly the easy tasks is general (∞ "
+            "for a perfect step). capability and spread are the mean and spread "
+            f"of the agent response curve over {len(gen.bin_points)} difficulty "
+            "bins; normalised generality is 1 for a decreasing step, 0 for a flat "
+            "curve."
+        )
+        + page.figure(
+            "acc",
+            "Agent characteristic curves of agents across the ability range",
+        )
+        + page.figure("ability_generality", "Ability vs generality")
+    )
+
+
+def subset_section(page):
+    selection, block = needs(page.analysis, "selection", "block")
+    rows = [
+        (
+            step,
+            block.tasks[t],
+            _fmt(selection.information_gain[t], 2),
+            _fmt(selection.cumulative_gain[step - 1], 2),
+        )
+        for step, t in enumerate(selection.order, start=1)
+    ]
+    parts = [
+        _paragraph(
+            f"Greedy forward selection by continuous information gain "
+            f"(Stephenson et al., 2020) keeps {len(rows)} of "
+            f"{len(block.tasks)} tasks, identifying "
+            f"{selection.cumulative_gain[-1]:.2f} of "
+            f"{selection.max_information:.2f} bits (log2 of the number of agents)."
+        ),
+        _table(
+            ("step", "task", "gain alone (bits)", "cumulative gain (bits)"),
+            rows,
+            labels=2,
+        ),
+    ]
+    agreement = selection.agreement
+    if agreement is not None:
+        parts.append(
+            _table(
+                ("agreement of the subset with the full benchmark", "value"),
+                [
+                    ("Kendall tau of mean scores", _fmt(agreement.kendall_tau)),
+                    ("Spearman rho of mean scores", _fmt(agreement.spearman_rho)),
+                    (
+                        "mean absolute error of the predicted full mean "
+                        "(leave one agent out)",
+                        _fmt(agreement.mean_absolute_error),
+                    ),
+                ],
+            )
+        )
+    parts.append(
+        _note(
+            f"Spreads: {selection.spread_rule}. Agreement compares the agents' mean "
+            "min-max score over all tasks of the block with their mean over the "
+            "subset (subset_agreement)."
+        )
+    )
+    parts.append(
+        page.figure("information_gain", "Information gain along the selection order")
+    )
+    return "".join(parts)
+
+
+SECTION_RENDERERS = {
+    "summary": summary_section,
+    "ranking": ranking_section,
+    "nash": nash_section,
+    "hodge": hodge_section,
+    "tasks": tasks_section,
+    "generality": generality_section,
+    "subset": subset_section,
+}
