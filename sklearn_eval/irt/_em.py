@@ -19,6 +19,8 @@ from ._mstep import _log_prior, _m_step_2pl, _m_step_common
 from ._starts import _starting_points
 
 _RUNAWAY = 1e3  # |a| beyond which a rescaled EM run is abandoned
+# Relative size of the rounding error of a log-likelihood (a sum over agents)
+_NOISE = 1e-12
 
 
 @dataclass(frozen=True)
@@ -183,7 +185,9 @@ def _em_run(data, grid, a, b, settings, a_prior, b_prior, rescale=False):
                 state_t = _e_step(data, *trial, grid)
                 value_t = objective(*trial, state_t)
                 n_iter += 1
-                if np.isfinite(value_t) and value_t >= value1:
+                # a gain below rounding is no gain: near convergence both
+                # values agree to rounding, which must not pick the step
+                if np.isfinite(value_t) and value_t > value1 + _NOISE * abs(value1):
                     step = (*trial, state_t, value_t)
         a, b, state, current = step
         if rescale and not (np.max(np.abs(a)) < _RUNAWAY and np.isfinite(current)):

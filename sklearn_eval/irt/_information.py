@@ -123,3 +123,19 @@ def _standard_errors(info, model):
                 se_a[:] = np.sqrt(1.0 / schur) if schur > 0 else np.nan
     return se_a, se_b
 
+
+
+def _finite_theta(theta):
+    """Abilities as a float64 vector; ValueError unless all finite."""
+    theta = np.asarray(theta, dtype=np.float64).reshape(-1)
+    if not np.all(np.isfinite(theta)):
+        raise ValueError("theta must be finite.")
+    return theta
+
+
+def _information_at(a, b, keep, theta):
+    """Fisher information ``a^2 P (1 - P)`` per (theta, item); 0 off ``keep``."""
+    a = np.where(keep, a, 0.0)
+    b = np.where(keep, b, 0.0)
+    P = expit(a * (theta[:, None] - b))
+    return a * a * P * (1.0 - P)

@@ -30,6 +30,7 @@ from ._abilities import _ability_estimates
 from ._em import _check_prior, _EMSettings
 from ._estep import _e_step
 from ._fit import _calibration_state, _fit_model, _scatter
+from ._information import _finite_theta, _information_at
 from ._intervals import irt_interval_plan
 from ._item_fit import _item_fit_on
 from ._quadrature import make_grid
@@ -245,6 +246,14 @@ class IRT2PL(
     True
     >>> model.transform(X[:2]).shape
     (2, 2)
+
+    Sparse responses (a stored 0 is a wrong answer, an absent entry missing):
+
+    >>> from scipy import sparse
+    >>> rows, items = np.nonzero(~np.isnan(X))
+    >>> S = sparse.csr_array((X[rows, items], (rows, items)), shape=X.shape)
+    >>> bool(np.allclose(IRT2PL().fit(S).difficulty_, model.difficulty_))
+    True
 
     One row per agent (ranked by ability) and one per item:
 
@@ -556,10 +565,11 @@ class IRT2PL(
         --------
         >>> import numpy as np
         >>> from sklearn_eval.irt import IRT2PL
-        >>> X = np.array([[1, 1, 0], [1, 0, 0], [1, 1, 1], [0, 0, 0], [0, 1, 0]])
+        >>> X = np.array([[1, 1, 0, 0], [1, 0, 0, 0], [1, 1, 1, 0], [0, 0, 0, 0],
+        ...               [1, 1, 1, 1]])
         >>> table = IRT2PL(a_prior=(1.0, 1.0)).fit(X).agent_table()
         >>> table.index.tolist(), table["rank"].tolist()
-        ([2, 0, 1, 4, 3], [1, 2, 3, 4, 5])
+        ([4, 2, 0, 1, 3], [1, 2, 3, 4, 5])
         """
         check_is_fitted(self, "difficulty_")
         check_is_fitted(
@@ -603,20 +613,14 @@ class IRT2PL(
                              chunk_size=self.chunk_size, parallel=parallel)
 
     def _executor(self):
-        """Context giving a running ``joblib.Parallel``, or None when serial.
-
-        Threads by default (the E-step is matrix products, which release the
-        GIL); an enclosing ``joblib.parallel_config`` (for instance
-        ``backend="dask"``) overrides the backend and, with ``n_jobs=None``,
-        the number of workers.
-        """
+        """A running ``joblib.Parallel`` (threads: the passes release the GIL;
+        ``joblib.parallel_config(backend="dask")`` overrides), or None."""
         if effective_n_jobs(self.n_jobs) == 1:
             return nullcontext(None)
         return Parallel(n_jobs=self.n_jobs, prefer="threads")
 
     def _ability_grid(self, grid):
-        # EAP on a 21-node Gauss-Hermite grid collapses with steep items:
-        # abilities always use a fine rectangular grid (``grid`` if it is one).
+        # EAP on 21 Gauss-Hermite nodes collapses with steep items: use 121 nodes
         if self.quadrature == "rectangular":
             return grid
         return make_grid("rectangular", 121, self.quadrature_bound)
@@ -773,10 +777,7 @@ class IRT2PL(
         0.7310586
         """
         check_is_fitted(self, "difficulty_")
-        theta = np.asarray(theta, dtype=np.float64).reshape(-1)
-        if not np.all(np.isfinite(theta)):
-            raise ValueError("theta must be finite.")
-        return self._probability(theta)
+        return self._probability(_finite_theta(theta))
 
     def item_information(self, theta):
         """Fisher information ``a^2 P (1 - P)`` of every item at ``theta``.
@@ -791,13 +792,8 @@ class IRT2PL(
             0 for items left out of estimation.
         """
         check_is_fitted(self, "difficulty_")
-        theta = np.asarray(theta, dtype=np.float64).reshape(-1)
-        if not np.all(np.isfinite(theta)):
-            raise ValueError("theta must be finite.")
-        a = np.where(self._keep, self.discrimination_, 0.0)
-        b = np.where(self._keep, self.difficulty_, 0.0)
-        P = expit(a * (theta[:, None] - b))
-        return a * a * P * (1.0 - P)
+        return _information_at(self.discrimination_, self.difficulty_, self._keep,
+                               _finite_theta(theta))
 
     def test_information(self, theta):
         """Sum of item informations at ``theta`` (shape (n_points,))."""

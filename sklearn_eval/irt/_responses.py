@@ -334,9 +334,12 @@ def _check_fit_responses(X):
     if empty.any():
         row = int(np.flatnonzero(empty)[0])
         name = "" if agents is None else f" ({agents[row]!r})"
+        # scikit-learn reads absent sparse entries as 0: say they are missing
+        why = (" (an absent entry of sparse X is a missing response, not 0)"
+               if is_sparse_input(values) else "")
         raise ValueError(
-            f"Agent at row {row}{name} has no observed response; every agent "
-            "needs at least one 0/1 response in fit."
+            f"Agent at row {row}{name} has no observed response{why}; every "
+            "agent needs at least one 0/1 response in fit."
         )
     keep, _ = _informative_items(values)
     if keep.sum() < 2:

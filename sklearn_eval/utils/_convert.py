@@ -434,9 +434,11 @@ def binarize_scores(X, threshold, *, inclusive=True, rtol=1e-9):
     >>> binarize_scores([[99.99999999999999]], 100).tolist()
     [[1.0]]
     >>> from scipy import sparse
-    >>> out = binarize_scores(sparse.csr_array([[120.0, 0.0, 40.0]]), 100)
-    >>> out.nnz, out.toarray().tolist()  # 0.0 was stored: a failure, kept
-    (3, [[1.0, 0.0, 0.0]])
+    >>> stored = sparse.csr_array(([120.0, 0.0, 40.0], ([0, 0, 0], [0, 1, 3])),
+    ...                           shape=(1, 4))  # column 2 absent: missing
+    >>> out = binarize_scores(stored, 100)
+    >>> out.nnz, out.toarray().tolist()  # the stored 0.0 is a failure, kept
+    (3, [[1.0, 0.0, 0.0, 0.0]])
     """
     if not (isinstance(rtol, int | float) and np.isfinite(rtol) and rtol >= 0):
         raise ValueError(f"rtol must be a finite number >= 0; got {rtol!r}.")
@@ -565,7 +567,7 @@ def baseline_normalize(X, low, high, *, scale=100.0):
     else:
         values, _, _ = check_result_matrix(inner, allow_nan=True)
         columns = None
-    n_tasks = inner.shape[1]
+    n_tasks = inner.shape[1] if columns is not None else values.shape[1]
     low = _per_task(low, n_tasks, "low")
     high = _per_task(high, n_tasks, "high")
     same = high == low
