@@ -160,7 +160,7 @@ class IRT2PL(
         ``e^-37`` of its mode (the rest weigh below float64 rounding), so
         time and memory grow with the number of responses, not of cells.
         ``"auto"``: sparse when fewer than 30% of the cells are observed and
-        numba is installed (the measured crossover), else dense; scipy
+        numba is installed (measured 1.2-6x faster there), else dense; scipy
         sparse input is never made dense below that share. All choices give
         the same fit to rounding (tested to 1e-10).
 
