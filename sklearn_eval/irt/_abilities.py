@@ -5,7 +5,9 @@ from scipy.special import expit, log_expit
 from sklearn.utils.parallel import delayed
 
 from ._estep import _e_step
+from ._kernels import kernel
 from ._responses import _as_float_block
+from ._sparse_responses import run_chunks
 
 
 def _map_raw_block(Y, M, a, b, theta):
@@ -68,6 +70,8 @@ def _ability_estimates(data, a, b, grid, method, moments=None):
         moments = _e_step(data, a, b, grid, counts=False, moments=True)
     if method == "eap":
         return moments["mean"].copy(), moments["sd"].copy()
+    if getattr(data, "is_sparse", False):
+        return _sparse_map(data, a, b, moments["mean"])
     tasks = [(rows, Y, M, a, b, moments["mean"][rows])
              for rows, Y, M in data.raw_blocks()]
     if data.parallel is None or len(tasks) == 1:
@@ -78,4 +82,25 @@ def _ability_estimates(data, a, b, grid, method, moments=None):
     sd = np.empty(data.n_agents)
     for task, (theta_block, sd_block) in zip(tasks, parts, strict=True):
         theta[task[0]], sd[task[0]] = theta_block, sd_block
+    return theta, sd
+
+
+def _sparse_map(data, a, b, start):
+    """MAP abilities on sparse storage: Newton per agent, chunks of agents."""
+    arguments = [(*data.rows(first, last), a, b, start[first:last])
+                 for first, last in data.row_chunks]
+    parts = run_chunks(data.parallel, _map_chunk, arguments)
+    theta = np.empty(data.n_agents)
+    sd = np.empty(data.n_agents)
+    for (first, last), (theta_part, sd_part) in zip(data.row_chunks, parts,
+                                                    strict=True):
+        theta[first:last], sd[first:last] = theta_part, sd_part
+    return theta, sd
+
+
+def _map_chunk(indptr, codes, a, b, start, max_iter=100):
+    """MAP abilities of one chunk of agents (runs on a worker)."""
+    theta = np.array(start, dtype=np.float64)
+    sd = np.empty_like(theta)
+    kernel("map_rows")(indptr, codes, a, b, theta, sd, max_iter)
     return theta, sd

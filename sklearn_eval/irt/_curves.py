@@ -102,7 +102,13 @@ def _weighted_moments(responses, membership, task_group):
 
 
 def _bin_moments(responses, weights, task_bin, n_bins):
-    """Mean and variance of each agent's responses in each difficulty bin."""
+    """Mean and variance of each agent's responses in each difficulty bin.
+
+    ``responses`` is a dense array (NaN = missing) or a CSR holding the
+    observed results only (:func:`_sparse_moments`).
+    """
+    if sparse.issparse(responses):
+        return _sparse_moments(responses, weights, task_bin, n_bins)
     membership = _membership(task_bin, weights, n_bins)
     return _blocked_moments(responses, membership, np.maximum(task_bin, 0))
 
@@ -110,9 +116,56 @@ def _bin_moments(responses, weights, task_bin, n_bins):
 def _overall_moments(responses, weights):
     """Weighted mean and population variance of each agent over all tasks."""
     group = np.zeros(responses.shape[1], dtype=np.int64)
-    membership = _membership(group, weights, 1)
-    mean, variance = _blocked_moments(responses, membership, group)
+    if sparse.issparse(responses):
+        mean, variance = _sparse_moments(responses, weights, group, 1)
+    else:
+        membership = _membership(group, weights, 1)
+        mean, variance = _blocked_moments(responses, membership, group)
     return mean[:, 0], variance[:, 0]
+
+
+def _sparse_moments(responses, weights, task_group, n_groups):
+    """:func:`_weighted_moments` of a CSR of observed results, in O(results).
+
+    Tasks with ``task_group < 0`` belong to no group. Row blocks keep the
+    temporaries small.
+    """
+    n_agents = responses.shape[0]
+    total = np.zeros((n_agents, n_groups))
+    sums = np.zeros((n_agents, n_groups))
+    squares = np.zeros((n_agents, n_groups))
+    binary = bool(np.all((responses.data == 0.0) | (responses.data == 1.0)))
+    rows_per_block = max(1, (_BLOCK_ELEMENTS * 16) // max(
+        responses.nnz // max(n_agents, 1), 1))
+    for start in range(0, n_agents, rows_per_block):
+        block = responses[start:start + rows_per_block]
+        row = np.repeat(np.arange(block.shape[0]), np.diff(block.indptr))
+        group = task_group[block.indices]
+        inside = group >= 0
+        cell = (row * n_groups + group)[inside]
+        weight = weights[block.indices][inside]
+        value = block.data[inside]
+        size = block.shape[0] * n_groups
+        part_total = np.bincount(cell, weights=weight, minlength=size)
+        part_sums = np.bincount(cell, weights=weight * value, minlength=size)
+        rows = slice(start, start + block.shape[0])
+        total[rows] = part_total.reshape(-1, n_groups)
+        sums[rows] = part_sums.reshape(-1, n_groups)
+        if not binary:
+            with np.errstate(invalid="ignore", divide="ignore"):
+                block_mean = np.where(part_total > 0, part_sums / part_total, 0.0)
+            deviation = value - block_mean[cell]
+            squares[rows] = np.bincount(cell, weights=weight * deviation**2,
+                                        minlength=size).reshape(-1, n_groups)
+    absent = ~(total > 0)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        mean = sums / total
+        variance = mean * (1.0 - mean) if binary else squares / total
+    if not binary:
+        variance[variance < _ZERO_VARIANCE] = 0.0
+    mean[absent] = np.nan
+    variance[absent] = np.nan
+    return mean, variance
 
 
 def _fill_empty_bins(curve, mode):

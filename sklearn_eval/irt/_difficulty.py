@@ -5,9 +5,11 @@ of an IRT model fitted on the responses (or a frozen, already fitted one).
 """
 
 import numpy as np
+from scipy import sparse
 from sklearn.base import clone
 from sklearn.frozen import FrozenEstimator
 
+from ..utils import ResultMatrix
 from ._irt2pl import IRT2PL
 
 
@@ -50,15 +52,15 @@ def _task_difficulties(source, X, responses, tasks, *,
     """
     n_tasks = responses.shape[1]
     if isinstance(source, str) and source == "rate":
-        observed = ~np.isnan(responses)
-        empty = ~observed.any(axis=0)
+        totals, counts = _column_sums(responses)
+        empty = counts == 0
         if empty.any():
             column = int(np.flatnonzero(empty)[0])
             raise ValueError(
                 f"X {_task_name(tasks, column)} has no observed result, so "
                 "its success rate (difficulty='rate') is undefined."
             )
-        difficulty = 1.0 - np.nanmean(responses, axis=0)
+        difficulty = 1.0 - totals / counts
         return difficulty, np.ones(n_tasks, dtype=bool), None
     if isinstance(source, str) or hasattr(source, "fit"):
         return _irt_difficulties(source, X, responses, tasks,
@@ -88,15 +90,15 @@ def _given_difficulties(source, tasks, n_tasks):
         )
     return difficulty
 
+
 def _irt_difficulties(source, X, responses, tasks, exclude_negative_discrimination):
     """Difficulties from an IRT model (fitted here, or frozen)."""
     n_tasks = responses.shape[1]
-    binary = np.isnan(responses) | (responses == 0) | (responses == 1)
-    if not binary.all():
-        row, column = np.argwhere(~binary)[0]
+    row, column, value = _first_non_binary(responses)
+    if row is not None:
         raise ValueError(
             "An IRT difficulty needs binary responses; X has "
-            f"{responses[row, column]!r} at row {row}, "
+            f"{float(value)!r} at row {row}, "
             f"{_task_name(tasks, column)}. Pass threshold= to binarise "
             "scores, or use difficulty='rate' or a difficulty array."
         )
@@ -122,8 +124,36 @@ def _irt_difficulties(source, X, responses, tasks, exclude_negative_discriminati
     return difficulty, eligible, model
 
 
+def _column_sums(responses):
+    """Sum and number of the observed results of every task."""
+    if sparse.issparse(responses):
+        totals = np.bincount(responses.indices, weights=responses.data,
+                             minlength=responses.shape[1])
+        return totals, np.bincount(responses.indices, minlength=responses.shape[1])
+    observed = ~np.isnan(responses)
+    return np.where(observed, responses, 0.0).sum(axis=0), observed.sum(axis=0)
+
+
+def _first_non_binary(responses):
+    """(row, column, value) of the first result other than 0, 1 or NaN."""
+    if sparse.issparse(responses):
+        bad = np.flatnonzero((responses.data != 0) & (responses.data != 1))
+        if bad.size == 0:
+            return None, None, None
+        position = int(bad[0])
+        row = int(np.searchsorted(responses.indptr, position, side="right") - 1)
+        return row, int(responses.indices[position]), responses.data[position]
+    binary = np.isnan(responses) | (responses == 0) | (responses == 1)
+    if binary.all():
+        return None, None, None
+    row, column = np.argwhere(~binary)[0]
+    return int(row), int(column), responses[row, column]
+
+
 def _like(X, values):
-    """``values`` as a DataFrame shaped like ``X`` when ``X`` is one."""
+    """``values`` shaped like ``X``: a DataFrame, a ResultMatrix or as is."""
+    if isinstance(X, ResultMatrix):
+        return ResultMatrix(values, X.agents, X.tasks)
     if hasattr(X, "iloc"):
         import pandas as pd
 

@@ -19,6 +19,8 @@ from ._mstep import _log_prior, _m_step_2pl, _m_step_common
 from ._starts import _starting_points
 
 _RUNAWAY = 1e3  # |a| beyond which a rescaled EM run is abandoned
+# Relative size of the rounding error of a log-likelihood (a sum over agents)
+_NOISE = 1e-12
 
 
 @dataclass(frozen=True)
@@ -183,7 +185,9 @@ def _em_run(data, grid, a, b, settings, a_prior, b_prior, rescale=False):
                 state_t = _e_step(data, *trial, grid)
                 value_t = objective(*trial, state_t)
                 n_iter += 1
-                if np.isfinite(value_t) and value_t >= value1:
+                # a gain below rounding is no gain: near convergence both
+                # values agree to rounding, which must not pick the step
+                if np.isfinite(value_t) and value_t > value1 + _NOISE * abs(value1):
                     step = (*trial, state_t, value_t)
         a, b, state, current = step
         if rescale and not (np.max(np.abs(a)) < _RUNAWAY and np.isfinite(current)):
@@ -196,12 +200,26 @@ def _em_run(data, grid, a, b, settings, a_prior, b_prior, rescale=False):
 
 def _em_map(state, a, b, nodes, model, a_prior, b_prior, rescale):
     """One EM update of the items from an E-step's ``state``."""
+    r, n, occupied = _occupied_nodes(state["r"], state["n"], nodes)
     if model == "2PL":
-        a, b = _m_step_2pl(a, b, state["r"], state["n"], nodes, a_prior, b_prior)
+        a, b = _m_step_2pl(a, b, r, n, occupied, a_prior, b_prior)
     else:
-        a, b = _m_step_common(a, b, state["r"], state["n"], nodes, a_prior,
-                              b_prior, model == "1PL")
+        a, b = _m_step_common(a, b, r, n, occupied, a_prior, b_prior,
+                              model == "1PL")
     if rescale:
         a, b = _standardise_latent(a, b, state["mass"], nodes,
                                    scale=model != "Rasch")
     return a, b
+
+
+def _occupied_nodes(r, n, nodes):
+    """Expected counts without the nodes no agent's posterior reaches.
+
+    A node whose expected observations are 0 for every item adds exactly 0 to
+    every M-step sum; with narrow posteriors (many items per agent, sparse
+    storage) most of the grid is such nodes.
+    """
+    occupied = np.asarray(n).any(axis=1)
+    if occupied.all():
+        return r, n, nodes
+    return r[occupied], n[occupied], nodes[occupied]

@@ -3,13 +3,18 @@
 With ``theta`` integrated out on a quadrature grid, each agent's posterior
 over the grid nodes is ``w_k prod_j P_jk^x (1 - P_jk)^(1-x) / L_i``: two matrix
 products per block of agents. Missing responses (mask 0) drop out exactly.
+On sparse storage (:mod:`._sparse_responses`) the same quantities come from
+compiled loops over the observed responses: windowed posteriors per chunk of
+agents, then the expected counts per chunk of items.
 """
 
 import numpy as np
 from scipy.special import log_expit
 from sklearn.utils.parallel import delayed
 
+from ._kernels import TAIL_NATS, kernel
 from ._responses import _as_float_block
+from ._sparse_responses import run_chunks
 
 
 def _log_normalise(log_joint):
@@ -43,6 +48,8 @@ def _e_step(data, a, b, grid, *, counts=True, moments=False):
     sums are added in block order, so the result does not depend on the
     number of workers.
     """
+    if getattr(data, "is_sparse", False):
+        return _sparse_e_step(data, a, b, grid, counts=counts, moments=moments)
     nodes, log_w = grid.nodes, grid.log_weights
     logits = a * (nodes[:, None] - b)  # (K, J)
     log_fail = log_expit(-logits)
@@ -95,3 +102,120 @@ def _e_step_block(Y, M, logits, log_fail, log_w, nodes, counts, moments):
         part["moments"] = (m1, np.sqrt(np.maximum(m2 - m1**2, 0.0)), lse)
     return part
 
+
+
+# ---------------------------------------------------------------- sparse
+class _Posteriors:
+    """Windowed posteriors of all agents, in compact rows.
+
+    ``post[i, t]`` is agent ``i``'s posterior weight of node ``lo[i] + t``
+    for ``t <= hi[i] - lo[i]``; every other node weighs 0.
+    """
+
+    def __init__(self, n_agents, width):
+        self.post = np.zeros((n_agents, width))
+        self.lo = np.empty(n_agents, dtype=np.int64)
+        self.hi = np.empty(n_agents, dtype=np.int64)
+        self.lse = np.empty(n_agents)
+        self.mean = np.empty(n_agents)
+        self.sd = np.empty(n_agents)
+        self.loglik = 0.0
+
+
+def _sparse_posteriors(data, a, b, grid, cut=TAIL_NATS):
+    """Posterior of every agent on ``grid`` (chunks of agents, in order).
+
+    Updates ``data.hint`` (where the next search starts) as a side effect;
+    the posteriors do not depend on it. The last result is kept on ``data``
+    and returned again for the same items, grid and cut (the fit asks for
+    the posteriors at its final items up to three times).
+    """
+    key = (a.tobytes(), b.tobytes(), grid.nodes.tobytes(),
+           grid.log_weights.tobytes(), float(cut))
+    if data.last_posteriors is not None and data.last_posteriors[0] == key:
+        return data.last_posteriors[1]
+    out = _compute_posteriors(data, a, b, grid, cut)
+    data.last_posteriors = (key, out)
+    return out
+
+
+def _compute_posteriors(data, a, b, grid, cut):
+    log_fail = log_expit(-(a * (grid.nodes[:, None] - b)))
+    arguments = [(*data.rows(start, stop), log_fail, a, b, grid.nodes,
+                  grid.log_weights, cut, data.hint[start:stop])
+                 for start, stop in data.row_chunks]
+    parts = run_chunks(data.parallel, _posterior_chunk, arguments)
+    width = max((int(np.max(part[2] - part[1], initial=0)) + 1 for part in parts),
+                default=1)
+    # a single chunk's rows are kept as they are (no second copy)
+    out = _Posteriors(data.n_agents, 0 if len(parts) == 1 else width)
+    for (start, stop), part in zip(data.row_chunks, parts, strict=True):
+        rows = slice(start, stop)
+        (out.lo[rows], out.hi[rows], out.lse[rows], out.mean[rows], out.sd[rows],
+         data.hint[rows]) = part[1:]
+        if len(parts) == 1:
+            out.post = part[0][:, :width]
+        else:
+            out.post[rows] = part[0][:, :width]
+        out.loglik += float(part[3].sum())
+    return out
+
+
+def _node_mass(posteriors, n_nodes):
+    """Sum of the agents' posterior weights on every node."""
+    mass = np.zeros(n_nodes)
+    # one window position at a time: no (agents x width) temporaries
+    for t in range(posteriors.post.shape[1]):
+        inside = np.flatnonzero(posteriors.hi - posteriors.lo >= t)
+        if inside.size == 0:
+            break
+        mass += np.bincount(posteriors.lo[inside] + t,
+                            weights=posteriors.post[inside, t], minlength=n_nodes)
+    return mass
+
+
+def _posterior_chunk(indptr, codes, log_fail, a, b, nodes, log_w, cut, hint):
+    """Posteriors of one chunk of agents (runs on a worker)."""
+    n_rows, n_nodes = indptr.shape[0] - 1, nodes.shape[0]
+    post = np.zeros((n_rows, n_nodes))
+    lo = np.empty(n_rows, dtype=np.int64)
+    hi = np.empty(n_rows, dtype=np.int64)
+    lse, mean, sd = np.empty(n_rows), np.empty(n_rows), np.empty(n_rows)
+    hint = hint.copy()
+    kernel("posterior_rows")(indptr, codes, log_fail, a, b, nodes, log_w, cut, hint,
+                             post, lo, hi, lse, mean, sd)
+    return post, lo, hi, lse, mean, sd, hint
+
+
+def _sparse_counts(data, posteriors, grid):
+    """Expected successes and observations per (node, item), chunks of items."""
+    n_nodes = len(grid)
+    arguments = [(*data.columns(start, stop), posteriors.post, posteriors.lo,
+                  posteriors.hi, n_nodes) for start, stop in data.column_chunks]
+    parts = run_chunks(data.parallel, _count_chunk, arguments)
+    r = np.zeros((n_nodes, data.n_items))
+    n = np.zeros((n_nodes, data.n_items))
+    for (start, stop), (r_part, n_part) in zip(data.column_chunks, parts,
+                                               strict=True):
+        r[:, start:stop], n[:, start:stop] = r_part, n_part
+    return r, n
+
+
+def _count_chunk(colptr, codes, post, lo, hi, n_nodes):
+    """Expected counts of one chunk of items (runs on a worker)."""
+    shape = (n_nodes, colptr.shape[0] - 1)
+    r, n = np.zeros(shape), np.zeros(shape)
+    kernel("count_columns")(colptr, codes, post, lo, hi, r, n)
+    return r, n
+
+
+def _sparse_e_step(data, a, b, grid, *, counts, moments):
+    """:func:`_e_step` on sparse storage: the same dict, in O(responses)."""
+    posteriors = _sparse_posteriors(data, a, b, grid)
+    out = {"loglik": posteriors.loglik, "mass": _node_mass(posteriors, len(grid))}
+    if counts:
+        out["r"], out["n"] = _sparse_counts(data, posteriors, grid)
+    if moments:
+        out["mean"], out["sd"] = posteriors.mean, posteriors.sd
+        out["per_agent"] = posteriors.lse
+    return out

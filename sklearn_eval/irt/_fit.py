@@ -15,13 +15,13 @@ from ._abilities import _ability_estimates
 from ._em import _fit_items
 from ._estep import _e_step
 from ._information import _item_information_louis, _standard_errors
-from ._responses import _column_rate, _informative_items, _Responses
+from ._responses import _item_summary, _make_storage
 
 _N_FREE_PARAMS = {"2PL": lambda J: 2 * J, "1PL": lambda J: J + 1, "Rasch": lambda J: J}
 
 
 def _fit_model(values, labels, *, settings, grid, ability_grid, ability_method,
-               chunk_size, parallel, rng):
+               chunk_size, parallel, rng, algorithm="auto"):
     """Everything ``IRT2PL.fit`` learns, as a dict of fitted attributes.
 
     Item parameters by EM on the informative items, the orientation of the
@@ -29,7 +29,8 @@ def _fit_model(values, labels, *, settings, grid, ability_grid, ability_method,
     ``ability_grid``; the fit's posterior moments are reused when it is
     ``grid``). Reads nothing from and writes nothing to an estimator.
     """
-    keep, constant = _informative_items(values)
+    keep, rate, n_observed = _item_summary(values)
+    constant = ~keep
     if constant.any():
         warnings.warn(
             f"{int(constant.sum())} item(s) answered all 0, all 1 or never "
@@ -38,7 +39,8 @@ def _fit_model(values, labels, *, settings, grid, ability_grid, ability_method,
             UserWarning,
             stacklevel=4,
         )
-    data = _Responses(values, keep, chunk_size=chunk_size, parallel=parallel)
+    data = _make_storage(values, keep, algorithm=algorithm, chunk_size=chunk_size,
+                         parallel=parallel, n_observed=n_observed)
     a, b, loglik, n_iter, converged = _fit_items(data, grid, settings, rng)
     moments = _e_step(data, a, b, grid, counts=False, moments=True)
     proportion = data.success_rate()
@@ -73,7 +75,7 @@ def _fit_model(values, labels, *, settings, grid, ability_grid, ability_method,
         "agent_scores_": theta,
         "tasks_": labels,
         "_keep": keep,
-        "_success_rate_items": _column_rate(values),
+        "_success_rate_items": rate,
         "_agent_success_rate": proportion,
         "_agent_n_responses": data.n_observed().astype(np.int64),
     }
@@ -111,3 +113,49 @@ def _scatter(values, keep, n_items):
     out = np.full(n_items, np.nan)
     out[keep] = values
     return out
+
+
+def _calibration_state(discrimination, difficulty, item_names, grid):
+    """The fitted attributes of a model built from published item parameters.
+
+    NaN in both ``discrimination`` and ``difficulty`` marks an uncalibrated
+    item (treated like an item left out in fit).
+    """
+    a = np.asarray(discrimination, dtype=np.float64).reshape(-1)
+    b = np.asarray(difficulty, dtype=np.float64).reshape(-1)
+    if a.shape != b.shape or a.size < 1:
+        raise ValueError(
+            "discrimination and difficulty must be non-empty and of equal "
+            f"length; got {a.size} and {b.size}."
+        )
+    missing = np.isnan(a) | np.isnan(b)
+    if np.any(np.isinf(a) | np.isinf(b)):
+        raise ValueError("Item parameters must be finite (NaN = uncalibrated).")
+    if np.any(np.isnan(a) != np.isnan(b)):
+        item = int(np.flatnonzero(np.isnan(a) != np.isnan(b))[0])
+        raise ValueError(
+            f"Item {item} has only one of discrimination/difficulty as NaN."
+        )
+    state = {}
+    labels = np.arange(a.size)
+    if item_names is not None:
+        names = np.asarray(item_names, dtype=object).reshape(-1)
+        if names.size != a.size:
+            raise ValueError(f"item_names has {names.size} entries for {a.size} items.")
+        state["feature_names_in_"] = labels = names
+    keep = ~missing
+    state.update({
+        "discrimination_": np.where(keep, a, np.nan),
+        "difficulty_": np.where(keep, b, np.nan),
+        "discrimination_se_": np.full(a.size, np.nan),
+        "difficulty_se_": np.full(a.size, np.nan),
+        "constant_items_": labels[missing],
+        "negative_items_": labels[keep & (a < 0)],
+        "quadrature_nodes_": grid.nodes,
+        "quadrature_weights_": np.exp(grid.log_weights),
+        "n_features_in_": a.size,
+        "tasks_": labels,
+        "_keep": keep,
+        "_success_rate_items": np.full(a.size, np.nan),
+    })
+    return state

@@ -23,22 +23,15 @@ import numbers
 import warnings
 
 import numpy as np
+from scipy import sparse
 from sklearn.base import BaseEstimator, TransformerMixin, _fit_context
 from sklearn.utils import Bunch
 from sklearn.utils._param_validation import HasMethods, Interval, StrOptions
-from sklearn.utils.validation import (
-    _get_feature_names,
-    check_is_fitted,
-    validate_data,
-)
+from sklearn.utils.validation import _get_feature_names, check_is_fitted
 
 from ..utils import check_in_bounds, check_result_matrix
-from ..utils._protocol import (
-    AgentRankerMixin,
-    TaskTableMixin,
-    column_labels,
-    row_labels,
-)
+from ..utils._protocol import AgentRankerMixin, TaskTableMixin, column_labels
+from ..utils._sparse import check_sparse_result, is_sparse_input, observed_mask
 from ._binning import (
     assign_right_closed,
     bin_medians,
@@ -54,6 +47,12 @@ from ._curves import (
 )
 from ._difficulty import _check_weights, _like, _task_difficulties
 from ._intervals import generality_interval_plan
+from ._responses import (
+    _agent_labels,
+    _check_input_features,
+    _record_input_features,
+    _unpack,
+)
 
 __all__ = ["FEATURE_NAMES", "GeneralityScorer"]
 
@@ -368,14 +367,15 @@ class GeneralityScorer(
             "bin_weights_": bin_mass / bin_mass.sum(),
             "difficulty_model_": model,
             "task_weights_": weights,
-            "agents_": row_labels(X, responses.shape[0]),
+            "agents_": _agent_labels(X, responses.shape[0]),
             "agent_scores_": indicators[:, FEATURE_NAMES.index("capability")],
-            "tasks_": column_labels(X, responses.shape[1]),
+            "tasks_": (column_labels(X, responses.shape[1]) if tasks is None
+                       else np.asarray(tasks)),
             "_agent_indicators": indicators,
             "_task_success_rate": _column_means(responses),
         }
         # Everything computed: only now touch the fitted state.
-        validate_data(self, X, reset=True, skip_check_array=True)
+        _record_input_features(self, X, tasks)
         for name, value in fitted.items():
             setattr(self, name, value)
         return self
@@ -397,8 +397,17 @@ class GeneralityScorer(
         return edges
 
     def _responses(self, X):
-        """Validate ``X`` and return the responses used by every indicator."""
-        values, agents, tasks = check_result_matrix(X, allow_nan=True)
+        """Validate ``X`` and return the responses used by every indicator.
+
+        Dense input gives a float64 array (NaN = missing); sparse input (or a
+        ``ResultMatrix`` holding one) a CSR of the observed results only.
+        """
+        inner, agents, tasks = _unpack(X)
+        if is_sparse_input(inner):
+            return self._sparse_responses(inner), agents, tasks
+        values, frame_agents, frame_tasks = check_result_matrix(inner, allow_nan=True)
+        agents = frame_agents if agents is None else agents
+        tasks = frame_tasks if tasks is None else tasks
         if self.threshold is not None:
             if not np.isfinite(self.threshold):
                 raise ValueError(f"threshold must be finite; got {self.threshold}.")
@@ -413,12 +422,30 @@ class GeneralityScorer(
                     "successes or normalised scores); pass threshold= to turn "
                     "other scores into successes."
                 ) from None
-        empty_rows = np.all(np.isnan(responses), axis=1)
-        if empty_rows.any():
-            row = int(np.flatnonzero(empty_rows)[0])
-            label = "" if agents is None else f" ({agents[row]!r})"
-            raise ValueError(f"X row {row}{label} has no observed result.")
+        _check_no_empty_row(np.all(np.isnan(responses), axis=1), agents)
         return responses, agents, tasks
+
+    def _sparse_responses(self, X):
+        """Observed results of sparse ``X`` as a CSR (NaN entries dropped)."""
+        csr = check_sparse_result(X, binary=False)
+        seen = observed_mask(csr)
+        data = csr.data[seen].astype(np.float64)
+        if self.threshold is not None:
+            if not np.isfinite(self.threshold):
+                raise ValueError(f"threshold must be finite; got {self.threshold}.")
+            data = (data >= self.threshold).astype(np.float64)
+        elif data.size and not (data.min() >= 0.0 and data.max() <= 1.0):
+            position = int(np.flatnonzero(~((data >= 0) & (data <= 1)))[0])
+            raise ValueError(
+                f"X has {float(data[position])!r} outside [0, 1]. GeneralityScorer "
+                "needs results in [0, 1] (binary successes or normalised "
+                "scores); pass threshold= to turn other scores into successes."
+            )
+        indptr = np.concatenate([[0], np.cumsum(seen)])[csr.indptr]
+        responses = sparse.csr_array((data, csr.indices[seen], indptr),
+                                     shape=csr.shape)
+        _check_no_empty_row(np.diff(indptr) == 0, None, stored=True)
+        return responses
 
     def _warn_about_bins(self, bins):
         """Warnings for tasks outside explicit edges and fragile bins."""
@@ -457,8 +484,8 @@ class GeneralityScorer(
     def _check_transform_input(self, X):
         """Validate ``X`` against the fitted tasks and return responses."""
         check_is_fitted(self, "bin_edges_")
-        responses, agents, _ = self._responses(X)
-        validate_data(self, X, reset=False, skip_check_array=True)
+        responses, agents, tasks = self._responses(X)
+        _check_input_features(self, X, tasks)
         return responses, agents
 
     def _curves(self, responses):
@@ -621,9 +648,16 @@ class GeneralityScorer(
         membership = np.zeros((responses.shape[0], n_groups))
         inside = group >= 0
         membership[np.flatnonzero(inside), group[inside]] = 1.0
-        observed = ~np.isnan(responses)
-        counts = observed.T.astype(np.float64) @ membership
-        successes = np.where(observed, responses, 0.0).T @ membership
+        if sparse.issparse(responses):
+            pattern = sparse.csr_array(
+                (np.ones(responses.nnz), responses.indices, responses.indptr),
+                shape=responses.shape)
+            counts = np.asarray(pattern.T @ membership)
+            successes = np.asarray(responses.T @ membership)
+        else:
+            observed = ~np.isnan(responses)
+            counts = observed.T.astype(np.float64) @ membership
+            successes = np.where(observed, responses, 0.0).T @ membership
         with np.errstate(invalid="ignore", divide="ignore"):
             rate = successes / counts
         rate[counts == 0] = np.nan
@@ -721,12 +755,29 @@ class GeneralityScorer(
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
         tags.input_tags.allow_nan = True
+        # sparse X is accepted, but an absent entry is missing, not scikit-learn's
+        # implicit 0: the tag stays False so no tool feeds zero-filled data
         tags.target_tags.required = False
         return tags
 
 
+def _check_no_empty_row(empty_rows, agents, stored=False):
+    if empty_rows.any():
+        row = int(np.flatnonzero(empty_rows)[0])
+        label = "" if agents is None else f" ({agents[row]!r})"
+        # scikit-learn reads absent sparse entries as 0: say they are missing
+        why = " (an absent entry of sparse X is a missing result)" if stored else ""
+        raise ValueError(f"X row {row}{label} has no observed result{why}.")
+
+
 def _column_means(responses):
     """Mean observed response of every task (NaN for a task never observed)."""
+    if sparse.issparse(responses):
+        totals = np.bincount(responses.indices, weights=responses.data,
+                             minlength=responses.shape[1])
+        counts = np.bincount(responses.indices, minlength=responses.shape[1])
+        with np.errstate(invalid="ignore", divide="ignore"):
+            return np.where(counts > 0, totals / np.maximum(counts, 1), np.nan)
     observed = ~np.isnan(responses)
     counts = observed.sum(axis=0)
     totals = np.where(observed, responses, 0.0).sum(axis=0)

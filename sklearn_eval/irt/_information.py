@@ -8,9 +8,11 @@ import numpy as np
 from scipy.special import expit, log_expit
 from sklearn.utils.parallel import delayed
 
-from ._estep import _log_likelihood_table, _log_normalise
+from ._estep import _log_likelihood_table, _log_normalise, _sparse_posteriors
+from ._kernels import kernel
 from ._mstep import _add_priors, _to_discrimination_difficulty
 from ._responses import _as_float_block
+from ._sparse_responses import run_chunks
 
 
 def _item_information_louis(data, a, b, grid, a_prior, b_prior):
@@ -24,21 +26,11 @@ def _item_information_louis(data, a, b, grid, a_prior, b_prior):
     logits = a * (nodes[:, None] - b)
     P = expit(logits)
     log_fail = log_expit(-logits)
-    K, J = logits.shape
-    r = np.zeros((K, J))
-    n = np.zeros((K, J))
-    outer = [np.zeros(J), np.zeros(J), np.zeros(J)]  # sum_i E s E s^T (aa, ad, dd)
-    args = (logits, log_fail, log_w, nodes, P)
-    if data.parallel is None or len(data._starts) == 1:
-        parts = (_louis_block(Y, M, *args) for _, Y, M in data.raw_blocks())
+    if getattr(data, "is_sparse", False):
+        r, n, outer = _sparse_louis_sums(data, a, b, grid, P)
     else:
-        task = delayed(_louis_block)
-        parts = data.parallel(task(Y, M, *args) for _, Y, M in data.raw_blocks())
-    for part in parts:  # partial sums added in block order
-        r += part[0]
-        n += part[1]
-        for total, value in zip(outer, part[2:], strict=True):
-            total += value
+        r, n, outer = _louis_sums(data, logits, log_fail, log_w, nodes, P)
+    J = logits.shape[1]
     q = nodes[:, None]
     complete = n * P * (1.0 - P)
     second = r * (1.0 - 2.0 * P) + n * P * P
@@ -52,6 +44,50 @@ def _item_information_louis(data, a, b, grid, a_prior, b_prior):
     _, info_ab = _to_discrimination_difficulty(a, b, zero, info_ad)
     _, info_ab = _add_priors(zero, info_ab, a, b, a_prior, b_prior)
     return info_ab
+
+
+def _louis_sums(data, logits, log_fail, log_w, nodes, P):
+    """Expected counts and ``sum_i E s E s^T`` (aa, ad, dd) over dense blocks."""
+    K, J = logits.shape
+    r = np.zeros((K, J))
+    n = np.zeros((K, J))
+    outer = [np.zeros(J), np.zeros(J), np.zeros(J)]
+    args = (logits, log_fail, log_w, nodes, P)
+    if data.parallel is None or len(data._starts) == 1:
+        parts = (_louis_block(Y, M, *args) for _, Y, M in data.raw_blocks())
+    else:
+        task = delayed(_louis_block)
+        parts = data.parallel(task(Y, M, *args) for _, Y, M in data.raw_blocks())
+    for part in parts:  # partial sums added in block order
+        r += part[0]
+        n += part[1]
+        for total, value in zip(outer, part[2:], strict=True):
+            total += value
+    return r, n, outer
+
+
+def _sparse_louis_sums(data, a, b, grid, P):
+    """:func:`_louis_sums` on sparse storage, in chunks of items."""
+    posteriors = _sparse_posteriors(data, a, b, grid)
+    arguments = [(*data.columns(start, stop), posteriors,
+                  np.ascontiguousarray(P[:, start:stop].T), grid.nodes)
+                 for start, stop in data.column_chunks]
+    parts = run_chunks(data.parallel, _louis_chunk, arguments)
+    K, J = P.shape
+    r, n, outer = np.zeros((K, J)), np.zeros((K, J)), np.zeros((3, J))
+    for (start, stop), part in zip(data.column_chunks, parts, strict=True):
+        r[:, start:stop], n[:, start:stop], outer[:, start:stop] = part
+    return r, n, list(outer)
+
+
+def _louis_chunk(colptr, codes, posteriors, P_items, nodes):
+    """Counts and score products of one chunk of items (runs on a worker)."""
+    shape = (nodes.shape[0], colptr.shape[0] - 1)
+    r, n, outer = np.zeros(shape), np.zeros(shape), np.zeros((3, shape[1]))
+    kernel("louis_columns")(colptr, codes, posteriors.post, posteriors.lo,
+                            posteriors.hi, posteriors.mean, P_items, nodes, r, n,
+                            outer)
+    return r, n, outer
 
 
 def _louis_block(Y, M, logits, log_fail, log_w, nodes, P):
@@ -87,3 +123,19 @@ def _standard_errors(info, model):
                 se_a[:] = np.sqrt(1.0 / schur) if schur > 0 else np.nan
     return se_a, se_b
 
+
+
+def _finite_theta(theta):
+    """Abilities as a float64 vector; ValueError unless all finite."""
+    theta = np.asarray(theta, dtype=np.float64).reshape(-1)
+    if not np.all(np.isfinite(theta)):
+        raise ValueError("theta must be finite.")
+    return theta
+
+
+def _information_at(a, b, keep, theta):
+    """Fisher information ``a^2 P (1 - P)`` per (theta, item); 0 off ``keep``."""
+    a = np.where(keep, a, 0.0)
+    b = np.where(keep, b, 0.0)
+    P = expit(a * (theta[:, None] - b))
+    return a * a * P * (1.0 - P)

@@ -3,7 +3,32 @@
 import numpy as np
 from scipy.special import expit, log_expit
 
-from ._estep import _log_likelihood_table, _log_normalise
+from ._estep import _log_likelihood_table, _log_normalise, _sparse_posteriors
+from ._kernels import TAIL_NATS, kernel
+from ._responses import _dense_rows
+from ._sparse_responses import run_chunks
+
+# P is clipped to [_P_FLOOR, 1 - _P_FLOOR] when the item is divided out, which
+# can raise a posterior weight by up to 1 / _P_FLOOR: the sparse posteriors
+# keep that much more of their tails.
+_P_FLOOR = 1e-12
+
+
+def _rank_key(rest_theta):
+    """Rest-of-test abilities rounded to 1e-9 for grouping.
+
+    Agents with the same rest-of-test responses have the same rest-of-test
+    ability up to rounding noise; rounded, they tie and keep their row order,
+    so the grouping does not depend on the order of floating-point sums.
+    """
+    return np.round(rest_theta, 9)
+
+
+def _item_fit_on(data, values, keep, a, b, grid):
+    """Item fit on the storage ``data`` of ``values``'s kept items."""
+    if data.is_sparse:
+        return _sparse_item_fit(data, a, b, grid)
+    return _item_fit(_dense_rows(values, slice(None), keep), a, b, grid)
 
 
 def _item_fit(values, a, b, grid, max_groups=10):
@@ -20,14 +45,15 @@ def _item_fit(values, a, b, grid, max_groups=10):
     grouping, the usual source of inflated Q1 values (as in Orlando and
     Thissen's S-X2). Returns the statistics and G; the reference
     distribution is chi-square with G - (parameters per item) degrees of
-    freedom.
+    freedom. Agents tied on the rest-of-test ability (to 1e-9) are grouped
+    in row order.
     """
     observed = ~np.isnan(values)
     Y = np.where(observed, values, 0.0)
     M = None if observed.all() else observed.astype(np.float64)
     nodes = grid.nodes
     logits = a * (nodes[:, None] - b)
-    P = np.clip(expit(logits), 1e-12, 1.0 - 1e-12)
+    P = np.clip(expit(logits), _P_FLOOR, 1.0 - _P_FLOOR)
     table = _log_likelihood_table(Y, M, logits, log_expit(-logits)) + grid.log_weights
     _, post = _log_normalise(table)
     # rest posterior moments for x = 1 (divide by P) and x = 0 (divide by 1 - P)
@@ -38,7 +64,8 @@ def _item_fit(values, a, b, grid, max_groups=10):
                           (post @ (nodes[:, None] * inv_q)) / norm0)
     n_obs = observed.sum(axis=0)
     n_groups = int(max(2, min(max_groups, values.shape[0] // 5)))
-    ranks = np.argsort(np.argsort(np.where(observed, rest_theta, np.inf), axis=0,
+    ranks = np.argsort(np.argsort(np.where(observed, _rank_key(rest_theta), np.inf),
+                                  axis=0,
                                   kind="stable"), axis=0)
     group = ranks * n_groups // np.maximum(n_obs, 1)
     statistic = np.zeros(a.size)
@@ -51,3 +78,41 @@ def _item_fit(values, a, b, grid, max_groups=10):
                               0.0)
     return statistic, n_groups
 
+
+
+def _sparse_item_fit(data, a, b, grid, max_groups=10):
+    """:func:`_item_fit` on sparse storage, in O(observed responses)."""
+    posteriors = _sparse_posteriors(data, a, b, grid,
+                                    cut=TAIL_NATS - np.log(_P_FLOOR))
+    P = np.clip(expit(a * (grid.nodes[:, None] - b)), _P_FLOOR, 1.0 - _P_FLOOR)
+    arguments = [(*data.columns(start, stop), posteriors.post, posteriors.lo,
+                  posteriors.hi, np.ascontiguousarray(P[:, start:stop].T),
+                  grid.nodes) for start, stop in data.column_chunks]
+    parts = run_chunks(data.parallel, _rest_chunk, arguments)
+    expected = np.concatenate([part[0] for part in parts])
+    rest_theta = np.concatenate([part[1] for part in parts])
+    n_obs = np.diff(data.colptr)
+    item = np.repeat(np.arange(data.n_items), n_obs)
+    # rank within each item by rest-of-test ability, ties by agent (CSC order)
+    order = np.lexsort((_rank_key(rest_theta), item))
+    rank = np.empty_like(order)
+    rank[order] = np.arange(order.size) - data.colptr[item[order]]
+    n_groups = int(max(2, min(max_groups, data.n_agents // 5)))
+    cell = item * n_groups + rank * n_groups // np.maximum(n_obs[item], 1)
+    size = data.n_items * n_groups
+    x = (data.column_codes & 1).astype(np.float64)
+    obs = np.bincount(cell, weights=x, minlength=size).reshape(-1, n_groups)
+    exp = np.bincount(cell, weights=expected, minlength=size).reshape(-1, n_groups)
+    var = np.bincount(cell, weights=expected * (1.0 - expected),
+                      minlength=size).reshape(-1, n_groups)
+    terms = np.where(var > 0, (obs - exp) ** 2 / np.where(var > 0, var, 1.0), 0.0)
+    return terms.sum(axis=1), n_groups
+
+
+def _rest_chunk(colptr, codes, post, lo, hi, P_items, nodes):
+    """Rest-of-test moments of one chunk of items (runs on a worker)."""
+    expected = np.empty(codes.shape[0])
+    rest_theta = np.empty(codes.shape[0])
+    kernel("rest_columns")(colptr, codes, post, lo, hi, P_items, nodes, expected,
+                           rest_theta)
+    return expected, rest_theta

@@ -11,6 +11,8 @@ difficulty the step works in ``(a, b)``, where the prior is normal.
 import numpy as np
 from scipy.special import expit, log_expit
 
+from ._kernels import HAVE_NUMBA, kernel
+
 
 def _prior_logpdf(x, prior):
     if prior is None:
@@ -21,13 +23,21 @@ def _prior_logpdf(x, prior):
 
 def _item_objective(a, b, r, n, nodes, a_prior, b_prior):
     """Expected complete-data log-likelihood plus log-priors, per item."""
-    logits = a * (nodes[:, None] - b)
-    value = (r * logits + n * log_expit(-logits)).sum(axis=0)
+    if HAVE_NUMBA:
+        value = np.empty(a.shape)
+        kernel("item_objective")(a, b, r, n, nodes, value)
+    else:
+        logits = a * (nodes[:, None] - b)
+        value = (r * logits + n * log_expit(-logits)).sum(axis=0)
     return value + _prior_logpdf(a, a_prior) + _prior_logpdf(b, b_prior)
 
 
 def _slope_intercept_derivatives(a, b, r, n, nodes):
     """Gradient and Fisher information in (a, d) with logit = a * q + d."""
+    if HAVE_NUMBA:
+        sums = np.empty((5, a.shape[0]))
+        kernel("item_derivatives")(a, b, r, n, nodes, sums)
+        return (sums[0], sums[1]), (sums[2], sums[3], sums[4])
     P = expit(a * (nodes[:, None] - b))
     resid = r - n * P
     weight = n * P * (1.0 - P)
@@ -93,20 +103,25 @@ def _m_step_2pl(a, b, r, n, nodes, a_prior, b_prior, n_newton=4):
         accepted = np.zeros(a.shape, dtype=bool)
         new_a, new_b = a.copy(), b.copy()
         for _halving in range(30):
-            trial = ~accepted
-            if not trial.any():
+            # only the items still halving are evaluated (per-item sums)
+            trial = np.flatnonzero(~accepted)
+            if trial.size == 0:
                 break
-            cand_a = a + scale * step_a
-            cand_2 = second + scale * step_2
+            every = trial.size == a.size
+            cand_a = a[trial] + scale[trial] * step_a[trial]
+            cand_2 = second[trial] + scale[trial] * step_2[trial]
             with np.errstate(divide="ignore", invalid="ignore"):
                 cand_b = cand_2 if use_ab else -cand_2 / cand_a
-            cand_b = np.where(np.isfinite(cand_b), cand_b, b)
-            value = _item_objective(cand_a, cand_b, r, n, nodes, a_prior, b_prior)
-            ok = trial & np.isfinite(value) & (value >= objective - 1e-12 * np.abs(
-                objective))
-            new_a[ok], new_b[ok] = cand_a[ok], cand_b[ok]
-            objective = np.where(ok, value, objective)
-            accepted |= ok
+            cand_b = np.where(np.isfinite(cand_b), cand_b, b[trial])
+            value = _item_objective(cand_a, cand_b, r if every else r[:, trial],
+                                    n if every else n[:, trial], nodes, a_prior,
+                                    b_prior)
+            current = objective[trial]
+            ok = np.isfinite(value) & (value >= current - 1e-12 * np.abs(current))
+            done = trial[ok]
+            new_a[done], new_b[done] = cand_a[ok], cand_b[ok]
+            objective[done] = value[ok]
+            accepted[done] = True
             scale = np.where(accepted, scale, 0.5 * scale)
         moved = np.max(np.abs(new_a - a)) + np.max(np.abs(new_b - b))
         a, b = new_a, new_b

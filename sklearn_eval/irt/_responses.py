@@ -2,20 +2,36 @@
 
 At leaderboard scale the responses are stored as uint8 and converted to
 float64 one block at a time; the row-block helpers here validate and summarise
-a result matrix without full-size temporaries.
+a result matrix without full-size temporaries. Sparse input (scipy CSR, CSC,
+COO, or a ``ResultMatrix`` holding one) is validated and summarised without
+ever being made dense; :func:`_make_storage` picks the dense blocks or the
+sparse storage of :mod:`._sparse_responses` by the share of observed
+responses.
 """
 
 import numpy as np
-from sklearn.utils.validation import _get_feature_names
+from sklearn.utils.validation import _get_feature_names, validate_data
 
-from ..utils import check_binary_values, check_result_matrix
-from ..utils._protocol import column_labels
+from ..utils import ResultMatrix, check_binary_values, check_result_matrix
+from ..utils._protocol import column_labels, row_labels
+from ..utils._sparse import check_sparse_result, is_sparse_input
+from ._kernels import HAVE_NUMBA
+from ._sparse_responses import (
+    _SparseResponses,
+    sparse_column_counts,
+    sparse_row_counts,
+)
 
 # Above this many responses the 0/1 data are stored as uint8 and converted to
 # float64 block by block (saves 8x memory at leaderboard scale).
 _DENSE_LIMIT = 2**25
 # Target number of responses per block of agents in the E-step.
 _BLOCK_ENTRIES = 2**22
+# algorithm="auto" uses the sparse storage below this share of observed
+# responses. Measured (benchmarks/bench_irt_scale.py --case crossover, three
+# shapes): sparse/dense fit time 0.17-0.83 at 2-30% observed; above, the
+# ratio varies with the items per agent and reaches 1.2 at 100%.
+_SPARSE_BELOW = 0.3
 
 
 class _Responses:
@@ -29,6 +45,8 @@ class _Responses:
     responses). ``parallel`` is None (serial E-step) or a running
     ``joblib.Parallel`` that computes the blocks of an E-step concurrently.
     """
+
+    is_sparse = False
 
     def __init__(self, values, keep=None, *, chunk_size=None, parallel=None):
         columns = slice(None) if keep is None or keep.all() else keep
@@ -47,7 +65,7 @@ class _Responses:
         # filled block by block: no full-size float64 temporaries
         for start in self._starts:
             block = slice(start, min(start + rows, self.n_agents))
-            part = values[block][:, columns]
+            part = _dense_rows(values, block, columns)
             observed = ~np.isnan(part)
             self.has_missing |= not bool(observed.all())
             self._Y[block] = np.where(observed, part, 0.0)
@@ -76,6 +94,84 @@ class _Responses:
         if self._M is None:
             return np.full(self.n_agents, float(self.n_items))
         return np.asarray(self._M.sum(axis=1), dtype=np.float64)
+
+    def row_sums(self):
+        """Successes and observed responses per agent."""
+        successes = np.empty(self.n_agents)
+        for rows, Y, _ in self.blocks():
+            successes[rows] = Y.sum(axis=1)
+        return successes, self.n_observed()
+
+    def item_counts(self):
+        """Successes and observed responses per item."""
+        successes = np.zeros(self.n_items)
+        observed = np.zeros(self.n_items)
+        for _, Y, M in self.blocks():
+            successes += Y.sum(axis=0)
+            observed += Y.shape[0] if M is None else M.sum(axis=0)
+        return successes, observed
+
+    def item_moments(self, total):
+        """Per item, over observed responses: n, sum x, sum t, sum x t, sum t^2."""
+        sums = np.zeros((5, self.n_items))
+        for rows, Y, M in self.blocks():
+            t = total[rows][:, None]
+            Mb = np.ones_like(Y) if M is None else M
+            sums[0] += Mb.sum(axis=0)
+            sums[1] += Y.sum(axis=0)
+            sums[2] += (Mb * t).sum(axis=0)
+            sums[3] += (Y * t).sum(axis=0)
+            sums[4] += (Mb * t * t).sum(axis=0)
+        return sums
+
+
+def _dense_rows(values, rows, columns):
+    """Rows of a dense matrix, or of a CSR made dense (absent entries NaN)."""
+    if not is_sparse_input(values):
+        return values[rows][:, columns]
+    part = values[rows]
+    dense = np.full(part.shape, np.nan)
+    row_index = np.repeat(np.arange(part.shape[0]), np.diff(part.indptr))
+    dense[row_index, part.indices] = part.data
+    return dense[:, columns]
+
+
+def _make_storage(values, keep, *, algorithm="auto", chunk_size=None,
+                  parallel=None, n_observed=None):
+    """Storage of the kept items' responses: dense blocks or sparse.
+
+    ``algorithm="auto"`` chooses the sparse storage when fewer than
+    ``_SPARSE_BELOW`` of the kept (agent, item) cells are observed and numba
+    is available (the pure-Python loops are for small data only); both give
+    the same results to rounding. ``n_observed``: the number of observed
+    responses to kept items, when known.
+    """
+    if algorithm == "auto":
+        n_cells = values.shape[0] * (values.shape[1] if keep is None
+                                     else int(np.sum(keep)))
+        if n_observed is None:
+            n_observed = _n_observed_cells(values, keep)
+        density = n_observed / max(n_cells, 1)
+        algorithm = "sparse" if HAVE_NUMBA and density < _SPARSE_BELOW else "dense"
+    if algorithm == "dense":
+        return _Responses(values, keep, chunk_size=chunk_size, parallel=parallel)
+    build = (_SparseResponses.from_csr if is_sparse_input(values)
+             else _SparseResponses.from_dense)
+    return build(values, keep, chunk_size=chunk_size, parallel=parallel)
+
+
+def _n_observed_cells(values, keep):
+    if is_sparse_input(values):
+        return float(sparse_column_counts(values)[1][_all_if_none(keep, values)].sum())
+    total = 0
+    for rows in _row_blocks(values):
+        part = values[rows] if keep is None else values[rows][:, keep]
+        total += int(np.count_nonzero(~np.isnan(part)))
+    return float(total)
+
+
+def _all_if_none(keep, values):
+    return slice(None) if keep is None else keep
 
 
 def _as_float_block(Y, M):
@@ -107,6 +203,8 @@ def _check_binary_in_blocks(values):
 
 def _empty_rows(values):
     """Boolean mask of the agents with no observed response (row blocks)."""
+    if is_sparse_input(values):
+        return sparse_row_counts(values)[1] == 0
     out = np.empty(values.shape[0], dtype=bool)
     for rows in _row_blocks(values):
         out[rows] = np.isnan(values[rows]).all(axis=1)
@@ -115,6 +213,8 @@ def _empty_rows(values):
 
 def _column_counts(values):
     """Successes and observed responses per item, computed in row blocks."""
+    if is_sparse_input(values):
+        return sparse_column_counts(values)
     successes = np.zeros(values.shape[1])
     observed = np.zeros(values.shape[1])
     for rows in _row_blocks(values):
@@ -131,16 +231,97 @@ def _informative_items(values):
     return keep, ~keep
 
 
+def _item_summary(values):
+    """Informative items, success rate per item, observed responses to them.
+
+    One pass over the responses: ``keep`` marks the items with both
+    successes and failures, ``rate`` is NaN for an item never observed.
+    """
+    successes, observed = _column_counts(values)
+    keep = (successes > 0) & (successes < observed)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        rate = np.where(observed > 0, successes / observed, np.nan)
+    return keep, rate, float(observed[keep].sum())
+
+
 def _column_rate(values):
     successes, observed = _column_counts(values)
     with np.errstate(invalid="ignore", divide="ignore"):
         return np.where(observed > 0, successes / observed, np.nan)
 
 
+def _unpack(X):
+    """The matrix inside ``X`` and its labels (from a ``ResultMatrix``)."""
+    if not isinstance(X, ResultMatrix):
+        return X, None, None
+    shape = np.shape(X.values) if not is_sparse_input(X.values) else X.values.shape
+    for labels, axis, name in ((X.agents, 0, "agents"), (X.tasks, 1, "tasks")):
+        if labels is not None and len(shape) == 2 and len(labels) != shape[axis]:
+            raise ValueError(
+                f"The ResultMatrix has {len(labels)} {name} for {shape[axis]} "
+                f"{'rows' if axis == 0 else 'columns'}."
+            )
+    return X.values, X.agents, X.tasks
+
+
+def _record_input_features(estimator, X, tasks):
+    """``n_features_in_`` and ``feature_names_in_`` of a fit on ``X``.
+
+    A ``ResultMatrix`` with string task labels names the features as a
+    DataFrame's columns would.
+    """
+    inner, _, given = _unpack(X)
+    validate_data(estimator, inner, reset=True, skip_check_array=True)
+    if given is not None and all(isinstance(label, str) for label in given):
+        estimator.feature_names_in_ = np.asarray(given, dtype=object)
+
+
+def _check_input_features(estimator, X, tasks):
+    """The features of new data ``X`` against those seen in fit."""
+    inner, _, given = _unpack(X)
+    if not isinstance(X, ResultMatrix):
+        validate_data(estimator, inner, reset=False, skip_check_array=True)
+        return
+    n_features = inner.shape[1]
+    if n_features != estimator.n_features_in_:
+        raise ValueError(
+            f"X has {n_features} features, but {type(estimator).__name__} is "
+            f"expecting {estimator.n_features_in_} features as input."
+        )
+    fitted = getattr(estimator, "feature_names_in_", None)
+    if given is not None and fitted is not None and not np.array_equal(
+            np.asarray(given, dtype=object), fitted):
+        raise ValueError(
+            "The tasks of the ResultMatrix differ from the feature names seen "
+            "in fit (same tasks, same order, are needed)."
+        )
+
+
+def _check_responses(X):
+    """Validated 0/1 responses (float64 array or canonical CSR) and labels.
+
+    Returns ``(values, agents, tasks)``; the labels are None unless ``X`` is a
+    DataFrame (index unless a RangeIndex, columns) or a ``ResultMatrix``.
+    """
+    inner, agents, tasks = _unpack(X)
+    if is_sparse_input(inner):
+        return check_sparse_result(inner), agents, tasks
+    checked = check_result_matrix(inner, allow_nan=True)
+    values = _check_binary_in_blocks(checked.values)
+    return (values, checked.agents if agents is None else agents,
+            checked.tasks if tasks is None else tasks)
+
+
+def _agent_labels(X, n_agents):
+    """Labels of the rows of ``X``: a ResultMatrix's agents, else row_labels."""
+    if isinstance(X, ResultMatrix) and X.agents is not None:
+        return np.asarray(X.agents)
+    return row_labels(X, n_agents)
+
+
 def _check_fit_responses(X):
     """Validated 0/1 responses for ``IRT2PL.fit`` and the item labels."""
-    checked = check_result_matrix(X, allow_nan=True)
-    values = _check_binary_in_blocks(checked.values)
+    values, agents, tasks = _check_responses(X)
     _get_feature_names(X)  # rejects mixed column-name types before fitting
     n_agents, n_items = values.shape
     if n_items < 2:
@@ -154,10 +335,13 @@ def _check_fit_responses(X):
     empty = _empty_rows(values)
     if empty.any():
         row = int(np.flatnonzero(empty)[0])
-        name = "" if checked.agents is None else f" ({checked.agents[row]!r})"
+        name = "" if agents is None else f" ({agents[row]!r})"
+        # scikit-learn reads absent sparse entries as 0: say they are missing
+        why = (" (an absent entry of sparse X is a missing response, not 0)"
+               if is_sparse_input(values) else "")
         raise ValueError(
-            f"Agent at row {row}{name} has no observed response; every agent "
-            "needs at least one 0/1 response in fit."
+            f"Agent at row {row}{name} has no observed response{why}; every "
+            "agent needs at least one 0/1 response in fit."
         )
     keep, _ = _informative_items(values)
     if keep.sum() < 2:
@@ -166,8 +350,8 @@ def _check_fit_responses(X):
             f"got {int(keep.sum())} of {n_items}."
         )
     labels = (
-        np.asarray(checked.tasks, dtype=object)
-        if checked.tasks is not None
+        np.asarray(tasks, dtype=object)
+        if tasks is not None
         else column_labels(X, n_items)
     )
     return values, labels

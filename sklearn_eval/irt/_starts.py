@@ -23,14 +23,9 @@ def _starting_points(data, model, n_init, rng):
 def _initial_items(data, model):
     """Starting values: item-total correlation for a, marginal logit for b."""
     J = data.n_items
-    successes = np.zeros(J)
-    observed = np.zeros(J)
-    total = np.zeros(data.n_agents)
-    for rows, Y, M in data.blocks():
-        successes += Y.sum(axis=0)
-        observed += Y.shape[0] if M is None else M.sum(axis=0)
-        n_obs = Y.shape[1] if M is None else M.sum(axis=1)
-        total[rows] = Y.sum(axis=1) / np.maximum(n_obs, 1)
+    successes, observed = data.item_counts()
+    row_successes, row_observed = data.row_sums()
+    total = row_successes / np.maximum(row_observed, 1)
     p = (successes + 0.5) / (observed + 1.0)
     if model == "2PL":
         corr = _item_total_correlation(data, total)
@@ -44,17 +39,8 @@ def _initial_items(data, model):
 
 
 def _item_total_correlation(data, total):
-    J = data.n_items
-    sums = np.zeros((5, J))  # n, sum x, sum t, sum xt, sum t^2 (over observed)
-    for rows, Y, M in data.blocks():
-        t = total[rows][:, None]
-        Mb = np.ones_like(Y) if M is None else M
-        sums[0] += Mb.sum(axis=0)
-        sums[1] += Y.sum(axis=0)
-        sums[2] += (Mb * t).sum(axis=0)
-        sums[3] += (Y * t).sum(axis=0)
-        sums[4] += (Mb * t * t).sum(axis=0)
-    n, sx, st, sxt, stt = sums
+    # n, sum x, sum t, sum xt, sum t^2 (over observed responses)
+    n, sx, st, sxt, stt = data.item_moments(total)
     n = np.maximum(n, 1.0)
     cov = sxt / n - sx / n * st / n
     var_x = sx / n * (1 - sx / n)

@@ -5,7 +5,9 @@ from __future__ import annotations
 import warnings
 
 import numpy as np
+import scipy.sparse as sp
 
+from ._sparse import check_sparse_result, is_sparse_input, replace_stored
 from ._validation import (
     _is_dataframe,
     _label_missing_mask,
@@ -237,9 +239,16 @@ def _aggregate(cell, scores, size, aggfunc):
 
 
 def long_to_result_matrix(
-    data, *, agent="agent", task="task", score="score", aggfunc="mean", as_frame=None
+    data, *, agent="agent", task="task", score="score", aggfunc="mean", as_frame=None,
+    sparse=False,
 ):
     """Pivot a long table (agent, task, score) into an agent x task matrix.
+
+    With ``sparse=True`` the matrix holds only the observed scores: a
+    ``ResultMatrix`` whose ``values`` is a scipy CSR array (an explicit 0 is
+    a score of 0, an absent entry is missing), built in O(rows of the table)
+    memory, never as a dense array. The IRT estimators take it as is, labels
+    included: ``IRT2PL().fit(long_to_result_matrix(table, ..., sparse=True))``.
 
     Parameters
     ----------
@@ -252,13 +261,19 @@ default="mean"
         How repeated (agent, task) scores combine; "error" raises on repeats.
         NaN scores count as missing and are skipped.
     as_frame : bool, default=None
-        Return a DataFrame (None: when ``data`` is a DataFrame).
+        Return a DataFrame (None: when ``data`` is a DataFrame and not
+        ``sparse``).
+    sparse : bool, default=False
+        Return a ``ResultMatrix`` holding a ``scipy.sparse.csr_array`` of the
+        observed scores (a leaderboard with 10% of the (agent, task) pairs
+        observed takes a tenth of the memory or less). Incompatible with
+        ``as_frame=True``.
 
     Returns
     -------
     DataFrame or ResultMatrix
-        Agents as rows and tasks as columns, both sorted; NaN where an agent
-        has no score on a task.
+        Agents as rows and tasks as columns, both sorted; NaN (dense) or no
+        entry (sparse) where an agent has no score on a task.
 
     Examples
     --------
@@ -268,9 +283,18 @@ default="mean"
     >>> m = long_to_result_matrix(table, as_frame=False)
     >>> m.values.tolist(), m.agents.tolist(), m.tasks.tolist()
     ([[1.0, 3.0], [2.0, nan]], ['x', 'y'], ['t1', 't2'])
+    >>> s = long_to_result_matrix(table, sparse=True)
+    >>> s.values.nnz, s.values.toarray().tolist()
+    (3, [[1.0, 3.0], [2.0, 0.0]])
     """
     if aggfunc not in _AGGREGATES:
         raise ValueError(f"aggfunc must be one of {_AGGREGATES}; got {aggfunc!r}.")
+    if sparse and as_frame:
+        raise ValueError(
+            "sparse=True returns a ResultMatrix holding a scipy sparse array; "
+            "as_frame=True cannot hold it (pandas has no sparse 2-D frame with "
+            "missing entries). Drop one of them."
+        )
     agents, tasks, scores = _long_columns(data, agent, task, score)
     if agents.shape[0] == 0:
         raise ValueError("The long table is empty.")
@@ -280,6 +304,11 @@ default="mean"
     agent_names, a_idx, _ = encode_players(agents, agents[:1])
     task_names, t_idx, _ = encode_players(tasks, tasks[:1])
     shape = (len(agent_names), len(task_names))
+    if sparse:
+        from ._validation import ResultMatrix
+
+        values = _sparse_pivot(a_idx, t_idx, scores, shape, aggfunc)
+        return ResultMatrix(values, agent_names, task_names)
     flat = _aggregate(a_idx * shape[1] + t_idx, scores, shape[0] * shape[1], aggfunc)
     values = flat.reshape(shape)
     if as_frame is None:
@@ -296,6 +325,41 @@ default="mean"
     from ._validation import ResultMatrix
 
     return ResultMatrix(values, agent_names, task_names)
+
+
+def _sparse_pivot(rows, columns, scores, shape, aggfunc):
+    """CSR array of the aggregated observed scores per (row, column) cell."""
+    observed = ~np.isnan(scores)
+    cell = rows[observed].astype(np.int64) * shape[1] + columns[observed]
+    cells, inverse = np.unique(cell, return_inverse=True)
+    values = _aggregate(inverse.reshape(-1), scores[observed], cells.size, aggfunc)
+    index = np.int32 if max(shape[1], cells.size) < 2**31 else np.int64
+    indptr = np.zeros(shape[0] + 1, dtype=index)
+    np.cumsum(np.bincount(cells // shape[1], minlength=shape[0]), out=indptr[1:])
+    return sp.csr_array((values, (cells % shape[1]).astype(index), indptr),
+                        shape=shape)
+
+
+def _unwrap(X):
+    """The matrix inside ``X`` and a function wrapping a result like ``X``.
+
+    A ``ResultMatrix`` comes back as one with the same labels; a sparse
+    matrix is validated (CSR, CSC or COO) and comes back as a CSR array.
+    """
+    from ._validation import ResultMatrix
+
+    if isinstance(X, ResultMatrix):
+        inner, wrap = X.values, (lambda out: ResultMatrix(out, X.agents, X.tasks))
+    else:
+        inner, wrap = X, (lambda out: out)
+    if is_sparse_input(inner):
+        inner = check_sparse_result(inner, binary=False)
+    return inner, wrap
+
+
+def _stored_float(csr):
+    """The stored values of a validated CSR as float64 (NaN = missing)."""
+    return np.asarray(csr.data, dtype=np.float64)
 
 
 def _column_size(values, *references):
@@ -357,6 +421,9 @@ def binarize_scores(X, threshold, *, inclusive=True, rtol=1e-9):
     Returns
     -------
     ndarray or DataFrame of float64 (0.0, 1.0 or NaN)
+        Sparse input (CSR, CSC, COO, or a ``ResultMatrix`` holding one) gives
+        a CSR array of the same entries (an explicit 0.0 for a failure;
+        absent entries stay missing).
 
     Examples
     --------
@@ -366,18 +433,44 @@ def binarize_scores(X, threshold, *, inclusive=True, rtol=1e-9):
     [[1.0, 1.0, nan, 0.0]]
     >>> binarize_scores([[99.99999999999999]], 100).tolist()
     [[1.0]]
+    >>> from scipy import sparse
+    >>> stored = sparse.csr_array(([120.0, 0.0, 40.0], ([0, 0, 0], [0, 1, 3])),
+    ...                           shape=(1, 4))  # column 2 absent: missing
+    >>> out = binarize_scores(stored, 100)
+    >>> out.nnz, out.toarray().tolist()  # the stored 0.0 is a failure, kept
+    (3, [[1.0, 0.0, 0.0, 0.0]])
     """
     if not (isinstance(rtol, int | float) and np.isfinite(rtol) and rtol >= 0):
         raise ValueError(f"rtol must be a finite number >= 0; got {rtol!r}.")
-    values, _, _ = check_result_matrix(X, allow_nan=True)
+    inner, wrap = _unwrap(X)
+    if sp.issparse(inner):
+        thresholds = _per_task(threshold, inner.shape[1], "threshold")
+        _check_finite_stored(inner)
+        data = _binarize(_stored_float(inner), thresholds[inner.indices], rtol,
+                         inclusive)
+        return wrap(replace_stored(inner, data))
+    values, _, _ = check_result_matrix(inner, allow_nan=True)
     thresholds = _per_task(threshold, values.shape[1], "threshold")
+    return wrap(_like_input(X, _binarize(values, thresholds, rtol, inclusive)))
+
+
+def _binarize(values, thresholds, rtol, inclusive):
     margin = rtol * np.maximum(1.0, np.abs(thresholds))
     with np.errstate(invalid="ignore", over="ignore"):
         distance = values - thresholds
     tie = np.abs(distance) <= margin
     success = (distance > margin) | (tie & inclusive)
-    out = np.where(np.isnan(values), np.nan, success.astype(np.float64))
-    return _like_input(X, out)
+    return np.where(np.isnan(values), np.nan, success.astype(np.float64))
+
+
+def _check_finite_stored(csr):
+    """No infinite stored value (NaN is missing)."""
+    data = _stored_float(csr)
+    if np.isinf(data).any():
+        position = int(np.argmax(np.isinf(data)))
+        row = int(np.searchsorted(csr.indptr, position, side="right") - 1)
+        raise ValueError(f"X has an infinite value at row {row}, column "
+                         f"{int(csr.indices[position])}.")
 
 
 def minmax_normalize(X, *, constant=0.0):
@@ -392,7 +485,10 @@ def minmax_normalize(X, *, constant=0.0):
     >>> minmax_normalize([[0.0, -1.0], [5.0, 1.0], [10.0, 0.0]]).tolist()
     [[0.0, 0.0], [0.5, 1.0], [1.0, 0.5]]
     """
-    values, _, _ = check_result_matrix(X, allow_nan=True)
+    inner, wrap = _unwrap(X)
+    if sp.issparse(inner):
+        return wrap(_sparse_minmax(inner, constant))
+    values, _, _ = check_result_matrix(inner, allow_nan=True)
     # each column in units of its largest magnitude: max - min cannot overflow
     values = values / _column_size(values)
     with warnings.catch_warnings():
@@ -412,7 +508,35 @@ def minmax_normalize(X, *, constant=0.0):
     safe_span = np.where(flat, 1.0, span)
     out = (values - np.where(flat, 0.0, low)) / safe_span
     out[:, flat] = np.where(np.isnan(values[:, flat]), np.nan, constant)
-    return _like_input(X, out)
+    return wrap(_like_input(X, out))
+
+
+def _sparse_minmax(csr, constant):
+    """:func:`minmax_normalize` of the stored results of a CSR."""
+    _check_finite_stored(csr)
+    data = _stored_float(csr)
+    columns = csr.indices
+    size = np.zeros(csr.shape[1])
+    np.fmax.at(size, columns, np.abs(data))
+    unit = np.where(np.isfinite(size) & (size > 1e150), size, 1.0)
+    data = data / unit[columns]
+    low = np.full(csr.shape[1], np.nan)
+    high = np.full(csr.shape[1], np.nan)
+    np.fmin.at(low, columns, data)
+    np.fmax.at(high, columns, data)
+    span = high - low
+    flat = ~(span > 0)
+    if flat.any():
+        warnings.warn(
+            f"Tasks (columns) {np.flatnonzero(flat).tolist()} are constant or all "
+            f"missing; their normalised scores are set to {constant}.",
+            UserWarning,
+            stacklevel=3,
+        )
+    out = (data - np.where(flat, 0.0, low)[columns]) / np.where(flat, 1.0, span)[
+        columns]
+    out = np.where(flat[columns] & ~np.isnan(data), constant, out)
+    return replace_stored(csr, out)
 
 
 def baseline_normalize(X, low, high, *, scale=100.0):
@@ -435,8 +559,15 @@ def baseline_normalize(X, low, high, *, scale=100.0):
     >>> baseline_normalize([[227.8, 7127.7]], low=227.8, high=7127.7).tolist()
     [[0.0, 100.0]]
     """
-    values, _, _ = check_result_matrix(X, allow_nan=True)
-    n_tasks = values.shape[1]
+    inner, wrap = _unwrap(X)
+    if sp.issparse(inner):
+        _check_finite_stored(inner)
+        values = _stored_float(inner)[None, :]
+        columns = inner.indices
+    else:
+        values, _, _ = check_result_matrix(inner, allow_nan=True)
+        columns = None
+    n_tasks = inner.shape[1] if columns is not None else values.shape[1]
     low = _per_task(low, n_tasks, "low")
     high = _per_task(high, n_tasks, "high")
     same = high == low
@@ -446,6 +577,8 @@ def baseline_normalize(X, low, high, *, scale=100.0):
             f"high equals low ({high[col]}) for task (column) {col}; the baseline "
             "normalisation is undefined there."
         )
+    if columns is not None:  # stored entries as one row, task of each entry
+        low, high = low[columns], high[columns]
     unit = _column_size(values, low, high)
     low, high = low / unit, high / unit
     out = (values / unit - low) / (high - low)
@@ -455,4 +588,6 @@ def baseline_normalize(X, low, high, *, scale=100.0):
             "(a score is more than 1e308 times the high - low gap away); "
             "rescale the inputs or use a smaller scale."
         )
-    return _like_input(X, scale * out)
+    if columns is not None:
+        return wrap(replace_stored(inner, scale * out[0]))
+    return wrap(_like_input(X, scale * out))

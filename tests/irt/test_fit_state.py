@@ -58,13 +58,13 @@ def _snapshot(estimator):
 IRT_STEPS = [
     (irt2pl_module, "_check_fit_responses"),
     (irt2pl_module, "_fit_model"),
-    (fit_module, "_Responses"),
+    (fit_module, "_make_storage"),
     (fit_module, "_fit_items"),
     (fit_module, "_e_step"),
     (fit_module, "_item_information_louis"),
     (fit_module, "_standard_errors"),
     (fit_module, "_ability_estimates"),  # the last step, after the items
-    (fit_module, "_column_rate"),
+    (fit_module, "_item_summary"),
 ]
 
 

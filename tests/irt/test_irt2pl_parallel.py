@@ -182,6 +182,27 @@ def test_fit_on_dask_matches_n_jobs_1(responses, dask_client):
     assert sum("e_step_block" in str(task["key"]) for task in stream.data) > 0
 
 
+@pytest.mark.filterwarnings("ignore::pytest.PytestUnraisableExceptionWarning")
+def test_sparse_fit_on_dask_matches_n_jobs_1(dask_client):
+    """Issue 16: the sparse E-step's chunks of agents run as dask tasks."""
+    from distributed import get_task_stream
+    from scipy import sparse
+
+    values = make_irt_responses(600, 40, missing_rate=0.85, random_state=4)
+    observed = ~np.isnan(values)
+    rows, columns = np.nonzero(observed)
+    X = sparse.csr_array((values[observed], (rows, columns)), shape=values.shape)
+    assert np.sum(X.data == 0) > 0  # explicit zeros: wrong answers
+    local = _fit(X, algorithm="sparse", chunk_size=50, n_jobs=1)
+    with get_task_stream(dask_client) as stream, parallel_config(backend="dask"):
+        remote = _fit(X, algorithm="sparse", chunk_size=50, n_jobs=-1)
+    _assert_same_fit(remote, local, rtol=1e-12)
+    assert_allclose(remote.difficulty_, _fit(values, algorithm="dense").difficulty_,
+                    rtol=1e-9)
+    keys = [str(task["key"]) for task in stream.data]
+    assert sum("posterior_chunk" in key for key in keys) >= 12  # 600 / 50 per E-step
+
+
 # ------------------------------------------------- validation in row blocks
 def test_blockwise_validation_names_the_offending_entry(responses, monkeypatch):
     monkeypatch.setattr(_responses, "_BLOCK_ENTRIES", 30 * 8)  # 8 agents per block

@@ -1,0 +1,256 @@
+r"""IRT2PL at Open LLM Leaderboard scale: sparse responses (issue 16).
+
+No anchor package is needed: girth's users could not fit this size (girth issue
+#148, an estimated 2.5 days) and IRT2PL's own dense path took 402 s and 5.4 GB
+(11,785 x 36,259 float64 with NaN); this compares the sparse path with the
+dense one. Setup: the development environment (numpy, scipy, scikit-learn,
+joblib, numba). Run from the repository root::
+
+    PYTHONPATH=$PWD /work/venv/bin/python benchmarks/bench_irt_scale.py
+    PYTHONPATH=$PWD /work/venv/bin/python benchmarks/bench_irt_scale.py \
+        --case leaderboard --n-jobs 2
+    PYTHONPATH=$PWD /work/venv/bin/python benchmarks/bench_irt_scale.py \
+        --case crossover
+
+Cases:
+
+- ``leaderboard``: 11,785 agents x 36,259 items, each response observed with
+  probability 0.1, drawn from a 2PL model (theta ~ N(0, 1), b ~ N(0, 1),
+  a ~ LogNormal(0, 0.3)) directly in sparse form (never dense). In a child
+  process: the CSR input is loaded, the peak RSS is reset
+  (``/proc/self/clear_refs``), ``IRT2PL(n_jobs=..., algorithm="auto")`` is
+  fitted; prints wall and CPU seconds (all threads), the peak RSS above the
+  RSS with the input loaded and the input's own size, the number of E-steps,
+  and RMSE of a, b and theta against the truth. Targets: <= 90 s wall and
+  <= 2 GB above the input on 2 cores.
+- ``identical``: a smaller matrix (1,500 x 4,000, 10% observed) fitted with
+  ``algorithm="dense"`` (NaN array) and ``algorithm="sparse"`` (CSR) in one
+  run: the largest relative difference of every fitted array (target
+  <= 1e-10), both RMSE against the truth, and the time ratio.
+- ``crossover``: fits of both paths over a range of densities at two shapes,
+  in one run: the sparse/dense time ratio per density; the crossover is where
+  it reaches 1.
+
+The machine may be shared: CPU seconds are reported next to wall seconds, and
+ratios come from one run.
+
+Measured (2026-11-24, 2 shared cores, numba): leaderboard 35.2 s wall, 45.9 s
+CPU, 6 E-steps, peak RSS 0.88 GB above the 0.51 GB input; RMSE a 0.088, b 0.107,
+theta 0.039 against the truth. identical: largest relative difference 1.4e-12,
+same RMSE on both paths, sparse/dense time 0.21. crossover: sparse/dense CPU
+time 0.17-0.83 at 2-30% observed on 2000 x 1000, 4000 x 200 and 20000 x 60;
+0.82-1.19 at 100%.
+"""
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import time
+import warnings
+
+import numpy as np
+from scipy import sparse
+from scipy.special import expit
+
+from sklearn_eval.irt import IRT2PL
+
+LEADERBOARD = (11_785, 36_259, 0.1)
+
+
+def make_sparse_irt(n_agents, n_items, density, random_state=0):
+    """2PL responses observed independently with probability ``density``.
+
+    Cells are drawn as a Bernoulli process over the flattened matrix with
+    geometric gaps, so the cost is O(observed responses); the responses at
+    the observed cells are 2PL draws. Returns a CSR array (int32 indices
+    where they fit) and the generating parameters.
+    """
+    rng = np.random.default_rng(random_state)
+    theta = rng.standard_normal(n_agents)
+    b = rng.standard_normal(n_items)
+    a = np.exp(0.3 * rng.standard_normal(n_items))
+    n_cells = n_agents * n_items
+    expected = n_cells * density
+    gaps = rng.geometric(density, size=int(expected + 8 * np.sqrt(expected) + 100))
+    cells = np.cumsum(gaps) - 1
+    del gaps
+    cells = cells[cells < n_cells]
+    rows, columns = np.divmod(cells, n_items)
+    del cells
+    index = np.int32 if max(n_items, rows.size) < 2**31 else np.int64
+    columns = columns.astype(index)
+    success = rng.random(rows.size) < expit(a[columns] * (theta[rows] - b[columns]))
+    indptr = np.zeros(n_agents + 1, dtype=index)
+    np.cumsum(np.bincount(rows, minlength=n_agents), out=indptr[1:])
+    del rows
+    X = sparse.csr_array((success.astype(np.float64), columns, indptr),
+                         shape=(n_agents, n_items))
+    return X, {"theta": theta, "a": a, "b": b}
+
+
+def _rmse(estimate, truth):
+    ok = np.isfinite(estimate)
+    return float(np.sqrt(np.mean((estimate[ok] - truth[ok]) ** 2)))
+
+
+def _recovery(model, truth):
+    return {
+        "rmse_a": _rmse(model.discrimination_, truth["a"]),
+        "rmse_b": _rmse(model.difficulty_, truth["b"]),
+        "rmse_theta": _rmse(model.abilities_, truth["theta"]),
+    }
+
+
+def _timed_fit(X, **params):
+    wall, cpu = time.perf_counter(), time.process_time()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        model = IRT2PL(**params).fit(X)
+    return model, time.perf_counter() - wall, time.process_time() - cpu
+
+
+# ------------------------------------------------------------ leaderboard
+def _status(field):
+    with open("/proc/self/status") as status:
+        for line in status:
+            if line.startswith(field + ":"):
+                return int(line.split()[1]) * 1024
+    return -1
+
+
+def _child_leaderboard(path, n_jobs):
+    """Fit in this (child) process; print a JSON line of measurements."""
+    loaded = np.load(path)
+    X = sparse.csr_array((loaded["data"], loaded["indices"], loaded["indptr"]),
+                         shape=tuple(loaded["shape"]))
+    truth = {name: loaded[name] for name in ("theta", "a", "b")}
+    input_bytes = X.data.nbytes + X.indices.nbytes + X.indptr.nbytes
+    IRT2PL(algorithm="sparse").fit(X[:300, :400])  # compile the kernels first
+    with open("/proc/self/clear_refs", "w") as clear:
+        clear.write("5")  # reset the peak RSS (VmHWM) to the current RSS
+    before = _status("VmRSS")
+    model, wall, cpu = _timed_fit(X, n_jobs=n_jobs)
+    peak = _status("VmHWM")
+    print(json.dumps({
+        "wall": wall, "cpu": cpu, "n_iter": int(model.n_iter_),
+        "input_gb": input_bytes / 1e9, "rss_before_gb": before / 1e9,
+        "peak_above_loaded_gb": (peak - before) / 1e9,
+        "n_responses": int(X.nnz), **_recovery(model, truth),
+    }))
+
+
+def case_leaderboard(n_jobs, shape=LEADERBOARD):
+    n_agents, n_items, density = shape
+    start = time.perf_counter()
+    X, truth = make_sparse_irt(n_agents, n_items, density, random_state=0)
+    print(f"== IRT2PL {n_agents:,} x {n_items:,}, {density:.0%} observed "
+          f"({X.nnz:,} responses; generated sparse in "
+          f"{time.perf_counter() - start:.1f} s), n_jobs={n_jobs} ==")
+    with tempfile.TemporaryDirectory() as folder:
+        path = os.path.join(folder, "responses.npz")
+        np.savez(path, data=X.data, indices=X.indices, indptr=X.indptr,
+                 shape=np.asarray(X.shape), **truth)
+        del X
+        command = [sys.executable, __file__, "--child", path, "--n-jobs",
+                   str(n_jobs)]
+        output = subprocess.run(command, check=True, capture_output=True, text=True)
+    result = json.loads(output.stdout.strip().splitlines()[-1])
+    print(f"fit: {result['wall']:.1f} s wall, {result['cpu']:.1f} s CPU "
+          f"(all threads), {result['n_iter']} E-steps (target <= 90 s wall)")
+    print(f"memory: input {result['input_gb']:.2f} GB; peak RSS "
+          f"{result['peak_above_loaded_gb']:.2f} GB above the loaded input "
+          "(target <= 2 GB)")
+    print(f"recovery: RMSE a {result['rmse_a']:.4f}, b {result['rmse_b']:.4f}, "
+          f"theta {result['rmse_theta']:.4f}")
+    return result
+
+
+# -------------------------------------------------------------- identical
+_COMPARED = ("discrimination_", "difficulty_", "discrimination_se_",
+             "difficulty_se_", "abilities_", "abilities_sd_")
+
+
+def _dense_with_nan(X):
+    dense = np.full(X.shape, np.nan)
+    coo = X.tocoo()
+    dense[coo.row, coo.col] = coo.data
+    return dense
+
+
+def _max_relative_difference(left, right):
+    worst = abs(left.log_likelihood_ - right.log_likelihood_) / abs(
+        right.log_likelihood_)
+    for name in _COMPARED:
+        u, v = getattr(left, name), getattr(right, name)
+        ok = np.isfinite(v)
+        scale = np.maximum(np.abs(v[ok]), 1e-3)
+        worst = max(worst, float(np.max(np.abs(u[ok] - v[ok]) / scale)))
+    return worst
+
+
+def case_identical(n_agents=1500, n_items=4000, density=0.1, n_jobs=None):
+    X, truth = make_sparse_irt(n_agents, n_items, density, random_state=1)
+    dense = _dense_with_nan(X)
+    print(f"== dense vs sparse path, {n_agents:,} x {n_items:,}, "
+          f"{density:.0%} observed ==")
+    sparse_model, sparse_wall, sparse_cpu = _timed_fit(
+        X, algorithm="sparse", n_jobs=n_jobs)
+    dense_model, dense_wall, dense_cpu = _timed_fit(
+        dense, algorithm="dense", n_jobs=n_jobs)
+    difference = _max_relative_difference(sparse_model, dense_model)
+    for label, model, wall, cpu in (("dense", dense_model, dense_wall, dense_cpu),
+                                    ("sparse", sparse_model, sparse_wall,
+                                     sparse_cpu)):
+        rec = _recovery(model, truth)
+        print(f"{label:7s} {wall:7.1f} s wall {cpu:7.1f} s CPU  E-steps "
+              f"{model.n_iter_:3d}  RMSE a {rec['rmse_a']:.4f} b "
+              f"{rec['rmse_b']:.4f} theta {rec['rmse_theta']:.4f}")
+    print(f"sparse / dense time: {sparse_wall / dense_wall:.3f} (wall), "
+          f"{sparse_cpu / dense_cpu:.3f} (CPU); largest relative difference "
+          f"of the fitted arrays: {difference:.1e} (target <= 1e-10)")
+    return difference
+
+
+# -------------------------------------------------------------- crossover
+def case_crossover(shapes=((2000, 1000), (4000, 200)),
+                   densities=(0.02, 0.05, 0.1, 0.2, 0.3, 0.5, 0.8, 1.0)):
+    print("== sparse / dense fit time by density (one run) ==")
+    for n_agents, n_items in shapes:
+        for density in densities:
+            X, _ = make_sparse_irt(n_agents, n_items, density, random_state=2)
+            X = X[np.diff(X.indptr) > 0]  # agents without a response cannot fit
+            dense = _dense_with_nan(X)
+            _, dense_wall, dense_cpu = _timed_fit(dense, algorithm="dense")
+            _, sparse_wall, sparse_cpu = _timed_fit(X, algorithm="sparse")
+            print(f"{n_agents:5d} x {n_items:5d} density {density:4.2f}: dense "
+                  f"{dense_cpu:6.2f} s CPU, sparse {sparse_cpu:6.2f} s CPU, ratio "
+                  f"{sparse_cpu / dense_cpu:5.2f} (wall ratio "
+                  f"{sparse_wall / dense_wall:5.2f})")
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--case", default="all",
+                        choices=["all", "leaderboard", "identical", "crossover"])
+    parser.add_argument("--n-jobs", type=int, default=2)
+    parser.add_argument("--child", help=argparse.SUPPRESS)
+    args = parser.parse_args()
+    if args.child:
+        _child_leaderboard(args.child, args.n_jobs)
+        return
+    with warnings.catch_warnings():  # compile the kernels
+        warnings.simplefilter("ignore")
+        IRT2PL(algorithm="sparse").fit(make_sparse_irt(200, 300, 0.2)[0])
+    if args.case in ("all", "identical"):
+        case_identical(n_jobs=args.n_jobs)
+    if args.case in ("all", "leaderboard"):
+        case_leaderboard(args.n_jobs)
+    if args.case in ("all", "crossover"):
+        case_crossover()
+
+
+if __name__ == "__main__":
+    main()
