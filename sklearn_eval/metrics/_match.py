@@ -13,6 +13,18 @@ __all__ = [
 ]
 
 
+def _outcome_vector(y_true):
+    """``y_true`` as a non-empty 1-D float array (a column vector is raveled)."""
+    y = _as_vector(y_true, "y_true")
+    if y.ndim == 2 and y.shape[1] == 1:
+        y = y.ravel()
+    if y.ndim != 1:
+        raise ValueError(f"y_true must be 1-D; got shape {y.shape}.")
+    if y.shape[0] == 0:
+        raise ValueError("y_true holds no matches; at least one is required.")
+    return y
+
+
 def _as_vector(values, name):
     return as_float_array(values, name)
 
@@ -108,14 +120,8 @@ def match_log_loss(y_true, y_prob, *, sample_weight=None):
     >>> round(match_log_loss([1, 0, 0.5], [0.8, 0.3, 0.5]), 4)
     0.4243
     """
-    y = _as_vector(y_true, "y_true")
-    if y.ndim == 2 and y.shape[1] == 1:
-        y = y.ravel()
-    if y.ndim != 1:
-        raise ValueError(f"y_true must be 1-D; got shape {y.shape}.")
+    y = _outcome_vector(y_true)
     n = y.shape[0]
-    if n == 0:
-        raise ValueError("y_true holds no matches; at least one is required.")
     bad = ~((y >= 0) & (y <= 1))
     if bad.any():
         row = int(np.argmax(bad))
@@ -225,14 +231,8 @@ def three_outcome_log_loss(y_true, y_prob, *, sample_weight=None):
     >>> round(three_outcome_log_loss([1, 0.5], proba), 4)
     0.9486
     """
-    y = _as_vector(y_true, "y_true")
-    if y.ndim == 2 and y.shape[1] == 1:
-        y = y.ravel()
-    if y.ndim != 1:
-        raise ValueError(f"y_true must be 1-D; got shape {y.shape}.")
+    y = _outcome_vector(y_true)
     n = y.shape[0]
-    if n == 0:
-        raise ValueError("y_true holds no matches; at least one is required.")
     bad = ~np.isin(y, _OUTCOMES)
     if bad.any():
         row = int(np.argmax(bad))

@@ -32,6 +32,7 @@ from . import _kernels
 __all__ = [
     "PairStats",
     "aggregate_pairs",
+    "code_played_players",
     "fit_bradley_terry",
     "fit_melo_lbfgs",
     "omega_product",
@@ -64,6 +65,21 @@ class PairStats:
         self.games = games
         self.score = score
         self.n_players = n_players
+
+
+def code_played_players(first, second, n_players):
+    """Players with at least one match, and their codes among them.
+
+    Returns ``present`` (sorted player indices) and ``code`` of length
+    ``n_players``: the position in ``present``, -1 for players without a match.
+    """
+    played = np.zeros(n_players, dtype=bool)
+    played[first] = True
+    played[second] = True
+    present = np.flatnonzero(played)
+    code = np.full(n_players, -1, dtype=np.int64)
+    code[present] = np.arange(present.shape[0])
+    return present, code
 
 
 def aggregate_pairs(first, second, outcome, weight, n_players, *, ordered=True):

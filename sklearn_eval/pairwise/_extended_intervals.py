@@ -21,7 +21,7 @@ from threadpoolctl import threadpool_limits
 
 from ..utils import check_and_encode_matches
 from ._base import VANISHING_ALPHA, _mean_positive, effective_alpha
-from ._batch import aggregate_pairs
+from ._batch import aggregate_pairs, code_played_players
 from ._covariates import split_covariates
 from ._ties import (
     Cells,
@@ -167,12 +167,7 @@ def refit_extended(rows, counts, estimator, init):
     n = rows.n_players
     used = counts > 0
     first, second = rows.first[used], rows.second[used]
-    played = np.zeros(n, dtype=bool)
-    played[first] = True
-    played[second] = True
-    present = np.flatnonzero(played)
-    code = np.full(n, -1, dtype=np.int64)
-    code[present] = np.arange(present.shape[0])
+    present, code = code_played_players(first, second, n)
     weights = counts[used] * rows.weight[used]
     scale = _mean_positive(rows.weight)
     weights = weights / scale

@@ -47,6 +47,7 @@ from ._batch import (
     _bt_gradient,
     _line_search,
     aggregate_pairs,
+    code_played_players,
     fit_bradley_terry,
 )
 from ._extended_intervals import (
@@ -266,12 +267,7 @@ def _fit_counts(outcomes, counts, estimator, init):
     n = outcomes.n_players
     used = counts > 0
     first, second = outcomes.first[used], outcomes.second[used]
-    played = np.zeros(n, dtype=bool)
-    played[first] = True
-    played[second] = True
-    present = np.flatnonzero(played)
-    code = np.full(n, -1, dtype=np.int64)
-    code[present] = np.arange(present.shape[0])
+    present, code = code_played_players(first, second, n)
     # as EloRanker's batch fit: unit-scale weights (and alpha scaled alike)
     # keep the Newton sums clear of under- and overflow
     scale = _mean_positive(outcomes.weight)
