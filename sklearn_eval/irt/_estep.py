@@ -98,8 +98,9 @@ def _e_step_block(Y, M, logits, log_fail, log_w, nodes, counts, moments):
         part["n"] = part["mass"] if M is None else (M.T @ post).T
     if moments:
         m1 = post @ nodes
-        m2 = post @ nodes**2
-        part["moments"] = (m1, np.sqrt(np.maximum(m2 - m1**2, 0.0)), lse)
+        # centred: E[t^2] - E[t]^2 cancels to rounding noise on narrow posteriors
+        variance = np.einsum("ik,ik->i", post, (nodes[None, :] - m1[:, None]) ** 2)
+        part["moments"] = (m1, np.sqrt(variance), lse)
     return part
 
 

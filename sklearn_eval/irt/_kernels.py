@@ -123,17 +123,20 @@ def posterior_rows(indptr, codes, log_fail, a, b, nodes, log_w, cut, hint,
             post[i, m - kept_low] = weight
             total += weight
         m1 = 0.0
-        m2 = 0.0
         for m in range(kept_low, kept_high + 1):
             post[i, m - kept_low] /= total
             m1 += post[i, m - kept_low] * nodes[m]
-            m2 += post[i, m - kept_low] * nodes[m] * nodes[m]
+        # centred second pass: E[t^2] - E[t]^2 cancels to rounding noise when
+        # the posterior is narrow (many responses)
+        m2 = 0.0
+        for m in range(kept_low, kept_high + 1):
+            m2 += post[i, m - kept_low] * (nodes[m] - m1) * (nodes[m] - m1)
         lo[i] = kept_low
         hi[i] = kept_high
         # no response: the marginal likelihood is exactly 1 (the prior's mass)
         lse[i] = peak + np.log(total) if stop > start else 0.0
         mean[i] = m1
-        sd[i] = np.sqrt(max(m2 - m1 * m1, 0.0))
+        sd[i] = np.sqrt(m2)
         hint[i] = mode
     return n_eval
 
