@@ -195,6 +195,14 @@ def _squared_norm(M):
     return float(np.sum(M * M))
 
 
+def _explained_ratio(A, lam):
+    """``2 lam^2 / ||A||_F^2`` on A / max|A|: no under- or overflow."""
+    scale = float(np.max(np.abs(A))) if A.size else 0.0
+    if scale == 0.0:
+        return np.zeros_like(lam)
+    return 2.0 * (lam / scale) ** 2 / _squared_norm(A / scale)
+
+
 def hodge_decomposition(A):
     """Split a flow into its transitive and cyclic parts.
 
@@ -329,8 +337,13 @@ def _schur_planes(A):
     Returns ``Q`` of shape (n, 2, r) and ``lam`` (r,) sorted by decreasing
     magnitude, with ``A = sum_k lam_k (q1 q2^T - q2 q1^T)``.
     """
-    T, Z = linalg.schur(A, output="real")
     n = A.shape[0]
+    # on A / max|A|: lambda = sqrt(|upper * lower|) would overflow for entries
+    # near 1e154 and underflow near 1e-162
+    size = float(np.max(np.abs(A))) if A.size else 0.0
+    if size == 0.0:
+        return np.zeros((n, 2, 0)), np.zeros(0)
+    T, Z = linalg.schur(A / size, output="real")
     sub = np.abs(np.diag(T, -1)) if n > 1 else np.zeros(0)
     scale = max(float(np.max(np.abs(T))) if T.size else 0.0, np.finfo(float).tiny)
     starts = []
@@ -347,7 +360,7 @@ def _schur_planes(A):
     # A 2x2 block [[a, b], [c, a]] of a normal matrix has a ~ 0 and b = -c.
     upper = T[starts, starts + 1]
     lower = T[starts + 1, starts]
-    lam = np.sign(upper) * np.sqrt(np.abs(upper * lower))
+    lam = size * np.sign(upper) * np.sqrt(np.abs(upper * lower))
     planes = np.stack([Z[:, starts], Z[:, starts + 1]], axis=1)
     order = np.argsort(-np.abs(lam), kind="stable")
     return planes[:, :, order], lam[order]
@@ -410,8 +423,7 @@ def schur_embedding(A, n_components=None, *, remove_transitive=True):
                 f"n_components must be a non-negative integer; got {n_components!r}."
             )
         planes, lam = planes[:, :, : int(n_components)], lam[: int(n_components)]
-    total = float(np.sum(A * A))
-    ratio = 2.0 * lam**2 / total if total > 0 else np.zeros_like(lam)
+    ratio = _explained_ratio(A, lam)
     coordinates = np.transpose(planes, (0, 2, 1))
     return SchurEmbedding(coordinates, lam, ratio, ratings)
 

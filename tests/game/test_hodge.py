@@ -123,6 +123,13 @@ def test_shares_do_not_depend_on_the_scale_of_the_game(seed, n, exponent):
     assert scaled.transitive_share + scaled.cyclic_share == pytest.approx(1.0)
     assert scaled.transitive_share == pytest.approx(unit.transitive_share, abs=1e-12)
     assert np.all(np.isfinite(scaled.ratings))
+    unit_schur = schur_embedding(G - G.T)
+    scaled_schur = schur_embedding((G - G.T) * 10.0**exponent)
+    np.testing.assert_allclose(
+        scaled_schur.explained_variance_ratio,
+        unit_schur.explained_variance_ratio,
+        atol=1e-12,
+    )
 
 
 def test_operators_reject_bad_input():
