@@ -191,13 +191,18 @@ class HodgeDecomposition(NamedTuple):
     cyclic_share: float
 
 
+def _max_abs(A):
+    """Largest magnitude of ``A`` (0 when empty): the scale flows are divided by."""
+    return float(np.max(np.abs(A))) if A.size else 0.0
+
+
 def _squared_norm(M):
     return float(np.sum(M * M))
 
 
 def _explained_ratio(A, lam):
     """``2 lam^2 / ||A||_F^2`` on A / max|A|: no under- or overflow."""
-    scale = float(np.max(np.abs(A))) if A.size else 0.0
+    scale = _max_abs(A)
     if scale == 0.0:
         return np.zeros_like(lam)
     return 2.0 * (lam / scale) ** 2 / _squared_norm(A / scale)
@@ -238,7 +243,7 @@ def hodge_decomposition(A):
     A = _as_flow(A)
     # Computed on A / max|A|: sums of huge entries would overflow and squares
     # of tiny ones underflow (the shares would no longer add up to 1).
-    scale = float(np.max(np.abs(A))) if A.size else 0.0
+    scale = _max_abs(A)
     if scale == 0.0:
         zeros = np.zeros_like(A)
         return HodgeDecomposition(A.mean(axis=1), zeros, zeros.copy(), 0.0, 0.0)
@@ -340,7 +345,7 @@ def _schur_planes(A):
     n = A.shape[0]
     # on A / max|A|: lambda = sqrt(|upper * lower|) would overflow for entries
     # near 1e154 and underflow near 1e-162
-    size = float(np.max(np.abs(A))) if A.size else 0.0
+    size = _max_abs(A)
     if size == 0.0:
         return np.zeros((n, 2, 0)), np.zeros(0)
     T, Z = linalg.schur(A / size, output="real")
