@@ -6,14 +6,12 @@ import numbers
 import warnings
 
 import numpy as np
-from sklearn.base import BaseEstimator, TransformerMixin, _fit_context
+from sklearn.base import BaseEstimator, TransformerMixin
 from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted, validate_data
 
+from ..base import AgentRankerMixin, FitTemplateMixin, TaskTableMixin
 from ..utils._protocol import (
-    AgentRankerMixin,
-    TaskTableMixin,
-    assign_fitted,
     check_fit_input,
     column_labels,
     deprecated_alias,
@@ -46,7 +44,9 @@ def _check_finite(X, name="X"):
         raise ValueError(f"{name} has {kind} at row {i}, column {j}. {_MISSING_HELP}")
 
 
-class NashAverager(AgentRankerMixin, TaskTableMixin, TransformerMixin, BaseEstimator):
+class NashAverager(
+    AgentRankerMixin, TaskTableMixin, TransformerMixin, FitTemplateMixin, BaseEstimator
+):
     """Maximum-entropy Nash averaging of agents against agents or tasks.
 
     Nash averaging (Balduzzi, Tuyls, Perolat and Graepel, "Re-evaluating
@@ -215,7 +215,6 @@ class NashAverager(AgentRankerMixin, TaskTableMixin, TransformerMixin, BaseEstim
         self.tol = tol
 
     # ------------------------------------------------------------------ fit
-    @_fit_context(prefer_skip_nested_validation=True)
     def fit(self, X, y=None):
         """Solve the meta-game and store the Nash distributions and averages.
 
@@ -233,13 +232,20 @@ class NashAverager(AgentRankerMixin, TaskTableMixin, TransformerMixin, BaseEstim
         -------
         self : NashAverager
         """
+        return super().fit(X, y)
+
+    def _check_fit_data(self, X, y=None):
         ava = self.game == "agent_vs_agent"
         X_checked, inputs = check_fit_input(
             X, ensure_all_finite=False, ensure_min_samples=2,
             ensure_min_features=2 if ava else 1, dtype=np.float64,
         )
         _check_finite(X_checked)
-        if ava:
+        return X, X_checked, inputs
+
+    def _solve(self, checked):
+        X, X_checked, inputs = checked
+        if self.game == "agent_vs_agent":
             fitted = _solve_agent_vs_agent(
                 X_checked, self.payoff, self.clip, self.antisymmetry_tol, self.tol
             )
@@ -247,7 +253,7 @@ class NashAverager(AgentRankerMixin, TaskTableMixin, TransformerMixin, BaseEstim
             fitted = _solve_agent_vs_task(X_checked, self.normalize, self.tol)
             fitted["tasks_"] = column_labels(X, X_checked.shape[1])
         fitted["agents_"] = row_labels(X, X_checked.shape[0])
-        return assign_fitted(self, {**inputs, **fitted})
+        return {**inputs, **fitted}
 
     # -------------------------------------------------------------- protocol
     @property
