@@ -7,15 +7,13 @@ import warnings
 
 import numpy as np
 import scipy.sparse as sp
-from sklearn.base import BaseEstimator, _fit_context
+from sklearn.base import BaseEstimator
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils._param_validation import Interval, StrOptions, validate_params
 from sklearn.utils.validation import check_is_fitted
 
+from ..base import AgentRankerMixin, FitTemplateMixin, TaskTableMixin
 from ..utils._protocol import (
-    AgentRankerMixin,
-    TaskTableMixin,
-    assign_fitted,
     check_fit_input,
     column_labels,
     row_labels,
@@ -252,7 +250,7 @@ def _dense_nonnegative(a, name):
 
 
 # ---------------------------------------------------------------- estimator
-class AlphaRank(AgentRankerMixin, TaskTableMixin, BaseEstimator):
+class AlphaRank(AgentRankerMixin, TaskTableMixin, FitTemplateMixin, BaseEstimator):
     """alpha-Rank: agents ranked by their mass in an evolutionary Markov chain.
 
     alpha-Rank (Omidshafiei et al., 2019) lets finite populations of size
@@ -434,7 +432,6 @@ class AlphaRank(AgentRankerMixin, TaskTableMixin, BaseEstimator):
         self.sweep_tol = sweep_tol
         self.max_doublings = max_doublings
 
-    @_fit_context(prefer_skip_nested_validation=True)
     def fit(self, X, y=None):
         """Compute the stationary distribution of the alpha-Rank chain.
 
@@ -450,18 +447,26 @@ class AlphaRank(AgentRankerMixin, TaskTableMixin, BaseEstimator):
         -------
         self : AlphaRank
         """
+        return super().fit(X, y)
+
+    def _check_fit_data(self, X, y=None):
         ava = self.game == "agent_vs_agent"
         X_checked, inputs = check_fit_input(
             X, ensure_min_samples=2, ensure_min_features=2 if ava else 1,
             dtype=np.float64,
         )
-        fitted = self._solve(X_checked)
+        return X, X_checked, inputs
+
+    def _solve(self, checked):
+        X, X_checked, inputs = checked
+        ava = self.game == "agent_vs_agent"
+        fitted = self._solve_matrix(X_checked)
         fitted["agents_"] = row_labels(X, X_checked.shape[0])
         if not ava:
             fitted["tasks_"] = column_labels(X, X_checked.shape[1])
-        return assign_fitted(self, {**inputs, **fitted})
+        return {**inputs, **fitted}
 
-    def _solve(self, X):
+    def _solve_matrix(self, X):
         """Every fitted attribute but the labels, from the checked matrix."""
         ava = self.game == "agent_vs_agent"
         n_rows, n_cols = X.shape
