@@ -6,14 +6,12 @@ import numbers
 import warnings
 
 import numpy as np
-from sklearn.base import BaseEstimator, _fit_context
+from sklearn.base import BaseEstimator
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils._param_validation import Interval, StrOptions
 
+from ..base import AgentRankerMixin, FitTemplateMixin, TaskTableMixin
 from ..utils._protocol import (
-    AgentRankerMixin,
-    TaskTableMixin,
-    assign_fitted,
     check_fit_input,
     column_labels,
     row_labels,
@@ -41,7 +39,7 @@ CONDORCET_CONSISTENT = (
 )
 
 
-class VotingRanker(AgentRankerMixin, TaskTableMixin, BaseEstimator):
+class VotingRanker(AgentRankerMixin, TaskTableMixin, FitTemplateMixin, BaseEstimator):
     """Rank agents by a voting rule where every task ranks the agents.
 
     Voting-as-evaluation (Lanctot et al., 2023): each task (column of ``X``)
@@ -217,7 +215,6 @@ class VotingRanker(AgentRankerMixin, TaskTableMixin, BaseEstimator):
         self.max_iter = max_iter
         self.tol = tol
 
-    @_fit_context(prefer_skip_nested_validation=True)
     def fit(self, X, y=None):
         """Aggregate the tasks' rankings of the agents.
 
@@ -233,11 +230,18 @@ class VotingRanker(AgentRankerMixin, TaskTableMixin, BaseEstimator):
         -------
         self : VotingRanker
         """
+        return super().fit(X, y)
+
+    def _check_fit_data(self, X, y=None):
         bounds = self._check_bounds()
         X_checked, inputs = check_fit_input(
             X, ensure_all_finite="allow-nan", ensure_min_samples=2, dtype=np.float64
         )
         _check_profile(X_checked)
+        return X, X_checked, inputs, bounds
+
+    def _solve(self, checked):
+        X, X_checked, inputs, bounds = checked
         fitted = _aggregate(X_checked, self.method, self.temperature, bounds,
                             self.max_iter, self.tol)
         agents = row_labels(X, X_checked.shape[0])
@@ -256,9 +260,9 @@ class VotingRanker(AgentRankerMixin, TaskTableMixin, BaseEstimator):
                 f"{self.max_iter} iterations before the gradient fell below "
                 f"tol={self.tol}.",
                 ConvergenceWarning,
-                stacklevel=3,
+                stacklevel=5,
             )
-        return assign_fitted(self, {**inputs, **fitted})
+        return {**inputs, **fitted}
 
     def _check_bounds(self):
         bounds = tuple(self.rating_bounds)
