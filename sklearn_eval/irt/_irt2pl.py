@@ -19,13 +19,13 @@ import numpy as np
 from joblib import effective_n_jobs
 from scipy.special import expit
 from scipy.stats import chi2
-from sklearn.base import BaseEstimator, TransformerMixin, _fit_context
+from sklearn.base import BaseEstimator, TransformerMixin
 from sklearn.utils import check_random_state
 from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.parallel import Parallel
 from sklearn.utils.validation import check_is_fitted
 
-from ..utils._protocol import AgentRankerMixin, TaskTableMixin
+from ..base import AgentRankerMixin, FitTemplateMixin, TaskTableMixin
 from ._abilities import _ability_estimates
 from ._em import _check_prior, _EMSettings
 from ._estep import _e_step
@@ -39,8 +39,8 @@ from ._responses import (
     _check_fit_responses,
     _check_input_features,
     _check_responses,
+    _input_features,
     _make_storage,
-    _record_input_features,
 )
 
 __all__ = ["IRT2PL"]
@@ -50,7 +50,7 @@ _N_ITEM_PARAMS = {"2PL": 2, "1PL": 1, "Rasch": 1}
 
 
 class IRT2PL(
-    AgentRankerMixin, TaskTableMixin, TransformerMixin, BaseEstimator
+    AgentRankerMixin, TaskTableMixin, TransformerMixin, FitTemplateMixin, BaseEstimator
 ):
     """Two-parameter logistic IRT fitted by marginal maximum likelihood (EM).
 
@@ -355,7 +355,6 @@ class IRT2PL(
         return tags
 
     # ------------------------------------------------------------------ fit
-    @_fit_context(prefer_skip_nested_validation=True)
     def fit(self, X, y=None):
         """Estimate item parameters and the training agents' abilities.
 
@@ -373,6 +372,13 @@ class IRT2PL(
         self : IRT2PL
             The fitted estimator.
         """
+        return super().fit(X, y)
+
+    def _check_fit_data(self, X, y=None):
+        return X, _check_fit_responses(X)
+
+    def _solve(self, checked):
+        X, (values, labels) = checked
         settings = _EMSettings(
             model=self.model,
             a_prior=_check_prior(self.a_prior, "a_prior"),
@@ -383,7 +389,6 @@ class IRT2PL(
             accelerate=self.accelerate,
             rescale_latent=self.rescale_latent,
         )
-        values, labels = _check_fit_responses(X)
         grid = self._grid()
         with self._executor() as parallel:
             fitted = _fit_model(
@@ -399,11 +404,7 @@ class IRT2PL(
                 algorithm=self.algorithm,
             )
         fitted["agents_"] = _agent_labels(X, values.shape[0])
-        # Everything computed: only now touch the fitted state.
-        _record_input_features(self, X, labels)
-        for name, value in fitted.items():
-            setattr(self, name, value)
-        return self
+        return {**_input_features(X, labels), **fitted}
 
     def item_fit(self, X):
         """Item-fit chi-square of every item on the responses ``X``.
@@ -480,10 +481,8 @@ class IRT2PL(
         """
         model = cls(**params)
         model._validate_params()
-        for name, value in _calibration_state(discrimination, difficulty, item_names,
-                                              model._grid()).items():
-            setattr(model, name, value)
-        return model
+        return model._assign_fitted(_calibration_state(
+            discrimination, difficulty, item_names, model._grid()))
 
 
     def task_table(self, X=None):

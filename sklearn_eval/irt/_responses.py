@@ -12,6 +12,7 @@ responses.
 import numpy as np
 from sklearn.utils.validation import _get_feature_names, validate_data
 
+from ..base import input_attributes
 from ..utils import ResultMatrix, check_binary_values, check_result_matrix
 from ..utils._protocol import column_labels, row_labels
 from ..utils._sparse import check_sparse_result, is_sparse_input
@@ -274,6 +275,15 @@ def _record_input_features(estimator, X, tasks):
     validate_data(estimator, inner, reset=True, skip_check_array=True)
     if given is not None and all(isinstance(label, str) for label in given):
         estimator.feature_names_in_ = np.asarray(given, dtype=object)
+
+
+def _input_features(X, tasks):
+    """The input attributes a fit on ``X`` assigns (pure ``_record_input_features``)."""
+    inner, _, given = _unpack(X)
+    attributes = input_attributes(inner)
+    if given is not None and all(isinstance(label, str) for label in given):
+        attributes["feature_names_in_"] = np.asarray(given, dtype=object)
+    return attributes
 
 
 def _check_input_features(estimator, X, tasks):
