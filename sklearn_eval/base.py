@@ -80,7 +80,9 @@ class FitTemplateMixin:
 
     and override ``fit`` only to document its parameters (calling
     ``super().fit``). The template validates the hyper-parameters
-    (``_parameter_constraints``) before step 1.
+    (``_parameter_constraints``) before step 1; an estimator that fits
+    user-given estimators inside sets ``_prefer_skip_nested_validation =
+    False`` so that theirs are validated too.
 
     Examples
     --------
@@ -97,7 +99,8 @@ class FitTemplateMixin:
     array([2., 3.])
     """
 
-    @_fit_context(prefer_skip_nested_validation=True)
+    _prefer_skip_nested_validation = True
+
     def fit(self, X, y=None, **fit_params):
         """Fit the estimator: check the input, solve, assign the result.
 
@@ -115,6 +118,12 @@ class FitTemplateMixin:
         self : object
             The fitted estimator.
         """
+        template = _fit_context(
+            prefer_skip_nested_validation=self._prefer_skip_nested_validation
+        )(FitTemplateMixin._fit_template)
+        return template(self, X, y, **fit_params)
+
+    def _fit_template(self, X, y=None, **fit_params):
         checked = self._check_fit_data(X, y, **fit_params)
         return self._assign_fitted(self._solve(checked))
 
