@@ -260,7 +260,7 @@ class VotingRanker(AgentRankerMixin, TaskTableMixin, FitTemplateMixin, BaseEstim
                 f"{self.max_iter} iterations before the gradient fell below "
                 f"tol={self.tol}.",
                 ConvergenceWarning,
-                stacklevel=5,
+                stacklevel=6,
             )
         return {**inputs, **fitted}
 

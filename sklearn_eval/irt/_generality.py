@@ -24,13 +24,14 @@ import warnings
 
 import numpy as np
 from scipy import sparse
-from sklearn.base import BaseEstimator, TransformerMixin, _fit_context
+from sklearn.base import BaseEstimator, TransformerMixin
 from sklearn.utils import Bunch
 from sklearn.utils._param_validation import HasMethods, Interval, StrOptions
 from sklearn.utils.validation import _get_feature_names, check_is_fitted
 
+from ..base import AgentRankerMixin, FitTemplateMixin, TaskTableMixin
 from ..utils import check_in_bounds, check_result_matrix
-from ..utils._protocol import AgentRankerMixin, TaskTableMixin, column_labels
+from ..utils._protocol import column_labels
 from ..utils._sparse import check_sparse_result, is_sparse_input, observed_mask
 from ._binning import (
     assign_right_closed,
@@ -50,7 +51,7 @@ from ._intervals import generality_interval_plan
 from ._responses import (
     _agent_labels,
     _check_input_features,
-    _record_input_features,
+    _input_features,
     _unpack,
 )
 
@@ -58,7 +59,7 @@ __all__ = ["FEATURE_NAMES", "GeneralityScorer"]
 
 
 class GeneralityScorer(
-    AgentRankerMixin, TaskTableMixin, TransformerMixin, BaseEstimator
+    AgentRankerMixin, TaskTableMixin, TransformerMixin, FitTemplateMixin, BaseEstimator
 ):
     """Per-agent ability, generality and response curves against task difficulty.
 
@@ -308,7 +309,8 @@ class GeneralityScorer(
         self.max_generality = max_generality
 
     # ------------------------------------------------------------------ fit
-    @_fit_context(prefer_skip_nested_validation=False)
+    _prefer_skip_nested_validation = False
+
     def fit(self, X, y=None):
         """Learn task difficulties and the difficulty bins.
 
@@ -326,10 +328,17 @@ class GeneralityScorer(
         self : GeneralityScorer
             The fitted scorer.
         """
+        return super().fit(X, y)
+
+    def _check_fit_data(self, X, y=None):
         responses, _, tasks = self._responses(X)
         _get_feature_names(X)  # rejects mixed column-name types before fitting
         weights = _check_weights(self.task_weights, responses.shape[1])
         edges = self._check_bins_param()
+        return X, responses, tasks, weights, edges
+
+    def _solve(self, checked):
+        X, responses, tasks, weights, edges = checked
         difficulty, eligible, model = _task_difficulties(
             self.difficulty,
             X,
@@ -374,11 +383,7 @@ class GeneralityScorer(
             "_agent_indicators": indicators,
             "_task_success_rate": _column_means(responses),
         }
-        # Everything computed: only now touch the fitted state.
-        _record_input_features(self, X, tasks)
-        for name, value in fitted.items():
-            setattr(self, name, value)
-        return self
+        return {**_input_features(X, tasks), **fitted}
 
     def _check_bins_param(self):
         """Validate explicit edges (ints and "unique" pass through)."""
@@ -455,7 +460,7 @@ class GeneralityScorer(
                 f"({bins.edges[0]}, {bins.edges[-1]}] and are left out of the "
                 "binned indicators.",
                 UserWarning,
-                stacklevel=4,
+                stacklevel=7,
             )
         if not (bins.counts > 0).any():
             raise ValueError(
@@ -468,7 +473,7 @@ class GeneralityScorer(
                 "equals the regularity of those tasks and the response curve "
                 "is a single point. Use more bins or finer edges.",
                 UserWarning,
-                stacklevel=4,
+                stacklevel=7,
             )
         small = (bins.counts > 0) & (bins.counts < self.min_tasks_per_bin)
         if small.any() and not (np.ndim(self.bins) == 0 and self.bins != "unique"):
@@ -477,7 +482,7 @@ class GeneralityScorer(
                 f"{self.min_tasks_per_bin} tasks (counts {bins.counts.tolist()}); "
                 "their variances are unstable.",
                 UserWarning,
-                stacklevel=4,
+                stacklevel=7,
             )
 
     # ------------------------------------------------------------ transform
