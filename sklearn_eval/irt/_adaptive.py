@@ -18,11 +18,12 @@ from numbers import Integral, Real
 
 import numpy as np
 from scipy.special import expit
-from sklearn.base import BaseEstimator, _fit_context, clone
+from sklearn.base import BaseEstimator, clone
 from sklearn.utils import check_random_state
 from sklearn.utils._param_validation import HasMethods, Interval
 from sklearn.utils.validation import check_is_fitted
 
+from ..base import FitTemplateMixin
 from ..utils import check_binary_values, check_result_matrix
 
 __all__ = ["AdaptiveTester"]
@@ -48,7 +49,7 @@ def _is_fitted(model):
     return True
 
 
-class AdaptiveTester(BaseEstimator):
+class AdaptiveTester(FitTemplateMixin, BaseEstimator):
     """Adaptive testing: the most informative item next, one model at a time.
 
     Calibrate (or take) an item response model, then test each model
@@ -150,7 +151,8 @@ class AdaptiveTester(BaseEstimator):
         tags.target_tags.required = False
         return tags
 
-    @_fit_context(prefer_skip_nested_validation=False)
+    _prefer_skip_nested_validation = False
+
     def fit(self, X=None, y=None):
         """Calibrate the item response model (or take the given one).
 
@@ -167,16 +169,24 @@ class AdaptiveTester(BaseEstimator):
         self : AdaptiveTester
             The fitted tester.
         """
+        return super().fit(X, y)
+
+    def _check_fit_data(self, X, y=None):
         if X is None:
             if self.irt is None or not _is_fitted(self.irt):
                 raise ValueError(
                     "fit() without X needs a fitted irt; pass the calibration "
                     "responses X or a fitted IRT2PL."
                 )
+            return None, None, None
+        checked = check_result_matrix(X, allow_nan=True)
+        return X, checked, check_binary_values(checked.values)
+
+    def _solve(self, inputs):
+        X, checked, values = inputs
+        if X is None:
             irt, rate, names = self.irt, None, None
         else:
-            checked = check_result_matrix(X, allow_nan=True)
-            values = check_binary_values(checked.values)
             irt = (_default_irt() if self.irt is None else clone(self.irt)).fit(X, None)
             with np.errstate(invalid="ignore", divide="ignore"):
                 rate = np.nansum(values, axis=0) / np.sum(~np.isnan(values), axis=0)
@@ -199,26 +209,29 @@ class AdaptiveTester(BaseEstimator):
         weights = np.asarray(irt.quadrature_weights_, dtype=np.float64)
         info = (weights @ (probability * (1.0 - probability))) * a * a
 
-        self.irt_ = irt
-        self.item_information_ = info
-        self.n_features_in_ = probability.shape[1]
+        fitted = {
+            "irt_": irt,
+            "item_information_": info,
+            "n_features_in_": probability.shape[1],
+        }
         if names is None:
             names = getattr(irt, "feature_names_in_", None)
         if names is not None and all(isinstance(t, str) for t in names):
-            self.feature_names_in_ = np.asarray(names, dtype=object)
-        elif hasattr(self, "feature_names_in_"):
-            del self.feature_names_in_
-        self.tasks_ = (np.asarray(names, dtype=object) if names is not None
-                       else np.arange(self.n_features_in_))
-        self._a, self._b = a, b
+            fitted["feature_names_in_"] = np.asarray(names, dtype=object)
+        fitted["tasks_"] = (np.asarray(names, dtype=object) if names is not None
+                            else np.arange(probability.shape[1]))
         calibrated = a != 0
-        self._common_a = bool(calibrated.any() and np.ptp(a[calibrated]) == 0)
-        self._nodes = nodes
-        self._log_prior = np.log(weights)
-        self._P = np.clip(probability, _FLOOR, 1.0 - _FLOOR)
-        self._P_total = probability.sum(axis=1)
-        self._rng = check_random_state(self.random_state)
-        return self
+        fitted.update(
+            _a=a,
+            _b=b,
+            _common_a=bool(calibrated.any() and np.ptp(a[calibrated]) == 0),
+            _nodes=nodes,
+            _log_prior=np.log(weights),
+            _P=np.clip(probability, _FLOOR, 1.0 - _FLOOR),
+            _P_total=probability.sum(axis=1),
+            _rng=check_random_state(self.random_state),
+        )
+        return fitted
 
     # ------------------------------------------------------------ live use
     def next_item(self, responses):
