@@ -14,7 +14,7 @@ from numbers import Integral, Real
 
 import numpy as np
 import scipy.sparse as sp
-from sklearn.base import BaseEstimator, _fit_context
+from sklearn.base import BaseEstimator
 from sklearn.feature_selection import SelectorMixin
 from sklearn.utils._param_validation import Hidden, Interval, RealNotInt, StrOptions
 from sklearn.utils.validation import (
@@ -24,9 +24,8 @@ from sklearn.utils.validation import (
     validate_data,
 )
 
+from ..base import FitTemplateMixin, TaskTableMixin
 from ..utils._protocol import (
-    TaskTableMixin,
-    assign_fitted,
     deprecated_alias,
     row_labels,
 )
@@ -120,7 +119,7 @@ def _first_cell(mask):
 # ----------------------------------------------------------------------------
 
 
-class InfoGainSelector(TaskTableMixin, SelectorMixin, BaseEstimator):
+class InfoGainSelector(TaskTableMixin, SelectorMixin, FitTemplateMixin, BaseEstimator):
     """Select the tasks that best tell agents apart (continuous information gain).
 
     For every task the selector estimates each agent's mean result and spread
@@ -375,7 +374,6 @@ class InfoGainSelector(TaskTableMixin, SelectorMixin, BaseEstimator):
 
     # -- fit -----------------------------------------------------------------
 
-    @_fit_context(prefer_skip_nested_validation=True)
     def fit(self, X, y=None, X_std=None):
         """Estimate every agent's means and spreads and select tasks greedily.
 
@@ -396,6 +394,9 @@ class InfoGainSelector(TaskTableMixin, SelectorMixin, BaseEstimator):
         -------
         self : InfoGainSelector
         """
+        return super().fit(X, y, X_std=X_std)
+
+    def _check_fit_data(self, X, y=None, X_std=None):
         runs = self.input == "runs"
         names = _get_feature_names(X)
         index = row_labels(X, np.shape(X)[0]) if hasattr(X, "iloc") else None
@@ -425,6 +426,12 @@ class InfoGainSelector(TaskTableMixin, SelectorMixin, BaseEstimator):
                 "search='exhaustive' needs method='continuous' and a fixed n_tasks "
                 "(an int or a fraction), not 'auto'."
             )
+        return (X, names, classes, means, stds, counts, columns, labels,
+                column_task, n_groups, n_select)
+
+    def _solve(self, checked):
+        (X, names, classes, means, stds, counts, columns, labels,
+         column_task, n_groups, n_select) = checked
         result = self._select(means, stds, column_task, n_groups, n_select)
         order, cumulative, single, confusion = result
         if labels is None:
@@ -447,7 +454,7 @@ class InfoGainSelector(TaskTableMixin, SelectorMixin, BaseEstimator):
         }
         if names is not None:
             fitted["feature_names_in_"] = names
-        return assign_fitted(self, fitted)
+        return fitted
 
     # -- protocol ------------------------------------------------------------
 
