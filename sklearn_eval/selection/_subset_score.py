@@ -15,13 +15,14 @@ from numbers import Integral
 
 import numpy as np
 from scipy.stats import norm
-from sklearn.base import BaseEstimator, _fit_context, clone
+from sklearn.base import BaseEstimator, clone
 from sklearn.feature_selection import SelectorMixin
 from sklearn.model_selection import KFold, check_cv
 from sklearn.utils import check_random_state
 from sklearn.utils._param_validation import HasMethods, Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted
 
+from ..base import FitTemplateMixin
 from ..utils import check_binary_values, check_result_matrix
 from ._subset_io import build_from_items, task_frame
 from ._subset_models import (
@@ -104,7 +105,7 @@ def _check_population(values, agents, tasks):
         raise ValueError(f"Model at row {row}{name} has no observed response.")
 
 
-class SubsetScoreEstimator(SelectorMixin, BaseEstimator):
+class SubsetScoreEstimator(SelectorMixin, FitTemplateMixin, BaseEstimator):
     """Full-benchmark accuracy of a model from its responses to a few items.
 
     ``fit`` takes a population of models x items (0/1, NaN = not run),
@@ -290,7 +291,8 @@ class SubsetScoreEstimator(SelectorMixin, BaseEstimator):
         return tags
 
     # ------------------------------------------------------------------ fit
-    @_fit_context(prefer_skip_nested_validation=False)
+    _prefer_skip_nested_validation = False
+
     def fit(self, X, y=None):
         """Calibrate, choose the items and train the estimator.
 
@@ -307,6 +309,9 @@ class SubsetScoreEstimator(SelectorMixin, BaseEstimator):
         self : SubsetScoreEstimator
             The fitted estimator.
         """
+        return super().fit(X, y)
+
+    def _check_fit_data(self, X, y=None):
         checked = _validate_responses(X)
         values = checked.values
         _check_population(values, checked.agents, checked.tasks)
@@ -317,8 +322,12 @@ class SubsetScoreEstimator(SelectorMixin, BaseEstimator):
                 "cross-validated choices and the intervals rest on very few "
                 "held-out models.",
                 UserWarning,
-                stacklevel=3,
+                stacklevel=6,
             )
+        return X, checked, values, target
+
+    def _solve(self, inputs):
+        X, checked, values, target = inputs
         n_total = values.shape[1]
         n_select = self._resolve_n_items(n_total)
         rng = check_random_state(self.random_state)
@@ -344,33 +353,31 @@ class SubsetScoreEstimator(SelectorMixin, BaseEstimator):
         interval = ("posterior" if kind == "irt" and
                     chosen["coverage"] >= _POSTERIOR_MIN_COVERAGE else "conformal")
 
-        self.irt_ = irt
-        self.selected_items_ = items
-        self.selection_order_ = order
-        self.item_weights_ = weights
-        self.selection_ = selection
-        self.estimator_ = kind
-        self.cv_results_ = {
-            "selection": np.asarray([c[0] for c in combos], dtype=object),
-            "estimator": np.asarray([c[1] for c in combos], dtype=object),
-            "mae": np.asarray([r["mae"] for r in results]),
+        state = {
+            "irt_": irt,
+            "selected_items_": items,
+            "selection_order_": order,
+            "item_weights_": weights,
+            "selection_": selection,
+            "estimator_": kind,
+            "cv_results_": {
+                "selection": np.asarray([c[0] for c in combos], dtype=object),
+                "estimator": np.asarray([c[1] for c in combos], dtype=object),
+                "mae": np.asarray([r["mae"] for r in results]),
+            },
+            "cv_mae_": float(chosen["mae"]),
+            "cv_residuals_": chosen["residuals"],
+            "interval_method_": interval,
+            "blend_weight_": fitted.blend,
+            "regressor_": fitted.regressor,
+            "n_features_in_": n_total,
         }
-        self.cv_mae_ = float(chosen["mae"])
-        self.cv_residuals_ = chosen["residuals"]
-        self.interval_method_ = interval
-        self.blend_weight_ = fitted.blend
-        self.regressor_ = fitted.regressor
-        self.n_features_in_ = n_total
         if checked.tasks is not None and all(isinstance(t, str) for t in checked.tasks):
-            self.feature_names_in_ = np.asarray(checked.tasks, dtype=object)
-        elif hasattr(self, "feature_names_in_"):
-            del self.feature_names_in_
-        self.tasks_ = (np.asarray(checked.tasks, dtype=object)
-                       if checked.tasks is not None else np.arange(n_total))
-        self._bank = bank
-        self._fitted = fitted
-        self._features = features
-        return self
+            state["feature_names_in_"] = np.asarray(checked.tasks, dtype=object)
+        state["tasks_"] = (np.asarray(checked.tasks, dtype=object)
+                           if checked.tasks is not None else np.arange(n_total))
+        state.update(_bank=bank, _fitted=fitted, _features=features)
+        return state
 
     def _resolve_n_items(self, n_total):
         if self.n_items >= n_total:
