@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 from sklearn.base import BaseEstimator, clone
 
+from ..base import FitTemplateMixin
 from ..utils._resampling import IntervalPlan, unknown_target
 from ._missing import fill_win_rates
 
@@ -37,7 +38,7 @@ _AVT_TARGETS = {
 _AVA_TARGETS = ("agent_skill", "agent_distribution")
 
 
-class NashFromMatches(BaseEstimator):
+class NashFromMatches(FitTemplateMixin, BaseEstimator):
     """Agent-vs-agent Nash averaging fitted on matches (bootstrap adapter).
 
     Win rates come from :func:`sklearn_eval.game.fill_win_rates` (pairs that
@@ -45,21 +46,35 @@ class NashFromMatches(BaseEstimator):
     ``nash`` set to the agent-vs-agent probability game.
     """
 
+    _parameter_constraints: dict = {
+        "nash": "no_validation",
+        "fill_estimator": "no_validation",
+    }
+    _prefer_skip_nested_validation = False
+
     def __init__(self, nash=None, fill_estimator=None):
         self.nash = nash
         self.fill_estimator = fill_estimator
 
     def fit(self, X, y, sample_weight=None):
+        return super().fit(X, y, sample_weight=sample_weight)
+
+    def _check_fit_data(self, X, y, sample_weight=None):
+        return X, y, sample_weight
+
+    def _solve(self, matches):
+        X, y, sample_weight = matches
         P, players, _ = fill_win_rates(
             X, y, sample_weight, estimator=self.fill_estimator
         )
         nash = clone(self.nash).set_params(game="agent_vs_agent", payoff="probability")
         nash.fit(P)
-        self.nash_ = nash
-        self.agents_ = players
-        self.agent_skill_ = nash.agent_skill_
-        self.agent_distribution_ = nash.agent_distribution_
-        return self
+        return {
+            "nash_": nash,
+            "agents_": players,
+            "agent_skill_": nash.agent_skill_,
+            "agent_distribution_": nash.agent_distribution_,
+        }
 
 
 def _check_matches(X, y):
