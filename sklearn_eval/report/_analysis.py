@@ -33,6 +33,7 @@ from sklearn.base import BaseEstimator, clone
 from sklearn.frozen import FrozenEstimator
 from sklearn.utils import Bunch
 
+from ..base import FitTemplateMixin
 from ..game import NashAverager, avt_embedding, complete_submatrix, hodge_decomposition
 from ..irt import IRT2PL, GeneralityScorer
 from ..selection import InfoGainSelector, subset_agreement
@@ -306,30 +307,38 @@ def _successes(basis, threshold, normalized, competitors):
 # ---------------------------------------------------------------------------
 # Small estimators for the bootstrap
 # ---------------------------------------------------------------------------
-class _UniformMean(BaseEstimator):
+class _UniformMean(FitTemplateMixin, BaseEstimator):
     """Mean score of each agent over the tasks (the uniform average)."""
 
-    def fit(self, X, y=None):
-        self.agent_mean_ = np.asarray(X, dtype=np.float64).mean(axis=1)
-        return self
+    _parameter_constraints: dict = {}
+
+    def _check_fit_data(self, X, y=None):
+        return np.asarray(X, dtype=np.float64)
+
+    def _solve(self, X):
+        return {"agent_mean_": X.mean(axis=1)}
 
 
-class _Abilities(BaseEstimator):
+class _Abilities(FitTemplateMixin, BaseEstimator):
     """IRT abilities of the agents; NaN when a resample cannot be fitted."""
+
+    _parameter_constraints: dict = {"irt": "no_validation"}
+    _prefer_skip_nested_validation = False
 
     def __init__(self, irt=None):
         self.irt = irt
 
-    def fit(self, X, y=None):
-        X = np.asarray(X, dtype=np.float64)
+    def _check_fit_data(self, X, y=None):
+        return np.asarray(X, dtype=np.float64)
+
+    def _solve(self, X):
         try:
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore")
-                self.abilities_ = clone(self.irt).fit(X).abilities_
+                return {"abilities_": clone(self.irt).fit(X).abilities_}
         except (ValueError, FloatingPointError, np.linalg.LinAlgError):
             # e.g. a resample on which some agent has no observed result
-            self.abilities_ = np.full(X.shape[0], np.nan)
-        return self
+            return {"abilities_": np.full(X.shape[0], np.nan)}
 
 
 def _quiet(function, *args, **kwargs):
