@@ -10,22 +10,27 @@ and publish it on the scale the user asked for.
 import math
 import warnings
 from numbers import Integral, Real
+from typing import NamedTuple
 
 import numpy as np
-from sklearn.base import BaseEstimator, ClassifierMixin, _fit_context
+from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted, validate_data
 
+from ..base import AgentRankerMixin, FitTemplateMixin, input_attributes
+from ..metrics import three_outcome_log_loss
 from ..utils import (
     check_and_encode_matches,
     check_matches,
     encode_players,
     lookup_players,
 )
-from ..utils._protocol import AgentRankerMixin, deprecated_alias
+from ..utils._protocol import deprecated_alias
 from . import _kernels
 from ._batch import aggregate_pairs, strong_components
+from ._covariates import split_covariates
+from ._ties import expected_score, outcome_probabilities
 
 __all__ = ["ELO_UNITS_PER_LOGIT", "BaseMatchRater", "effective_alpha"]
 
@@ -90,13 +95,34 @@ def effective_alpha(stats, players, alpha, estimator_name):
     return VANISHING_ALPHA, True
 
 
-class BaseMatchRater(AgentRankerMixin, ClassifierMixin, BaseEstimator):
+class CheckedMatches(NamedTuple):
+    """A training table parsed once: what ``_solve`` reads."""
+
+    X: object
+    table: object  # MatchTable: player columns and covariates
+    matches: object  # MatchData
+    players: np.ndarray
+    first: np.ndarray
+    second: np.ndarray
+
+
+class BaseMatchRater(
+    AgentRankerMixin, ClassifierMixin, FitTemplateMixin, BaseEstimator
+):
     """Common fit / partial_fit / predict logic of the match-based raters.
 
     Subclasses implement ``_new_state``, ``_extend_state``, ``_run_online``,
-    ``_run_batch``, ``_logits`` and ``_publish``. The state is a dict of numpy
-    arrays on the natural-logit scale; ``"ratings"`` is always present.
+    ``_run_batch``, ``_logits`` and ``_published``. The state is a dict of
+    numpy arrays on the natural-logit scale; ``"ratings"`` is always present,
+    ``"coef"`` when per-match covariates were fitted and ``"tie"`` with a tie
+    model. The base holds both parts: ``X`` is parsed once per call into the
+    player columns and covariates (``_parse``), and ``_tie_model`` (None: a
+    draw counts as half a win) decides the outcome probabilities of every
+    prediction.
     """
+
+    #: Fitted tie model ("davidson", "rao-kupper"), None for two outcomes.
+    _tie_model = None
 
     _parameter_constraints: dict = {
         "method": [StrOptions({"online", "batch"})],
@@ -130,23 +156,32 @@ class BaseMatchRater(AgentRankerMixin, ClassifierMixin, BaseEstimator):
         return self._initial() + self._units_per_logit() * logit_ratings
 
     # ------------------------------------------------------------ validation
-    def _check_training_data(self, X, y, sample_weight):
-        return check_and_encode_matches(X, y, sample_weight)
+    def _parse(self, X):
+        """The one parse of ``X`` per call: player columns and covariates."""
+        return split_covariates(X)
 
-    def _check_scored_matches(self, X, y, sample_weight):
-        return check_matches(X, y, sample_weight, require_y=True)
+    def _check_table(self, table, what):
+        """Reject a parsed table the estimator cannot fit (hook)."""
 
-    def _code_for_prediction(self, X):
-        check_is_fitted(self)
-        matches = check_matches(X, require_y=False)
+    def _check_training_data(self, X, y, sample_weight, what="fit"):
+        table = self._parse(X)
+        self._check_table(table, what)
+        return CheckedMatches(
+            X, table, *check_and_encode_matches(table.players, y, sample_weight)
+        )
+
+    def _logits_for(self, X, table, matches):
+        """``decision_function`` on a parsed table (``matches``: its checks)."""
         validate_data(self, X, reset=False, skip_check_array=True)
-        return (
+        logits = self._logits(
             lookup_players(matches.first, self.players_),
             lookup_players(matches.second, self.players_),
         )
+        if table.covariates is not None:
+            logits = logits + table.covariates @ self._state["coef"]
+        return logits
 
     # ------------------------------------------------------------------- fit
-    @_fit_context(prefer_skip_nested_validation=True)
     def fit(self, X, y, sample_weight=None):
         """Rate the players from a table of matches.
 
@@ -167,9 +202,13 @@ class BaseMatchRater(AgentRankerMixin, ClassifierMixin, BaseEstimator):
         self : object
             The fitted estimator.
         """
-        matches, players, first, second = self._check_training_data(
-            X, y, sample_weight
-        )
+        return super().fit(X, y, sample_weight=sample_weight)
+
+    def _check_fit_data(self, X, y, sample_weight=None):
+        return self._check_training_data(X, y, sample_weight)
+
+    def _solve(self, checked):
+        _, _, matches, players, first, second = checked
         n_players = players.shape[0]
         state = self._new_state(n_players)
         if self.method == "batch":
@@ -197,17 +236,27 @@ class BaseMatchRater(AgentRankerMixin, ClassifierMixin, BaseEstimator):
             )
             _check_finite_state(state)
             n_iter = 1
-        # Everything is computed: only now touch the fitted attributes.
-        validate_data(self, X, reset=True, skip_check_array=True)
-        self.players_ = players
-        self.classes_ = np.array([0, 1])
-        self.n_iter_ = n_iter
-        self.n_matches_seen_ = int(matches.y.shape[0])
-        self._state = state
-        self._history = None
-        self._record_history(history, first, second, origin)
-        self._publish()
-        return self
+        return self._fitted_state(
+            checked.X, players, state, n_iter=n_iter,
+            n_matches_seen=int(matches.y.shape[0]),
+            history=self._recorded_history(None, history, first, second, origin),
+        )
+
+    def _fitted_state(self, X, players, state, *, n_iter, n_matches_seen, history,
+                      tie_model=None):
+        """Every fitted attribute of a fit on ``X`` (assigned in one step)."""
+        return {
+            **input_attributes(X),
+            "players_": players,
+            "classes_": (np.array([0, 1]) if tie_model is None
+                         else np.array([0.0, 0.5, 1.0])),
+            "n_iter_": n_iter,
+            "n_matches_seen_": n_matches_seen,
+            "_state": state,
+            "_tie_model": tie_model,
+            "_history": history,
+            **self._published(state),
+        }
 
     def _warn_large_steps(self, sample_weight):
         """Warn when one weighted online update can move a rating absurdly far."""
@@ -247,12 +296,20 @@ class BaseMatchRater(AgentRankerMixin, ClassifierMixin, BaseEstimator):
             The updated estimator.
         """
         self._validate_params()
-        fitted = hasattr(self, "players_")
-        matches, new_players, first, second = self._check_training_data(
-            X, y, sample_weight
-        )
-        if fitted:
+        checked = self._check_partial_fit_data(X, y, sample_weight)
+        return self._assign_fitted(self._solve_partial(checked))
+
+    def _check_partial_fit_data(self, X, y, sample_weight):
+        checked = self._check_training_data(X, y, sample_weight, "partial_fit")
+        if hasattr(self, "players_"):
             validate_data(self, X, reset=False, skip_check_array=True)
+        return checked
+
+    def _solve_partial(self, checked):
+        """Online updates from the fitted state (pure: returns the new one)."""
+        X, _, matches, new_players, first, second = checked
+        fitted = hasattr(self, "players_")
+        if fitted:
             players, old_to_merged = _merge_players(self.players_, new_players)
             to_merged = lookup_players(new_players, players)
             first, second = to_merged[first], to_merged[second]
@@ -267,21 +324,24 @@ class BaseMatchRater(AgentRankerMixin, ClassifierMixin, BaseEstimator):
             state, first, second, matches.y, matches.sample_weight, history
         )
         _check_finite_state(state)
-        # Everything is computed: only now touch the fitted attributes.
-        if fitted:
-            self._remap_history(old_to_merged, players.shape[0])
-            self.n_matches_seen_ += int(first.shape[0])
-        else:
-            validate_data(self, X, reset=True, skip_check_array=True)
-            self.classes_ = np.array([0, 1])
-            self.n_iter_ = 1
-            self.n_matches_seen_ = int(first.shape[0])
-            self._history = None
-        self.players_ = players
-        self._state = state
-        self._record_history(history, first, second, origin)
-        self._publish()
-        return self
+        if not fitted:
+            return self._fitted_state(
+                X, players, state, n_iter=1, n_matches_seen=int(first.shape[0]),
+                history=self._recorded_history(None, history, first, second, origin),
+            )
+        current = _remapped_history(
+            getattr(self, "_history", None), old_to_merged, players.shape[0]
+        )
+        return {
+            **self._fitted_attributes(),
+            "players_": players,
+            "n_matches_seen_": self.n_matches_seen_ + int(first.shape[0]),
+            "_state": state,
+            "_history": self._recorded_history(
+                current, history, first, second, origin
+            ),
+            **self._published(state),
+        }
 
     # --------------------------------------------------------------- history
     def _history_buffer(self, n_matches):
@@ -289,37 +349,22 @@ class BaseMatchRater(AgentRankerMixin, ClassifierMixin, BaseEstimator):
             return np.empty((n_matches, 2), dtype=np.float64)
         return _kernels.no_history()
 
-    def _record_history(self, history, first, second, origin):
-        """Append post-match ratings (natural scale) and the players' indices.
+    def _recorded_history(self, current, history, first, second, origin):
+        """``current`` with post-match ratings (natural scale) and pairs appended.
 
         History is contiguous: a call with ``keep_history=False`` drops it,
         and recording restarts (from ``origin``, the ratings before the scan)
         at the next call that keeps it.
         """
         if not self.keep_history or history is None:
-            self._history = None
-            return
+            return None
         pairs = np.column_stack([first, second]).astype(np.int64)
-        current = getattr(self, "_history", None)
         if current is None:
-            self._history = {"values": history, "pairs": pairs, "origin": origin}
-            return
-        self._history = {
+            return {"values": history, "pairs": pairs, "origin": origin}
+        return {
             "values": np.concatenate([current["values"], history]),
             "pairs": np.concatenate([current["pairs"], pairs]),
             "origin": current["origin"],
-        }
-
-    def _remap_history(self, old_to_merged, n_players):
-        current = getattr(self, "_history", None)
-        if current is None:
-            return
-        origin = np.zeros(n_players)
-        origin[old_to_merged] = current["origin"]
-        self._history = {
-            "values": current["values"],
-            "pairs": old_to_merged[current["pairs"]],
-            "origin": origin,
         }
 
     @property
@@ -385,45 +430,69 @@ class BaseMatchRater(AgentRankerMixin, ClassifierMixin, BaseEstimator):
 
     # ------------------------------------------------------------ prediction
     def decision_function(self, X):
-        """Logit of the first player winning (natural-logit scale).
+        """First player's advantage on the natural-logit scale.
 
-        Players unseen during fitting get ``initial_rating`` (and, for
-        MultiElo, a zero vector, i.e. no cyclic interaction).
+        ``d = r_first - r_second + h + x . beta``: the logit of the first
+        player winning (without a tie model), and the strength difference
+        every tie model builds on (``x . beta``: per-match covariates, fitted
+        by ``EloRanker(method="batch")``). Players unseen during fitting get
+        ``initial_rating`` (and, for MultiElo, a zero vector, i.e. no cyclic
+        interaction).
 
         Parameters
         ----------
-        X : array-like or DataFrame of shape (n_matches, 2)
-            Pairs of player labels.
+        X : array-like or DataFrame of shape (n_matches, 2 + n_covariates)
+            Pairs of player labels, then the covariates seen in ``fit``.
 
         Returns
         -------
         logits : ndarray of shape (n_matches,)
         """
-        first, second = self._code_for_prediction(X)
-        return self._logits(first, second)
+        check_is_fitted(self)
+        table = self._parse(X)
+        matches = check_matches(table.players, require_y=False)
+        return self._logits_for(X, table, matches)
 
-    def predict_proba(self, X):
-        """Probability that each player of a pair wins.
-
-        Parameters
-        ----------
-        X : array-like or DataFrame of shape (n_matches, 2)
-            Pairs of player labels; unseen players get ``initial_rating``.
-
-        Returns
-        -------
-        proba : ndarray of shape (n_matches, 2)
-            Column 1: the first player wins; column 0: the second player wins
-            (``classes_ = [0, 1]``).
-        """
-        logits = self.decision_function(X)
+    def _outcome_proba(self, logits):
+        """Outcome probabilities, in the order of ``classes_``."""
+        if self._tie_model is not None:
+            return outcome_probabilities(self._tie_model, logits, self._state["tie"])
         proba = np.empty((logits.shape[0], 2))
         proba[:, 1] = 0.5 * (1.0 + np.tanh(0.5 * logits))
         proba[:, 0] = 0.5 * (1.0 - np.tanh(0.5 * logits))
         return proba
 
+    def _expected_score(self, logits):
+        """The first player's expected score (its win probability without ties)."""
+        if self._tie_model is not None:
+            return expected_score(self._tie_model, logits, self._state["tie"])
+        return 0.5 * (1.0 + np.tanh(0.5 * logits))
+
+    def predict_proba(self, X):
+        """Probability of each outcome of a match.
+
+        Parameters
+        ----------
+        X : array-like or DataFrame of shape (n_matches, 2 + n_covariates)
+            Pairs of player labels (unseen players get ``initial_rating``),
+            then the covariates.
+
+        Returns
+        -------
+        proba : ndarray of shape (n_matches, 2) or (n_matches, 3)
+            Columns in the order of ``classes_``: without a tie model
+            (``classes_ = [0, 1]``), the second player wins, the first player
+            wins; with one, the second player wins, tie, the first player
+            wins.
+        """
+        return self._outcome_proba(self.decision_function(X))
+
     def win_probabilities(self, players=None):
-        """Predicted win-probability matrix among players.
+        """Predicted win-probability matrix among players (covariates at zero).
+
+        With a tie model the entries are expected scores,
+        ``P(win) + P(tie) / 2``, so that ``P[i, j] + P[j, i] = 1`` (a
+        win-rate game for :class:`~sklearn_eval.game.NashAverager`).
 
         Parameters
         ----------
@@ -442,36 +511,44 @@ class BaseMatchRater(AgentRankerMixin, ClassifierMixin, BaseEstimator):
         index = lookup_players(selected, self.players_)
         n = index.shape[0]
         logits = self._logits(np.repeat(index, n), np.tile(index, n)).reshape(n, n)
-        np.fill_diagonal(logits, 0.0)
-        return 0.5 * (1.0 + np.tanh(0.5 * logits))
+        P = self._expected_score(logits)
+        np.fill_diagonal(P, 0.5)
+        return P
 
     def predict(self, X):
-        """Likely winner: 1 if the first player is favoured, else 0.
+        """Most likely outcome (a value of ``classes_``).
 
         Parameters
         ----------
-        X : array-like or DataFrame of shape (n_matches, 2)
-            Pairs of player labels.
+        X : array-like or DataFrame of shape (n_matches, 2 + n_covariates)
+            Pairs of player labels, then the covariates.
 
         Returns
         -------
-        y_pred : ndarray of shape (n_matches,), int
-            1 when the first player's win probability exceeds 1/2.
+        y_pred : ndarray of shape (n_matches,)
+            Without a tie model 1 if the first player is favoured, else 0
+            (int); with one, the most probable of 0, 0.5 and 1.
         """
-        return (self.decision_function(X) > 0).astype(np.int64)
+        if self._tie_model is None:
+            return (self.decision_function(X) > 0).astype(np.int64)
+        return self.classes_[np.argmax(self.predict_proba(X), axis=1)]
 
     def score(self, X, y, sample_weight=None):
-        """Mean log-likelihood per match, draws counted as half a win.
+        """Mean log-likelihood per match (higher is better).
 
-        ``mean(y log p + (1 - y) log(1 - p))`` (weighted by
-        ``sample_weight``), with p the predicted probability that the first
-        player wins; higher is better. It equals
-        ``-sklearn_eval.metrics.match_log_loss(y, p)``.
+        Without a tie model, draws count as half a win:
+        ``mean(y log p + (1 - y) log(1 - p))``, with p the predicted
+        probability that the first player wins, which equals
+        ``-sklearn_eval.metrics.match_log_loss(y, p)``. With a tie model it
+        is the three-outcome log-likelihood of the observed outcome,
+        ``-sklearn_eval.metrics.three_outcome_log_loss(y, predict_proba(X))``
+        (probabilities clipped at machine epsilon). Weighted by
+        ``sample_weight``.
 
         Parameters
         ----------
-        X : array-like or DataFrame of shape (n_matches, 2)
-            Pairs of player labels.
+        X : array-like or DataFrame of shape (n_matches, 2 + n_covariates)
+            Pairs of player labels, then the covariates.
         y : array-like of shape (n_matches,)
             Outcome for the first player: 1 win, 0 loss, 0.5 draw.
         sample_weight : array-like of shape (n_matches,), default=None
@@ -482,8 +559,11 @@ class BaseMatchRater(AgentRankerMixin, ClassifierMixin, BaseEstimator):
         score : float
         """
         check_is_fitted(self)
-        matches = self._check_scored_matches(X, y, sample_weight)
-        logits = self.decision_function(X)
+        table = self._parse(X)
+        matches = check_matches(table.players, y, sample_weight, require_y=True)
+        logits = self._logits_for(X, table, matches)
+        if self._tie_model is not None:
+            return self._tie_score(matches, logits)
         loglik = matches.y * _log_sigmoid(logits) + (1.0 - matches.y) * _log_sigmoid(
             -logits
         )
@@ -491,6 +571,14 @@ class BaseMatchRater(AgentRankerMixin, ClassifierMixin, BaseEstimator):
         if total <= 0:
             raise ValueError("sample_weight sums to zero; the score is undefined.")
         return float(matches.sample_weight @ loglik / total)
+
+    def _tie_score(self, matches, logits):
+        """Mean three-outcome log-likelihood (with a tie model)."""
+        if matches.sample_weight.sum() <= 0:
+            raise ValueError("sample_weight sums to zero; the score is undefined.")
+        return -three_outcome_log_loss(
+            matches.y, self._outcome_proba(logits), sample_weight=matches.sample_weight
+        )
 
     # -------------------------------------------------------------- protocol
     @property
@@ -558,6 +646,19 @@ def _check_finite_state(state):
                 f"The online updates diverged: the {name} became infinite or NaN. "
                 "Lower k_factor (or lr_vectors for MultiElo) or the sample weights."
             )
+
+
+def _remapped_history(current, old_to_merged, n_players):
+    """A recorded history with the players renumbered after a merge."""
+    if current is None:
+        return None
+    origin = np.zeros(n_players)
+    origin[old_to_merged] = current["origin"]
+    return {
+        "values": current["values"],
+        "pairs": old_to_merged[current["pairs"]],
+        "origin": origin,
+    }
 
 
 def _merge_players(old, new):

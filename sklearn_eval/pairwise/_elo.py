@@ -4,24 +4,13 @@ import warnings
 from numbers import Real
 
 import numpy as np
-from sklearn.base import _fit_context
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils._param_validation import Interval, StrOptions
-from sklearn.utils.validation import check_is_fitted, validate_data
 
-from ..metrics import three_outcome_log_loss
-from ..utils import check_and_encode_matches, check_matches, lookup_players
 from . import _kernels
 from ._base import BaseMatchRater, _mean_positive, effective_alpha
 from ._batch import fit_bradley_terry
-from ._covariates import split_covariates
-from ._extended import (
-    expected_score,
-    fit_extended,
-    outcome_probabilities,
-    tie_parameter,
-    warn_not_converged,
-)
+from ._extended import fit_extended, tie_parameter, warn_not_converged
 from ._intervals import elo_interval_plan
 from ._ties import TIE_MODELS
 
@@ -319,7 +308,22 @@ class EloRanker(BaseMatchRater):
                 "only the two player columns, or use method='batch'."
             )
 
-    @_fit_context(prefer_skip_nested_validation=True)
+    def _check_table(self, table, what):
+        if what == "partial_fit":
+            fitted_extended = self._tie_model is not None or hasattr(
+                self, "covariate_coef_"
+            )
+            if self._is_extended(table) or fitted_extended:
+                raise ValueError(
+                    "partial_fit runs Elo's online update, which has no tie model, "
+                    "covariates or fitted first-player advantage (ties="
+                    f"{self.ties!r}, first_advantage={self.first_advantage!r}, "
+                    f"{table.n_covariates} covariate column(s)); refit with "
+                    "fit(method='batch') on all the matches instead."
+                )
+        elif self._is_extended(table):
+            self._require_batch(table, "fit with method='online'")
+
     def fit(self, X, y, sample_weight=None):
         """Rate the players from a table of matches.
 
@@ -341,15 +345,13 @@ class EloRanker(BaseMatchRater):
         self : object
             The fitted estimator.
         """
-        table = split_covariates(X)
+        return super().fit(X, y, sample_weight=sample_weight)
+
+    def _solve(self, checked):
+        X, table, matches, players, first, second = checked
         if not self._is_extended(table):
-            super().fit(X, y, sample_weight)
-            self._forget_extended(first_advantage_=float(self.first_advantage))
-            return self
-        self._require_batch(table, "fit with method='online'")
-        matches, players, first, second = check_and_encode_matches(
-            table.players, y, sample_weight
-        )
+            fitted = super()._solve(checked)
+            return {**fitted, "first_advantage_": float(self.first_advantage)}
         units = self._units_per_logit()
         weight_scale = _mean_positive(matches.sample_weight)
         fit_advantage = self.first_advantage == "fit"
@@ -364,44 +366,27 @@ class EloRanker(BaseMatchRater):
         )
         if not result.converged and not result.flagged:
             warn_not_converged(result.n_iter, self.tol)
-        # Everything is computed: only now touch the fitted attributes.
         state = result.state
-        validate_data(self, X, reset=True, skip_check_array=True)
-        self.players_ = players
-        self._tie_model = None if self.ties == "half" else self.ties
-        self.classes_ = (
-            np.array([0, 1]) if self._tie_model is None else np.array([0.0, 0.5, 1.0])
+        tie_model = None if self.ties == "half" else self.ties
+        fitted = self._fitted_state(
+            X, players, state, n_iter=result.n_iter,
+            n_matches_seen=int(matches.y.shape[0]),
+            history=self._recorded_history(
+                None, np.empty((0, 2)) if self.keep_history else None,
+                first[:0], second[:0], state["ratings"].copy(),
+            ),
+            tie_model=tie_model,
         )
-        self.n_iter_ = result.n_iter
-        self.n_matches_seen_ = int(matches.y.shape[0])
-        self._state = state
-        self._history = None
-        self._record_history(
-            np.empty((0, 2)) if self.keep_history else None, first[:0], second[:0],
-            state["ratings"].copy(),
-        )
-        self._publish()
-        extended = {"first_advantage_": float(state["advantage"]) * units}
+        fitted["first_advantage_"] = float(state["advantage"]) * units
         if fit_advantage:
-            extended["first_advantage_se_"] = result.advantage_se * units
-        if self._tie_model is not None:
-            extended["tie_param_"] = tie_parameter(self._tie_model, state["tie"])
+            fitted["first_advantage_se_"] = result.advantage_se * units
+        if tie_model is not None:
+            fitted["tie_param_"] = tie_parameter(tie_model, state["tie"])
         if table.covariates is not None:
-            extended["covariate_coef_"] = state["coef"] * units
-            extended["covariate_se_"] = result.coef_se * units
-            extended["covariate_names_"] = np.asarray(table.names, dtype=object)
-        self._forget_extended(**extended)
-        return self
-
-    def _forget_extended(self, **attributes):
-        """Set the extended fitted attributes, dropping those of an earlier fit."""
-        for name in _EXTENDED_ATTRIBUTES:
-            if name not in attributes and name in vars(self):
-                delattr(self, name)
-        if "tie_param_" not in attributes:
-            self._tie_model = None
-        for name, value in attributes.items():
-            setattr(self, name, value)
+            fitted["covariate_coef_"] = state["coef"] * units
+            fitted["covariate_se_"] = result.coef_se * units
+            fitted["covariate_names_"] = np.asarray(table.names, dtype=object)
+        return fitted
 
     def partial_fit(self, X, y, sample_weight=None):
         """Continue online rating from the fitted state with more matches.
@@ -426,24 +411,12 @@ class EloRanker(BaseMatchRater):
         self : object
             The updated estimator.
         """
-        self._validate_params()
-        table = split_covariates(X)
-        fitted_extended = getattr(self, "_tie_model", None) is not None or hasattr(
-            self, "covariate_coef_"
-        )
-        if self._is_extended(table) or fitted_extended:
-            raise ValueError(
-                "partial_fit runs Elo's online update, which has no tie model, "
-                "covariates or fitted first-player advantage (ties="
-                f"{self.ties!r}, first_advantage={self.first_advantage!r}, "
-                f"{table.n_covariates} covariate column(s)); refit with "
-                "fit(method='batch') on all the matches instead."
-            )
-        fitted = hasattr(self, "players_")
-        super().partial_fit(X, y, sample_weight)
-        if not fitted:
-            self._forget_extended(first_advantage_=float(self.first_advantage))
-        return self
+        return super().partial_fit(X, y, sample_weight)
+
+    def _solve_partial(self, checked):
+        fitted = super()._solve_partial(checked)
+        fitted.setdefault("first_advantage_", float(self.first_advantage))
+        return fitted
 
     # ------------------------------------------------------------ prediction
     def _advantage_logit(self):
@@ -458,142 +431,8 @@ class EloRanker(BaseMatchRater):
         advantage = self._advantage_logit() if advantage is None else float(advantage)
         return ratings[first] - ratings[second] + advantage
 
-    def _check_scored_matches(self, X, y, sample_weight):
-        return check_matches(split_covariates(X).players, y, sample_weight,
-                             require_y=True)
-
-    def decision_function(self, X):
-        """First player's advantage on the natural-logit scale.
-
-        ``d = r_first - r_second + h + x . beta``: the logit of the first
-        player winning (without a tie model), and the strength difference
-        every tie model builds on. Players unseen during fitting get
-        ``initial_rating``.
-
-        Parameters
-        ----------
-        X : array-like or DataFrame of shape (n_matches, 2 + n_covariates)
-            Pairs of player labels, then the covariates seen in ``fit``.
-
-        Returns
-        -------
-        logits : ndarray of shape (n_matches,)
-        """
-        check_is_fitted(self)
-        table = split_covariates(X)
-        matches = check_matches(table.players, require_y=False)
-        validate_data(self, X, reset=False, skip_check_array=True)
-        logits = self._logits(
-            lookup_players(matches.first, self.players_),
-            lookup_players(matches.second, self.players_),
-        )
-        if table.covariates is not None:
-            logits = logits + table.covariates @ self._state["coef"]
-        return logits
-
-    def predict_proba(self, X):
-        """Probability of each outcome of a match.
-
-        Parameters
-        ----------
-        X : array-like or DataFrame of shape (n_matches, 2 + n_covariates)
-            Pairs of player labels (unseen players get ``initial_rating``),
-            then the covariates.
-
-        Returns
-        -------
-        proba : ndarray of shape (n_matches, 2) or (n_matches, 3)
-            Columns in the order of ``classes_``: without a tie model, the
-            second player wins, the first player wins; with one, the second
-            player wins, tie, the first player wins.
-        """
-        if getattr(self, "_tie_model", None) is None:
-            return super().predict_proba(X)
-        return outcome_probabilities(
-            self._tie_model, self.decision_function(X), self._state["tie"]
-        )
-
-    def predict(self, X):
-        """Most likely outcome (a value of ``classes_``).
-
-        Parameters
-        ----------
-        X : array-like or DataFrame of shape (n_matches, 2 + n_covariates)
-
-        Returns
-        -------
-        y_pred : ndarray of shape (n_matches,)
-            Without a tie model 1 if the first player is favoured, else 0;
-            with one, the most probable of 0, 0.5 and 1.
-        """
-        if getattr(self, "_tie_model", None) is None:
-            return super().predict(X)
-        return self.classes_[np.argmax(self.predict_proba(X), axis=1)]
-
-    def score(self, X, y, sample_weight=None):
-        """Mean log-likelihood per match (higher is better).
-
-        Without a tie model, draws count as half a win:
-        ``mean(y log p + (1 - y) log(1 - p))``, which equals
-        ``-sklearn_eval.metrics.match_log_loss(y, p)``. With a tie model it
-        is the three-outcome log-likelihood of the observed outcome,
-        ``-sklearn_eval.metrics.three_outcome_log_loss(y, predict_proba(X))``
-        (probabilities clipped at machine epsilon). Weighted by
-        ``sample_weight``.
-
-        Parameters
-        ----------
-        X : array-like or DataFrame of shape (n_matches, 2 + n_covariates)
-        y : array-like of shape (n_matches,)
-            Outcome for the first player: 1 win, 0 loss, 0.5 draw.
-        sample_weight : array-like of shape (n_matches,), default=None
-
-        Returns
-        -------
-        score : float
-        """
-        if getattr(self, "_tie_model", None) is None:
-            return super().score(X, y, sample_weight)
-        check_is_fitted(self)
-        matches = self._check_scored_matches(X, y, sample_weight)
-        if matches.sample_weight.sum() <= 0:
-            raise ValueError("sample_weight sums to zero; the score is undefined.")
-        return -three_outcome_log_loss(
-            matches.y, self.predict_proba(X), sample_weight=matches.sample_weight
-        )
-
-    def win_probabilities(self, players=None):
-        """Predicted win-probability matrix among players (covariates at zero).
-
-        With a tie model the entries are expected scores,
-        ``P(win) + P(tie) / 2``, so that ``P[i, j] + P[j, i] = 1`` (a
-        win-rate game for :class:`~sklearn_eval.game.NashAverager`).
-
-        Parameters
-        ----------
-        players : array-like of labels, default=None
-            The players, in the order wanted; ``players_`` when None. Unseen
-            labels get ``initial_rating``.
-
-        Returns
-        -------
-        P : ndarray of shape (n_selected, n_selected)
-            ``P[i, j]`` = probability that player i beats player j (as the
-            first-listed player); 0.5 on the diagonal.
-        """
-        if getattr(self, "_tie_model", None) is None:
-            return super().win_probabilities(players)
-        check_is_fitted(self)
-        selected = self.players_ if players is None else np.asarray(players)
-        index = lookup_players(selected, self.players_)
-        n = index.shape[0]
-        logits = self._logits(np.repeat(index, n), np.tile(index, n)).reshape(n, n)
-        P = expected_score(self._tie_model, logits, self._state["tie"])
-        np.fill_diagonal(P, 0.5)
-        return P
-
-    def _publish(self):
-        self.ratings_ = self._to_reported(self._state["ratings"])
+    def _published(self, state):
+        return {"ratings_": self._to_reported(state["ratings"])}
 
     def __sklearn_eval_intervals__(self, target=None):
         """How :func:`~sklearn_eval.uncertainty.ranking_intervals` resamples.
@@ -613,12 +452,3 @@ class EloRanker(BaseMatchRater):
         """
         return elo_interval_plan(self, target)
 
-
-_EXTENDED_ATTRIBUTES = (
-    "first_advantage_",
-    "first_advantage_se_",
-    "tie_param_",
-    "covariate_coef_",
-    "covariate_se_",
-    "covariate_names_",
-)

@@ -16,8 +16,9 @@ from ._ties import (
     NoMaximumError,
     build_cells,
     check_identifiable,
+    expected_score,
     fit_tie_model,
-    log_probabilities,
+    outcome_probabilities,
     parameter_covariance,
 )
 
@@ -183,18 +184,6 @@ def _warn_no_estimate(ties):
         ConvergenceWarning,
         stacklevel=6,
     )
-
-
-def outcome_probabilities(model, d, tie):
-    """P(second wins), P(tie), P(first wins) for logits d, shape (n, 3)."""
-    proba = np.exp(log_probabilities(model, d, tie))
-    return proba / proba.sum(axis=1, keepdims=True)
-
-
-def expected_score(model, d, tie):
-    """The first player's expected score, P(win) + P(tie) / 2."""
-    proba = outcome_probabilities(model, d.ravel(), tie)
-    return (proba[:, 2] + 0.5 * proba[:, 1]).reshape(d.shape)
 
 
 def warn_not_converged(n_iter, tol):

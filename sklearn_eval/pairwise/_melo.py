@@ -187,12 +187,12 @@ class MultiElo(BaseMatchRater):
         self.random_state = random_state
 
     # ----------------------------------------------------------- state hooks
-    def _check_training_data(self, X, y, sample_weight):
+    def _check_training_data(self, X, y, sample_weight, what="fit"):
         reject_extra_columns(
             X, "MultiElo", "reads only the two player columns: per-match "
             "covariates and tie models are fitted by EloRanker(method='batch').",
         )
-        return super()._check_training_data(X, y, sample_weight)
+        return super()._check_training_data(X, y, sample_weight, what)
 
     def _random_vectors(self, rng, n_players):
         width = 2 * int(self.n_components)
@@ -261,17 +261,19 @@ class MultiElo(BaseMatchRater):
             + omega_product(vectors[first], vectors[second])
         )
 
-    def _publish(self):
-        ratings = self._state["ratings"]
-        vectors = self._state["vectors"]
-        self.ratings_ = self._to_reported(ratings)
-        self.vectors_ = vectors.copy()
+    def _published(self, state):
+        ratings = state["ratings"]
+        vectors = state["vectors"]
         mean_vector = vectors.mean(axis=0, keepdims=True)
         towards_mean = omega_product(
             vectors, np.broadcast_to(mean_vector, vectors.shape)
         )
         transitive = ratings - ratings.mean() + towards_mean
-        self.transitive_ratings_ = self._to_reported(transitive)
+        return {
+            "ratings_": self._to_reported(ratings),
+            "vectors_": vectors.copy(),
+            "transitive_ratings_": self._to_reported(transitive),
+        }
 
     def _agent_columns(self):
         return {"transitive_rating": self.transitive_ratings_}

@@ -47,8 +47,10 @@ __all__ = [
     "NoMaximumError",
     "build_cells",
     "check_identifiable",
+    "expected_score",
     "fit_tie_model",
     "log_probabilities",
+    "outcome_probabilities",
     "parameter_covariance",
     "tie_start",
 ]
@@ -213,6 +215,18 @@ def log_probabilities(model, d, tie):
                            + np.log(-np.expm1(-2.0 * tie)))
             out[..., 2] = log_expit(d - tie)
     return out
+
+
+def outcome_probabilities(model, d, tie):
+    """P(second wins), P(tie), P(first wins) for logits d, shape (n, 3)."""
+    proba = np.exp(log_probabilities(model, d, tie))
+    return proba / proba.sum(axis=1, keepdims=True)
+
+
+def expected_score(model, d, tie):
+    """The first player's expected score, P(win) + P(tie) / 2."""
+    proba = outcome_probabilities(model, d.ravel(), tie)
+    return (proba[:, 2] + 0.5 * proba[:, 1]).reshape(d.shape)
 
 
 class _Point:
