@@ -1,16 +1,29 @@
 """A fit that fails part-way leaves the previous fitted model untouched.
 
-Every ``fit`` validates, computes into locals with pure functions, and only
-then assigns its fitted attributes. Here the compute step of each estimator
-is made to fail after a successful fit, on new valid data; the estimator's
-state must be byte-for-byte what it was.
+Every estimator fits through the one template of :mod:`sklearn_eval.base`:
+``_check_fit_data`` validates, ``_solve`` computes the fitted values with
+pure functions, and the template assigns them in one step. Here the compute
+step of each estimator is made to fail after a successful fit, on new valid
+data, and the estimator's state must be byte-for-byte what it was; the
+source of every estimator is walked for attribute writes outside ``__init__``
+(only the template's assignment step may set fitted state); and ``_solve``
+is run on a fitted estimator to check that it really leaves it untouched.
 """
 
+import ast
+import importlib
+import inspect
 import pickle
+import pkgutil
+import textwrap
+import warnings
 
 import numpy as np
 import pytest
+from sklearn.base import BaseEstimator
 
+import sklearn_eval
+from sklearn_eval.base import FitTemplateMixin
 from tests.common.test_contract import CONFIGS
 
 # config prefix -> the compute functions that a failure is injected into
@@ -84,3 +97,147 @@ def test_every_estimator_family_is_checked():
         "InfoGainSelector", "AlphaRank", "VotingRanker", "SubsetScoreEstimator",
         "AdaptiveTester",
     }
+
+
+# ------------------------------------------------------------ one template
+def _package_estimators():
+    """Every scikit-learn estimator class defined in the package."""
+    found = {}
+    for info in pkgutil.walk_packages(sklearn_eval.__path__, "sklearn_eval."):
+        module = importlib.import_module(info.name)
+        for _, cls in inspect.getmembers(module, inspect.isclass):
+            if (issubclass(cls, BaseEstimator)
+                    and cls.__module__.startswith("sklearn_eval")):
+                found[f"{cls.__module__}.{cls.__qualname__}"] = cls
+    return found
+
+
+ESTIMATORS = _package_estimators()
+
+
+def _is_self(node):
+    return isinstance(node, ast.Name) and node.id == "self"
+
+
+def _written(target):
+    """Attributes of ``self`` an assignment target writes."""
+    if isinstance(target, ast.Attribute) and _is_self(target.value):
+        yield target.attr
+    elif isinstance(target, ast.Subscript):
+        yield from _written(target.value)
+    elif isinstance(target, ast.Tuple | ast.List | ast.Starred):
+        for element in getattr(target, "elts", [getattr(target, "value", None)]):
+            yield from _written(element)
+
+
+def attribute_writes(source):
+    """``(method, what)`` for each write to ``self`` outside ``__init__``.
+
+    Assignments (plain, augmented, annotated, item assignment into an
+    attribute), ``del self.x``, ``setattr``/``delattr`` on ``self`` and
+    writes through ``self.__dict__`` or ``vars(self)``.
+    """
+    tree = ast.parse(textwrap.dedent(source))
+    writes = []
+    for function in ast.walk(tree):
+        if not isinstance(function, ast.FunctionDef | ast.AsyncFunctionDef):
+            continue
+        if function.name == "__init__":
+            continue
+        for node in ast.walk(function):
+            targets = []
+            if isinstance(node, ast.Assign):
+                targets = node.targets
+            elif isinstance(node, ast.AugAssign | ast.AnnAssign):
+                targets = [node.target]
+            elif isinstance(node, ast.Delete):
+                targets = node.targets
+            for target in targets:
+                writes.extend((function.name, f"self.{name}")
+                              for name in _written(target))
+            if isinstance(node, ast.Call) and node.args:
+                name = getattr(node.func, "id", getattr(node.func, "attr", ""))
+                first = node.args[0]
+                if name in ("setattr", "delattr", "__setattr__") and _is_self(first):
+                    writes.append((function.name, f"{name}(self, ...)"))
+                if name == "vars" and _is_self(first):
+                    writes.append((function.name, "vars(self)"))
+            if (isinstance(node, ast.Attribute) and node.attr == "__dict__"
+                    and _is_self(node.value)):
+                writes.append((function.name, "self.__dict__"))
+    return writes
+
+
+def _own_sources(cls):
+    """Source of every class in ``cls``'s MRO defined in the package."""
+    for klass in cls.__mro__:
+        if klass is FitTemplateMixin:  # the assignment step itself
+            continue
+        if klass.__module__.startswith("sklearn_eval"):
+            yield klass, inspect.getsource(klass)
+
+
+def test_the_walk_finds_every_estimator():
+    names = {cls.__name__ for cls in ESTIMATORS.values()}
+    assert {
+        "EloRanker", "MultiElo", "NashAverager", "AlphaRank", "VotingRanker",
+        "IRT2PL", "GeneralityScorer", "AdaptiveTester", "InfoGainSelector",
+        "SubsetScoreEstimator",
+    } <= names
+
+
+@pytest.mark.parametrize("name", sorted(ESTIMATORS))
+def test_every_estimator_fits_through_the_template(name):
+    cls = ESTIMATORS[name]
+    assert issubclass(cls, FitTemplateMixin), f"{name} does not use the template"
+    for klass, source in _own_sources(cls):
+        writes = attribute_writes(source)
+        assert writes == [], (
+            f"{klass.__qualname__} writes state outside the template's "
+            f"assignment step: {writes}"
+        )
+
+
+def test_the_walker_sees_planted_writes():
+    source = """
+    class Planted:
+        def __init__(self, a):
+            self.a = a
+        def fit(self, X):
+            self.coef_ = X
+            self._cache, self.n_ = {}, 1
+            self.table_[0] = 1
+            self.count_ += 1
+            setattr(self, "x_", 1)
+            del self.old_
+            self.__dict__.update(y_=1)
+            return self
+    """
+    assert sorted(attribute_writes(source)) == sorted([
+        ("fit", "self.coef_"),
+        ("fit", "self._cache"),
+        ("fit", "self.n_"),
+        ("fit", "self.table_"),
+        ("fit", "self.count_"),
+        ("fit", "setattr(self, ...)"),
+        ("fit", "self.old_"),
+        ("fit", "self.__dict__"),
+    ])
+
+
+@pytest.mark.parametrize("config", CHECKED)
+def test_solve_leaves_a_fitted_estimator_untouched(config):
+    """``_check_fit_data`` and ``_solve`` are pure: only the template assigns."""
+    make, data, _ = CONFIGS[config]
+    X, y, fit_params = data()
+    est = make()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        est.fit(*((X,) if y is None else (X, y)), **(fit_params or {}))
+        before = pickle.dumps(est.__dict__)
+        X2, y2 = _other_data(X, y)
+        fitted = est._solve(est._check_fit_data(X2, y2))
+    assert pickle.dumps(est.__dict__) == before
+    assert isinstance(fitted, dict) and fitted
+    assert all(isinstance(name, str) and name.endswith("_") or name.startswith("_")
+               for name in fitted)
