@@ -127,6 +127,14 @@ class FitTemplateMixin:
         checked = self._check_fit_data(X, y, **fit_params)
         return self._assign_fitted(self._solve(checked))
 
+    def _fitted_attributes(self):
+        """The current public fitted attributes (what an update starts from)."""
+        return {
+            name: value for name, value in vars(self).items()
+            if name.endswith("_") and not name.startswith("_")
+            and not name.endswith("__")
+        }
+
     def _assign_fitted(self, fitted):
         """Set every fitted attribute at once (the template's only writer)."""
         return assign_fitted(self, fitted)

@@ -9,6 +9,7 @@ and publish it on the scale the user asked for.
 
 import math
 import warnings
+from dataclasses import dataclass
 from numbers import Integral, Real
 from typing import NamedTuple
 
@@ -32,7 +33,13 @@ from ._batch import aggregate_pairs, strong_components
 from ._covariates import split_covariates
 from ._ties import expected_score, outcome_probabilities
 
-__all__ = ["ELO_UNITS_PER_LOGIT", "BaseMatchRater", "effective_alpha"]
+__all__ = [
+    "ELO_UNITS_PER_LOGIT",
+    "BaseMatchRater",
+    "RatingState",
+    "effective_alpha",
+    "rating_state",
+]
 
 #: Elo points per natural-logit unit: 400 / ln(10), about 173.72.
 ELO_UNITS_PER_LOGIT = 400.0 / math.log(10.0)
@@ -93,6 +100,68 @@ def effective_alpha(stats, players, alpha, estimator_name):
         stacklevel=5,
     )
     return VANISHING_ALPHA, True
+
+
+@dataclass(frozen=True)
+class RatingState:
+    """A fitted match rater's state and scale: what interval code reads.
+
+    Handed out by :func:`rating_state` (declared as ``fitted_state`` in the
+    estimator's interval plan), so resampling and covariance code never
+    reads the estimator's private attributes.
+
+    Attributes
+    ----------
+    ratings : ndarray of shape (n_players,)
+        Natural-logit ratings relative to the initial rating.
+    advantage : float
+        First-player advantage on the natural-logit scale (fitted or given).
+    fitted_advantage : bool
+        Whether the advantage was estimated (``first_advantage="fit"``).
+    coef : ndarray of shape (n_covariates,) or None
+        Covariate coefficients (natural-logit scale), None without.
+    tie : float or None
+        The tie model's internal parameter, None without a tie model.
+    tie_model : {"davidson", "rao-kupper"} or None
+        None: a draw counts as half a win.
+    initial : float
+        Reported rating of the logit origin (``initial_rating``).
+    units_per_logit : float
+        Reported units per natural-logit unit (about 173.7 for Elo points).
+    step : float
+        Online update step on the natural-logit scale.
+    """
+
+    ratings: np.ndarray
+    advantage: float
+    fitted_advantage: bool
+    coef: np.ndarray | None
+    tie: float | None
+    tie_model: str | None
+    initial: float
+    units_per_logit: float
+    step: float
+
+    def to_reported(self, logit_ratings):
+        """Natural-logit ratings on the estimator's reporting scale."""
+        return self.initial + self.units_per_logit * logit_ratings
+
+
+def rating_state(estimator):
+    """The frozen :class:`RatingState` of a fitted EloRanker or MultiElo."""
+    check_is_fitted(estimator)
+    state = estimator._state
+    return RatingState(
+        ratings=state["ratings"],
+        advantage=estimator._advantage_logit(),
+        fitted_advantage=estimator.first_advantage == "fit",
+        coef=state.get("coef"),
+        tie=state.get("tie"),
+        tie_model=estimator._tie_model,
+        initial=estimator._initial(),
+        units_per_logit=estimator._units_per_logit(),
+        step=estimator._step_logit(),
+    )
 
 
 class CheckedMatches(NamedTuple):

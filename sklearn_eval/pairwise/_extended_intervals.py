@@ -20,7 +20,7 @@ import numpy as np
 from threadpoolctl import threadpool_limits
 
 from ..utils import check_and_encode_matches
-from ._base import VANISHING_ALPHA, _mean_positive, effective_alpha
+from ._base import VANISHING_ALPHA, _mean_positive, effective_alpha, rating_state
 from ._batch import aggregate_pairs, code_played_players
 from ._covariates import split_covariates
 from ._ties import (
@@ -42,9 +42,9 @@ __all__ = [
 
 def is_extended(estimator):
     """Whether a fitted EloRanker used the extended (tie/covariate) model."""
-    return (getattr(estimator, "_tie_model", None) is not None
-            or hasattr(estimator, "covariate_coef_")
-            or estimator.first_advantage == "fit")
+    state = rating_state(estimator)
+    return (state.tie_model is not None or hasattr(estimator, "covariate_coef_")
+            or state.fitted_advantage)
 
 
 def as_frequencies(count, weight):
@@ -131,17 +131,16 @@ class ExtendedRows:
 
 def full_parameters(estimator):
     """The fitted parameter vector (logits): ratings, coefficients, tie."""
-    state = estimator._state
-    coef = [np.atleast_1d(state["advantage"])] if estimator.first_advantage == "fit" \
-        else []
-    if "coef" in state:
-        coef.append(state["coef"])
-    tie = [np.atleast_1d(state["tie"])] if "tie" in state else []
-    return np.concatenate([state["ratings"], *coef, *tie])
+    state = rating_state(estimator)
+    coef = [np.atleast_1d(state.advantage)] if state.fitted_advantage else []
+    if state.coef is not None:
+        coef.append(state.coef)
+    tie = [np.atleast_1d(state.tie)] if state.tie is not None else []
+    return np.concatenate([state.ratings, *coef, *tie])
 
 
 def _settings(estimator):
-    units = estimator._units_per_logit()
+    units = rating_state(estimator).units_per_logit
     fit_advantage = estimator.first_advantage == "fit"
     fixed = 0.0 if fit_advantage else float(estimator.first_advantage) / units
     return fit_advantage, fixed, fit_advantage or fixed != 0.0
@@ -171,7 +170,8 @@ def refit_extended(rows, counts, estimator, init):
     weights = counts[used] * rows.weight[used]
     scale = _mean_positive(rows.weight)
     weights = weights / scale
-    model = estimator._tie_model or "half"
+    state = rating_state(estimator)
+    model = state.tie_model or "half"
     y = rows.y[used]
     out = np.full(n, np.nan)
     tied = weights[y == 0.5].sum()
@@ -195,7 +195,7 @@ def refit_extended(rows, counts, estimator, init):
         if alpha >= VANISHING_ALPHA:
             return out  # no estimate in this resample, as the estimator would fail
         theta, _, _ = fit_tie_model(cells, model, alpha=VANISHING_ALPHA, **settings)
-    out[present] = estimator._to_reported(theta[:present.shape[0]])
+    out[present] = state.to_reported(theta[:present.shape[0]])
     return out
 
 
@@ -214,7 +214,8 @@ class Resampler:
         self.rows = rows
         self.estimator = estimator
         self.init = full_parameters(estimator)
-        self.model = estimator._tie_model or "half"
+        self.state = rating_state(estimator)
+        self.model = self.state.tie_model or "half"
         self.scale = _mean_positive(rows.weight)
         self.alpha = float(estimator.alpha) / self.scale
         fit_advantage, fixed, ordered = _settings(estimator)
@@ -267,7 +268,7 @@ class Resampler:
             except NoMaximumError:
                 converged = False
             if converged:
-                return self.estimator._to_reported(theta[:base.n_players])
+                return self.state.to_reported(theta[:base.n_players])
         return refit_extended(self.rows, counts, self.estimator, self.init)
 
 
@@ -307,7 +308,7 @@ def extended_parameter_covariance(estimator, X, y, sample_weight, *, covariance,
                                 rows.count * rows.weight / scale, rows.n_players,
                                 ordered=True)
         alpha, _ = effective_alpha(stats, estimator.players_, alpha, "EloRanker")
-    model = estimator._tie_model or "half"
+    model = rating_state(estimator).tie_model or "half"
     theta = full_parameters(estimator)
     if (model == "davidson" and not np.isfinite(theta[-1])) or (
         model == "rao-kupper" and theta[-1] <= 0

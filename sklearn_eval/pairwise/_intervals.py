@@ -42,7 +42,7 @@ from ..utils._resampling import (
     unknown_target,
 )
 from . import _kernels
-from ._base import _mean_positive, effective_alpha
+from ._base import _mean_positive, effective_alpha, rating_state
 from ._batch import (
     _bt_gradient,
     _line_search,
@@ -138,6 +138,7 @@ def elo_interval_plan(estimator, target):
         note="" if batch else ONLINE_ELO_NOTE,
         requires_y=_NEEDS_OUTCOMES.format("EloRanker"),
         bootstrap=fast, analytic=_analytic(estimator) if batch else None,
+        fitted_state=rating_state,
     )
 
 
@@ -151,6 +152,7 @@ def melo_interval_plan(estimator, target):
         target=target, statistic=f"{target}_", resample="matches",
         note=MELO_NOTE if estimator.method == "batch" else ONLINE_ELO_NOTE,
         requires_y=_NEEDS_OUTCOMES.format("MultiElo"),
+        fitted_state=rating_state,
     )
 
 
@@ -191,7 +193,8 @@ class _Outcomes:
 
 def _logit_ratings(estimator):
     """Fitted ratings on the natural-logit scale, relative to the initial rating."""
-    return (estimator.ratings_ - estimator._initial()) / estimator._units_per_logit()
+    state = rating_state(estimator)
+    return (estimator.ratings_ - state.initial) / state.units_per_logit
 
 
 def _every_player_scores_and_concedes(stats):
@@ -238,7 +241,7 @@ def _direct_newton(stats, init, alpha, advantage, tol, max_iter):
 
 def _fit_stats(stats, present, estimator, init, alpha):
     """Ratings (logit) as EloRanker's batch fit finds them, warm-started."""
-    advantage = estimator._advantage_logit()
+    advantage = rating_state(estimator).advantage
     tol, max_iter = float(estimator.tol), int(estimator.max_iter)
     if stats.n_players <= _DIRECT_LIMIT and (
         alpha > 0 or _every_player_scores_and_concedes(stats)
@@ -265,6 +268,7 @@ def _fit_counts(outcomes, counts, estimator, init):
     and anchored exactly as EloRanker does on the matches they played.
     """
     n = outcomes.n_players
+    state = rating_state(estimator)
     used = counts > 0
     first, second = outcomes.first[used], outcomes.second[used]
     present, code = code_played_players(first, second, n)
@@ -274,12 +278,12 @@ def _fit_counts(outcomes, counts, estimator, init):
     stats = aggregate_pairs(
         code[first], code[second], outcomes.y[used],
         counts[used] * outcomes.weight[used] / scale, present.shape[0],
-        ordered=estimator._advantage_logit() != 0.0,
+        ordered=state.advantage != 0.0,
     )
     alpha = float(estimator.alpha) / scale
     ratings = _fit_stats(stats, present, estimator, init[present], alpha)
     out = np.full(n, np.nan)
-    out[present] = estimator._to_reported(ratings)
+    out[present] = state.to_reported(ratings)
     return out
 
 
@@ -439,7 +443,8 @@ def _online_chunk(first, second, y, weight, n_players, estimator, seeds):
     re-coding the labels each time.
     """
     n = first.shape[0]
-    step, advantage = estimator._step_logit(), estimator._advantage_logit()
+    state = rating_state(estimator)
+    step, advantage = state.step, state.advantage
     rows = []
     for seed in seeds:
         rng = np.random.default_rng(seed)
@@ -451,7 +456,7 @@ def _online_chunk(first, second, y, weight, n_players, estimator, seeds):
         played = np.zeros(n_players, dtype=bool)
         played[first[idx]] = True
         played[second[idx]] = True
-        rows.append(np.where(played, estimator._to_reported(ratings), np.nan))
+        rows.append(np.where(played, state.to_reported(ratings), np.nan))
     return rows
 
 
@@ -584,17 +589,18 @@ def bradley_terry_covariance(estimator, X, y, sample_weight=None, *,
             f"covariance must be one of {_COVARIANCES}; got {covariance!r}."
         )
     _check_frequency_flag(frequency_weights)
+    state = rating_state(estimator)
     if is_extended(estimator):
         n = estimator.players_.shape[0]
         cov = extended_parameter_covariance(
             estimator, X, y, sample_weight, covariance=covariance,
             frequency_weights=frequency_weights,
         )[:n, :n]
-        return cov * estimator._units_per_logit() ** 2
+        return cov * state.units_per_logit ** 2
     outcomes = _encode(estimator, X, y, sample_weight, frequency_weights)
     n = outcomes.n_players
     r = _logit_ratings(estimator)
-    p = expit(r[outcomes.first] - r[outcomes.second] + estimator._advantage_logit())
+    p = expit(r[outcomes.first] - r[outcomes.second] + state.advantage)
     weight = outcomes.count * outcomes.weight
     alpha = float(estimator.alpha)
     hessian = _laplacian(outcomes.first, outcomes.second, weight * p * (1 - p), n)
@@ -607,7 +613,7 @@ def bradley_terry_covariance(estimator, X, y, sample_weight=None, *,
         meat = _laplacian(outcomes.first, outcomes.second, meat_weight, n)
         cov = bread @ meat @ bread
     cov = 0.5 * (cov + cov.T)
-    return cov * estimator._units_per_logit() ** 2
+    return cov * state.units_per_logit ** 2
 
 
 def bradley_terry_intervals(

@@ -336,6 +336,11 @@ class IntervalPlan:
         confidence_level, n_draws, random_state)``.
     prefer_analytic : bool, default=False
         Whether ``method="auto"`` takes the analytic path.
+    fitted_state : callable or None, default=None
+        ``fitted_state(fitted_estimator)`` returns a frozen record of the
+        fitted state and scale that the fast and analytic paths read (e.g.
+        the match raters' ``RatingState``), so that no interval code reads
+        an estimator's private attributes.
     """
 
     target: str
@@ -350,6 +355,7 @@ class IntervalPlan:
     bootstrap: Callable | None = field(default=None, repr=False)
     analytic: Callable | None = field(default=None, repr=False)
     prefer_analytic: bool = False
+    fitted_state: Callable | None = field(default=None, repr=False)
 
 
 def unknown_target(target, allowed, what):
