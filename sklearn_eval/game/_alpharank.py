@@ -18,6 +18,7 @@ from ..utils._protocol import (
     column_labels,
     row_labels,
 )
+from ..utils._stack import find_stack_level
 from ._intervals import task_resampling_plan
 from ._markov import (
     SPARSE_MIN_STATES,
@@ -616,7 +617,7 @@ def _sweep(moves, n_states, shape, m, tol, max_doublings):
             f"alpha='auto' did not settle within {max_doublings} doublings "
             f"(tolerance {tol}); using alpha={alphas[-1]:.3g}.",
             ConvergenceWarning,
-            stacklevel=4,
+            stacklevel=find_stack_level(),
         )
     return np.asarray(alphas), np.vstack(path), pi, solver
 
@@ -679,7 +680,7 @@ def _normalize_tasks(X, normalize):
             f"Tasks (columns) {np.flatnonzero(flat).tolist()} are constant; "
             f"normalize={normalize!r} maps them to 0.",
             UserWarning,
-            stacklevel=4,
+            stacklevel=find_stack_level(),
         )
     Z = (X - shift) / np.where(flat, 1.0, scale)
     Z[:, flat] = 0.0

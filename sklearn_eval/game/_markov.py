@@ -28,6 +28,8 @@ from scipy.sparse import csgraph
 from scipy.sparse.linalg import spsolve
 from scipy.special import logsumexp
 
+from ..utils._stack import find_stack_level
+
 __all__ = [
     "leading_order_stationary",
     "log_fixation",
@@ -192,7 +194,7 @@ def stationary_from_log_rates(src, dst, log_rate, n_states):
             "(rates below 1e-308 of their row's largest); falling back to the "
             "exact log-space elimination, which takes O(n^3) time.",
             RuntimeWarning,
-            stacklevel=3,
+            stacklevel=find_stack_level(),
         )
     L = _dense_log_rates(src, dst, scaled, n_states)
     if not underflow and n_states < SPARSE_MIN_STATES:

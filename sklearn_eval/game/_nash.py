@@ -17,6 +17,7 @@ from ..utils._protocol import (
     deprecated_alias,
     row_labels,
 )
+from ..utils._stack import find_stack_level
 from ._intervals import nash_interval_plan
 from ._maxent_nash import maxent_nash, symmetric_maxent_nash
 from ._nash_scaling import (
@@ -465,7 +466,7 @@ def _fit_normalization(X, normalize):
             f"Tasks (columns) {np.flatnonzero(flat).tolist()} are constant; "
             f"normalize={normalize!r} maps them to 0.",
             UserWarning,
-            stacklevel=4,
+            stacklevel=find_stack_level(),
         )
     return shift, half_scale, flat
 

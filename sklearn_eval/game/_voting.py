@@ -16,6 +16,7 @@ from ..utils._protocol import (
     column_labels,
     row_labels,
 )
+from ..utils._stack import find_stack_level
 from . import _voting_methods as rules
 from ._intervals import task_resampling_plan
 from ._kemeny import agreement, kemeny_young
@@ -260,7 +261,7 @@ class VotingRanker(AgentRankerMixin, TaskTableMixin, FitTemplateMixin, BaseEstim
                 f"{self.max_iter} iterations before the gradient fell below "
                 f"tol={self.tol}.",
                 ConvergenceWarning,
-                stacklevel=6,
+                stacklevel=find_stack_level(),
             )
         return {**inputs, **fitted}
 

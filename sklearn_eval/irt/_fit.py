@@ -11,6 +11,7 @@ import warnings
 import numpy as np
 from sklearn.exceptions import ConvergenceWarning
 
+from ..utils._stack import find_stack_level
 from ._abilities import _ability_estimates
 from ._em import _fit_items
 from ._estep import _e_step
@@ -37,7 +38,7 @@ def _fit_model(values, labels, *, settings, grid, ability_grid, ability_method,
             f"were left out of estimation: {list(labels[constant])[:10]}"
             + (" ..." if constant.sum() > 10 else ""),
             UserWarning,
-            stacklevel=4,
+            stacklevel=find_stack_level(),
         )
     data = _make_storage(values, keep, algorithm=algorithm, chunk_size=chunk_size,
                          parallel=parallel, n_observed=n_observed)
@@ -88,7 +89,7 @@ def _warn_about_fit(converged, a, labels, settings):
             f"EM did not converge in max_iter={settings.max_iter} iterations "
             f"(tol={settings.tol}); increase max_iter or set priors.",
             ConvergenceWarning,
-            stacklevel=5,
+            stacklevel=find_stack_level(),
         )
     steep = np.abs(a) > 10
     if steep.any() and settings.a_prior is None:
@@ -98,7 +99,7 @@ def _warn_about_fit(converged, a, labels, settings):
             f"not a finite optimum: {list(labels[steep])[:10]}. Set "
             "a_prior, e.g. (1.0, 2.0), for finite values.",
             UserWarning,
-            stacklevel=5,
+            stacklevel=find_stack_level(),
         )
 
 

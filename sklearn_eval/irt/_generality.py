@@ -33,6 +33,7 @@ from ..base import AgentRankerMixin, FitTemplateMixin, TaskTableMixin
 from ..utils import check_in_bounds, check_result_matrix
 from ..utils._protocol import column_labels
 from ..utils._sparse import check_sparse_result, is_sparse_input, observed_mask
+from ..utils._stack import find_stack_level
 from ._binning import (
     assign_right_closed,
     bin_medians,
@@ -460,7 +461,7 @@ class GeneralityScorer(
                 f"({bins.edges[0]}, {bins.edges[-1]}] and are left out of the "
                 "binned indicators.",
                 UserWarning,
-                stacklevel=7,
+                stacklevel=find_stack_level(),
             )
         if not (bins.counts > 0).any():
             raise ValueError(
@@ -473,7 +474,7 @@ class GeneralityScorer(
                 "equals the regularity of those tasks and the response curve "
                 "is a single point. Use more bins or finer edges.",
                 UserWarning,
-                stacklevel=7,
+                stacklevel=find_stack_level(),
             )
         small = (bins.counts > 0) & (bins.counts < self.min_tasks_per_bin)
         if small.any() and not (np.ndim(self.bins) == 0 and self.bins != "unique"):
@@ -482,7 +483,7 @@ class GeneralityScorer(
                 f"{self.min_tasks_per_bin} tasks (counts {bins.counts.tolist()}); "
                 "their variances are unstable.",
                 UserWarning,
-                stacklevel=7,
+                stacklevel=find_stack_level(),
             )
 
     # ------------------------------------------------------------ transform

@@ -28,6 +28,7 @@ from ..utils import (
     lookup_players,
 )
 from ..utils._protocol import deprecated_alias
+from ..utils._stack import find_stack_level
 from . import _kernels
 from ._batch import aggregate_pairs, strong_components
 from ._covariates import split_covariates
@@ -97,7 +98,7 @@ def effective_alpha(stats, players, alpha, estimator_name):
         "these players are arbitrary: set alpha > 0 (an L2 prior) to get "
         "meaningful finite ratings.",
         ConvergenceWarning,
-        stacklevel=5,
+        stacklevel=find_stack_level(),
     )
     return VANISHING_ALPHA, True
 
@@ -339,7 +340,7 @@ class BaseMatchRater(
                 "largest sample_weight): single matches dominate the ratings. "
                 "Rescale the weights or use method='batch'.",
                 UserWarning,
-                stacklevel=3,
+                stacklevel=find_stack_level(),
             )
 
     def partial_fit(self, X, y, sample_weight=None):

@@ -7,6 +7,7 @@ import numpy as np
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils._param_validation import Interval, StrOptions
 
+from ..utils._stack import find_stack_level
 from . import _kernels
 from ._base import BaseMatchRater, _mean_positive, effective_alpha
 from ._batch import fit_bradley_terry
@@ -275,7 +276,7 @@ class EloRanker(BaseMatchRater):
                 f"EloRanker batch fit did not converge in {n_iter} Newton "
                 f"iterations (tol={self.tol}); increase max_iter or set alpha > 0.",
                 ConvergenceWarning,
-                stacklevel=4,
+                stacklevel=find_stack_level(),
             )
         return {"ratings": ratings}, n_iter
 

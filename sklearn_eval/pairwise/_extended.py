@@ -10,6 +10,7 @@ import warnings
 import numpy as np
 from sklearn.exceptions import ConvergenceWarning
 
+from ..utils._stack import find_stack_level
 from ._base import VANISHING_ALPHA, effective_alpha
 from ._batch import _blas_controller, aggregate_pairs
 from ._ties import (
@@ -77,7 +78,7 @@ def _check_outcomes(ties, y, weight):
             "boundary (no ties: Davidson's nu = 0, Rao-Kupper's theta = 1) and "
             "the fit is plain Bradley-Terry.",
             UserWarning,
-            stacklevel=6,
+            stacklevel=find_stack_level(),
         )
         return "half"
     return ties
@@ -182,7 +183,7 @@ def _warn_no_estimate(ties):
         f"(alpha={VANISHING_ALPHA:g}) keeps them finite, but the affected "
         "ratings are arbitrary: set alpha > 0 for meaningful finite ratings.",
         ConvergenceWarning,
-        stacklevel=6,
+        stacklevel=find_stack_level(),
     )
 
 
@@ -191,5 +192,5 @@ def warn_not_converged(n_iter, tol):
         f"EloRanker batch fit did not converge in {n_iter} Newton iterations "
         f"(tol={tol}); increase max_iter or set alpha > 0.",
         ConvergenceWarning,
-        stacklevel=4,
+        stacklevel=find_stack_level(),
     )

@@ -10,6 +10,7 @@ from sklearn.utils import check_random_state
 from sklearn.utils._param_validation import Interval
 from sklearn.utils.validation import check_is_fitted
 
+from ..utils._stack import find_stack_level
 from . import _kernels
 from ._base import BaseMatchRater, effective_alpha
 from ._batch import fit_bradley_terry, fit_melo_lbfgs, omega_product
@@ -248,7 +249,7 @@ class MultiElo(BaseMatchRater):
                 f"MultiElo batch fit did not converge in {n_iter} L-BFGS "
                 f"iterations (tol={self.tol}); increase max_iter or alpha.",
                 ConvergenceWarning,
-                stacklevel=4,
+                stacklevel=find_stack_level(),
             )
         return {"ratings": ratings, "vectors": vectors, "rng": state["rng"]}, n_iter
 

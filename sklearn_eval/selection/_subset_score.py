@@ -24,6 +24,7 @@ from sklearn.utils.validation import check_is_fitted
 
 from ..base import FitTemplateMixin
 from ..utils import check_binary_values, check_result_matrix
+from ..utils._stack import find_stack_level
 from ._subset_io import build_from_items, task_frame
 from ._subset_models import (
     ESTIMATORS,
@@ -322,7 +323,7 @@ class SubsetScoreEstimator(SelectorMixin, FitTemplateMixin, BaseEstimator):
                 "cross-validated choices and the intervals rest on very few "
                 "held-out models.",
                 UserWarning,
-                stacklevel=6,
+                stacklevel=find_stack_level(),
             )
         return X, checked, values, target
 
@@ -385,7 +386,7 @@ class SubsetScoreEstimator(SelectorMixin, FitTemplateMixin, BaseEstimator):
                 f"n_items={self.n_items} >= the number of items ({n_total}); all "
                 "items are chosen and predictions are the plain mean.",
                 UserWarning,
-                stacklevel=3,
+                stacklevel=find_stack_level(),
             )
             return n_total
         return int(self.n_items)
@@ -479,7 +480,7 @@ class SubsetScoreEstimator(SelectorMixin, FitTemplateMixin, BaseEstimator):
                 "Some models have no observed response on the chosen items; they "
                 "get the training population's mean accuracy.",
                 UserWarning,
-                stacklevel=3,
+                stacklevel=find_stack_level(),
             )
         return np.clip(self._fitted.predict(features), 0.0, 1.0)
 
