@@ -18,12 +18,12 @@ parts failed.
 from __future__ import annotations
 
 import html
-import os
 import sys
 import traceback
 from dataclasses import dataclass, field
 
 from .. import __version__
+from ..utils._files import write_text_atomic
 from ._analysis import one_line_reason
 from ._degenerate import benchmark_degeneracies
 from ._figures import (
@@ -460,6 +460,8 @@ def write_report(analysis, path, *, figures=True, progress=None):
     analysis : Bunch
         From :func:`~sklearn_eval.report.analyze_benchmark`.
     path : str or path-like
+        The HTML file, replaced atomically: a process killed while writing
+        leaves the old file or the whole new page, never a partial one.
     figures : bool, default=True
     progress : callable, bool or None, default=None
         A callable taking a message, or True for lines on stderr.
@@ -495,7 +497,5 @@ def write_report(analysis, path, *, figures=True, progress=None):
             sys.stderr.write(f"[sklearn-eval] {message}\n")
 
     page, failures = _render(analysis, figures=figures, progress=progress)
-    path = os.path.abspath(os.fspath(path))
-    with open(path, "w", encoding="utf-8") as handle:
-        handle.write(page)
+    path = write_text_atomic(path, page, newline=None)
     return ReportResult(path, failures)
