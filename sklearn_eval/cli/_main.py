@@ -68,7 +68,10 @@ def _run(args, out):
         return _fail(args, one_line(exc), EXIT_FAILED)
     except (CommandError, ValueError, TypeError) as exc:
         # CSVError is a ValueError; the library's ValueErrors reject the data
-        return _fail(args, _naming_the_file(args, one_line(exc)), EXIT_BAD_INPUT)
+        message = one_line(exc)
+        if not getattr(exc, "names_its_file", False):  # e.g. the --items file
+            message = _naming_the_file(args, message)
+        return _fail(args, message, EXIT_BAD_INPUT)
     except Exception as exc:  # never a traceback: one line, details on --debug
         message = f"{type(exc).__name__}: {one_line(exc)}"
         return _fail(

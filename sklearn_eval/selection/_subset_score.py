@@ -612,6 +612,41 @@ class SubsetScoreEstimator(SelectorMixin, BaseEstimator):
                                 discrimination=discrimination, difficulty=difficulty,
                                 residuals=residuals)
 
+    @classmethod
+    def _from_fitted_state(cls, params, attributes, *, bank, fitted):
+        """A fitted estimator from its parameters and fitted state (restoring).
+
+        The constructor path of :meth:`from_items` and
+        :func:`read_items_csv`: the estimator is created with ``params`` and
+        its fitted state set in one step, here, so that no code outside the
+        class writes its private parts.
+
+        Parameters
+        ----------
+        params : dict
+            Constructor parameters.
+        attributes : dict
+            Public fitted attributes by name (``selected_items_``,
+            ``item_weights_``, ``estimator_``, ...; ``irt_`` and
+            ``feature_names_in_`` when known).
+        bank : ItemBank
+            Calibrated success probabilities of every item on the grid.
+        fitted : FittedEstimate
+            The fitted accuracy estimator.
+
+        Returns
+        -------
+        SubsetScoreEstimator
+            Fitted.
+        """
+        estimator = cls(**params)
+        for name, value in attributes.items():
+            setattr(estimator, name, value)
+        estimator._bank = bank
+        estimator._fitted = fitted
+        estimator._features = bank.subset(estimator.selected_items_)
+        return estimator
+
     def task_table(self):
         """Per-item table: chosen or not, weights and calibration.
 

@@ -434,7 +434,7 @@ def test_csv_round_trip_predicts_identically(population, estimator, tmp_path):
         np.testing.assert_allclose(a, b, atol=1e-12)
     assert again.selection_order_.tolist() == est.selection_order_.tolist()
     text = path.read_text()
-    assert text.startswith("# format=sklearn-eval subset-score v1")
+    assert text.startswith("# format=sklearn-eval subset-score v2")
     rows = pd.read_csv(path, comment="#")
     assert rows["selected"].iloc[:12].tolist() == [1] * 12
 
