@@ -32,6 +32,7 @@ are read with a warning that they cannot be verified.
 from __future__ import annotations
 
 import csv
+import functools
 import hashlib
 import io
 import math
@@ -111,7 +112,10 @@ def format_grid(nodes, weights):
 # --------------------------------------------------------------------------
 def _cell(value):
     if isinstance(value, str):
-        return escape_label(value)
+        text = escape_label(value)
+        if any(char in text for char in ',"\r\n'):
+            return '"' + text.replace('"', '""') + '"'
+        return text
     if isinstance(value, bool | np.bool_):
         return str(int(value))
     if isinstance(value, int | np.integer):
@@ -132,12 +136,8 @@ def format_item_file(meta, rows):
     precision and NaN as an empty cell. The ``format``, ``rows`` and
     ``checksum`` lines are added.
     """
-    buffer = io.StringIO(newline="")
-    writer = csv.writer(buffer, lineterminator="\n")
-    writer.writerow(COLUMNS)
-    for row in rows:
-        writer.writerow([_cell(value) for value in row])
-    body = buffer.getvalue()
+    # quoted by hand: the csv module leaves a lone carriage return unquoted
+    body = "".join(",".join(map(_cell, row)) + "\n" for row in [COLUMNS, *rows])
     lines = [f"# format={FORMAT}\n"]
     lines += [f"# {key}={value}\n" for key, value in meta.items()]
     lines.append(f"# rows={len(rows)}\n")
@@ -197,8 +197,8 @@ def _number(source, key, text, *, low=-math.inf, high=math.inf, nan=False):
         value = float(text)
     except ValueError:
         value = None
-    if value is None or (math.isnan(value) and not nan) or (
-            not math.isnan(value) and not low <= value <= high):
+    if value is None or (math.isnan(value) and not nan) or math.isinf(value) or (
+            not low <= value <= high and not math.isnan(value)):
         bounds = "" if (low, high) == (-math.inf, math.inf) else (
             f" in [{low}, {high}]")
         _fail(source, f"header '{key}' must be a finite number{bounds}; got "
@@ -265,6 +265,15 @@ def _weights(source, text, nodes):
     return weights
 
 
+@functools.lru_cache(maxsize=8)
+def _grid(source, nodes_text, weights_text):
+    """(nodes, weights) of the header's grid (read-only; the last few cached)."""
+    nodes = _nodes(source, nodes_text)
+    weights = _weights(source, weights_text, nodes)
+    nodes.flags.writeable = weights.flags.writeable = False
+    return nodes, weights
+
+
 def _choice(source, key, text, options):
     if text not in options:
         _fail(source, f"header '{key}' must be one of {sorted(options)}; got "
@@ -296,9 +305,8 @@ def _parse_meta(raw, source, legacy):
         "fallback_accuracy": _number(source, "fallback_accuracy",
                                      raw["fallback_accuracy"], nan=True),
     }
-    meta["quadrature_nodes"] = _nodes(source, raw["quadrature_nodes"])
-    meta["quadrature_weights"] = _weights(source, raw["quadrature_weights"],
-                                          meta["quadrature_nodes"])
+    nodes, weights = _grid(source, raw["quadrature_nodes"], raw["quadrature_weights"])
+    meta["quadrature_nodes"], meta["quadrature_weights"] = nodes.copy(), weights.copy()
     meta["cv_residuals"] = _numbers(source, "cv_residuals", raw["cv_residuals"])
     if "blend_weight" in required:
         meta["blend_weight"] = _number(source, "blend_weight", raw["blend_weight"],

@@ -229,7 +229,7 @@ def build_estimator(cls, item_file):
                          meta["ability_coefficient"])
         fitted.regressor = LinearCorrection(coef, meta["intercept"])
     if meta["labels"] == "names":
-        names = labels.astype(str)
+        names = labels  # object strings (a numpy str array drops trailing NULs)
     else:
         names = _legacy_names(labels)
     return _assemble(cls, {"n_items": int(position.size),
@@ -242,7 +242,7 @@ def _legacy_names(labels):
     """Item names, or None when the labels are the column positions."""
     if all(str(k) == str(label) for k, label in enumerate(labels)):
         return None
-    return labels.astype(str)
+    return np.asarray([str(label) for label in labels], dtype=object)
 
 
 def _assemble(cls, params, labels, names, items, pick, weights, bank, fitted, meta):
