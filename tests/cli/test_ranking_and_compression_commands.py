@@ -104,4 +104,4 @@ def test_score_names_a_missing_or_foreign_item_file(scores_file, tmp_path, capsy
     foreign = tmp_path / "foreign.csv"
     foreign.write_text("task,weight\na,1\n")
     code, _, err = run(["score", scores_file[0], "--items", foreign], capsys)
-    assert code == 2 and "not a usable item file" in err
+    assert code == 2 and f"--items {foreign}: Not a subset-score item file" in err
