@@ -2,9 +2,11 @@
 
 A child process writing a large payload in a loop is killed (SIGKILL) at
 random moments; the target must then hold one complete payload. The writer's
-other promises (permissions, links, errors) are checked directly.
+other promises (permissions, links, errors) are checked directly, and the
+package's source is searched for any other way of writing a file.
 """
 
+import ast
 import os
 import signal
 import stat
@@ -12,10 +14,12 @@ import subprocess
 import sys
 import textwrap
 import time
+from pathlib import Path
 
 import numpy as np
 import pytest
 
+import sklearn_eval
 from sklearn_eval.utils import _files
 from sklearn_eval.utils._files import atomic_write, write_text_atomic
 
@@ -112,3 +116,42 @@ def test_errors_name_the_problem(tmp_path):
         with atomic_write(tmp_path / "x", "a"):
             pass
     assert os.listdir(tmp_path) == []
+
+
+def _writes(tree):
+    """(line, what) of every call in ``tree`` that writes a file directly."""
+    found = []
+    for node in ast.walk(tree):
+        if not isinstance(node, ast.Call):
+            continue
+        func = node.func
+        if isinstance(func, ast.Name) and func.id == "open":
+            modes = [*node.args[1:2], *(k.value for k in node.keywords
+                                        if k.arg == "mode")]
+            if any(isinstance(m, ast.Constant) and set(str(m.value)) & set("wax+")
+                   for m in modes):
+                found.append((node.lineno, "open for writing"))
+        elif isinstance(func, ast.Attribute):
+            if func.attr in _DIRECT_WRITERS:
+                found.append((node.lineno, func.attr))
+            elif func.attr == "savefig" and not (
+                    node.args and isinstance(node.args[0], ast.Name)
+                    and "buffer" in node.args[0].id):
+                found.append((node.lineno, "savefig to a path"))
+    return found
+
+
+_DIRECT_WRITERS = {"to_csv", "to_html", "to_json", "to_parquet", "write_text",
+                   "write_bytes", "tofile", "save", "savez", "savez_compressed"}
+
+
+def test_every_file_the_package_writes_goes_through_the_atomic_writer():
+    package = Path(sklearn_eval.__file__).resolve().parent
+    offenders = []
+    for path in sorted(package.rglob("*.py")):
+        if path.name == "_files.py" and path.parent.name == "utils":
+            continue
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        offenders += [(str(path.relative_to(package)), line, what)
+                      for line, what in _writes(tree)]
+    assert offenders == []
