@@ -65,7 +65,7 @@ COLUMNS = ("task", "column", "selected", "order", "weight", "success_rate",
 _CHECKSUM = re.compile(r"sha256:([0-9a-f]{64})")
 _LINSPACE = re.compile(r"linspace\(\s*([^,()]+),\s*([^,()]+),\s*(\d+)\s*\)")
 _HERMITE = re.compile(r"gauss-hermite\(\s*(\d+)\s*\)")
-_MAX_NODES = 100_000
+_MAX_NODES = 10_000  # a (K x items) table is built from the grid
 
 
 # --------------------------------------------------------------------------
@@ -476,7 +476,7 @@ def parse_item_file(text, source):
             "it cannot be verified (a cut-short or edited file would go unseen). "
             "Write it again with write_items_csv to make it self-checking.",
             UserWarning,
-            stacklevel=3,
+            stacklevel=4,  # the caller of read_items_csv
         )
     else:
         text = _verify(text, lines, meta, source)

@@ -616,28 +616,11 @@ class SubsetScoreEstimator(SelectorMixin, BaseEstimator):
     def _from_fitted_state(cls, params, attributes, *, bank, fitted):
         """A fitted estimator from its parameters and fitted state (restoring).
 
-        The constructor path of :meth:`from_items` and
-        :func:`read_items_csv`: the estimator is created with ``params`` and
-        its fitted state set in one step, here, so that no code outside the
-        class writes its private parts.
-
-        Parameters
-        ----------
-        params : dict
-            Constructor parameters.
-        attributes : dict
-            Public fitted attributes by name (``selected_items_``,
-            ``item_weights_``, ``estimator_``, ...; ``irt_`` and
-            ``feature_names_in_`` when known).
-        bank : ItemBank
-            Calibrated success probabilities of every item on the grid.
-        fitted : FittedEstimate
-            The fitted accuracy estimator.
-
-        Returns
-        -------
-        SubsetScoreEstimator
-            Fitted.
+        The constructor path of :meth:`from_items` and :func:`read_items_csv`:
+        ``cls(**params)`` with its fitted state set here in one step, so that
+        no code outside the class writes its private parts. ``attributes``
+        maps public fitted attribute names to values; ``bank`` (ItemBank) and
+        ``fitted`` (FittedEstimate) are the calibration and the estimate.
         """
         estimator = cls(**params)
         for name, value in attributes.items():
