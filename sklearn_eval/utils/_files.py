@@ -45,6 +45,8 @@ def _temporary(target):
             return os.open(name, _CREATE, 0o666), name
         except FileExistsError:
             continue
+        except OSError as exc:  # name the target, not the temporary file
+            raise type(exc)(exc.errno, exc.strerror, target) from None
     raise FileExistsError(errno.EEXIST, "no free temporary name", target)
 
 

@@ -110,7 +110,7 @@ def test_link_is_followed_and_binary_mode(tmp_path):
 def test_errors_name_the_problem(tmp_path):
     with pytest.raises(IsADirectoryError):
         write_text_atomic(tmp_path, "x")
-    with pytest.raises(FileNotFoundError):
+    with pytest.raises(FileNotFoundError, match=r"missing/x\.txt'$"):
         write_text_atomic(tmp_path / "missing" / "x.txt", "x")
     with pytest.raises(ValueError, match="mode"):
         with atomic_write(tmp_path / "x", "a"):
