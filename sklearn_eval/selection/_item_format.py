@@ -10,8 +10,9 @@ after ``# key=value`` header lines::
     # fallback_accuracy=0.4544498948843728
     # quadrature_nodes=linspace(-6.0, 6.0, 121)
     # quadrature_weights=normal
-    # cv_residuals=0.0123,-0.004,...
     # labels=names
+    # cv_residuals=0.0123,-0.004,0.0311,-0.0167,0.0028,
+    #   0.0094,-0.0215,0.0402,...
     # rows=2854
     # checksum=sha256:9f2c...
     task,column,selected,order,weight,success_rate,discrimination,...
@@ -21,7 +22,10 @@ whole file without its checksum line, so that a file cut short or edited is
 refused, with an error naming the file and what is wrong. The quadrature grid
 is written in a compact form when the form reproduces it exactly
 (``linspace(start, stop, n)`` or ``gauss-hermite(n)`` nodes, ``normal``
-weights: the N(0, 1) density at the nodes, normalised), else as a list.
+weights: the N(0, 1) density at the nodes, normalised), else as a list. A long
+list (the cross-validated residuals, one per model of the population) goes
+on over continuation lines of five values (``#`` and spaces; the line before
+ends with a comma), so that every line stays short.
 Task names that a spreadsheet would read as a formula get a leading quote
 (the package's rule against CSV injection), which the reader removes.
 
@@ -124,6 +128,16 @@ def _cell(value):
     return "" if math.isnan(value) else repr(value)
 
 
+def _wrap(value, per_line=5):
+    """A long comma-separated list over lines of ``per_line`` values."""
+    values = value.split(",")
+    if len(values) <= per_line:
+        return value
+    chunks = [",".join(values[k:k + per_line])
+              for k in range(0, len(values), per_line)]
+    return ",\n#   ".join(chunks)
+
+
 def _digest(text):
     return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
@@ -139,7 +153,7 @@ def format_item_file(meta, rows):
     # quoted by hand: the csv module leaves a lone carriage return unquoted
     body = "".join(",".join(map(_cell, row)) + "\n" for row in [COLUMNS, *rows])
     lines = [f"# format={FORMAT}\n"]
-    lines += [f"# {key}={value}\n" for key, value in meta.items()]
+    lines += [f"# {key}={_wrap(value)}\n" for key, value in meta.items()]
     lines.append(f"# rows={len(rows)}\n")
     head = "".join(lines)
     return f"{head}# checksum=sha256:{_digest(head + body)}\n{body}"
@@ -181,6 +195,12 @@ def _header_lines(text, source):
             _fail(source, "the file ends inside its header: it is cut short.")
         line = text[position:end].removesuffix("\r")
         key, equals, value = line[1:].strip().partition("=")
+        if not equals and lines and lines[-1][1].endswith(","):
+            # a long list goes on over lines "#   v,v,...": the value ends in ","
+            key, value, start, _ = lines[-1]
+            lines[-1] = (key, value + line[1:].strip(), start, end + 1)
+            position = end + 1
+            continue
         if not equals or not key.strip():
             _fail(source, f"header line {len(lines) + 1} ({line[:40]!r}) is not "
                           "'# key=value'.")

@@ -105,7 +105,6 @@ def _header(estimator):
         "fallback_accuracy": repr(fitted.fallback),
         "quadrature_nodes": nodes,
         "quadrature_weights": weights,
-        "cv_residuals": join_numbers(estimator.cv_residuals_),
     }
     if fitted.blend is not None:
         meta["blend_weight"] = repr(fitted.blend)
@@ -119,6 +118,7 @@ def _header(estimator):
         meta["ability_coefficient"] = repr(float(parts[0][-1]))
         meta["intercept"] = repr(parts[1])
     meta["labels"] = "names" if hasattr(estimator, "feature_names_in_") else "positions"
+    meta["cv_residuals"] = join_numbers(estimator.cv_residuals_)  # long: last
     return meta
 
 
