@@ -131,6 +131,9 @@ def item_file_text(estimator):
     """The text of the item file of a fitted estimator (see write_items_csv)."""
     from sklearn.utils.validation import check_is_fitted
 
+    if not hasattr(type(estimator), "_from_fitted_state"):
+        raise TypeError("write_items_csv writes a fitted SubsetScoreEstimator; got "
+                        f"{type(estimator).__name__}.")
     check_is_fitted(estimator, "selected_items_")
     meta = _header(estimator)
     table = estimator.task_table()

@@ -233,6 +233,13 @@ def test_row_count_must_match(written):
         read_items_csv(_named(edited.encode()))
 
 
+def test_writer_refuses_other_estimators():
+    with pytest.raises(TypeError, match="SubsetScoreEstimator; got IRT2PL"):
+        write_items_csv(IRT2PL(), io.StringIO())
+    with pytest.raises(ValueError, match="not fitted"):
+        write_items_csv(SubsetScoreEstimator(), io.StringIO())
+
+
 def test_not_an_item_file(tmp_path):
     for data in (b"", b"\n\n", b"task,weight\na,1\n", b"\xff\xfe# format",
                  b"# format=sklearn-eval subset-score v9\n"):
