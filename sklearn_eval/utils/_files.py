@@ -29,6 +29,9 @@ def _resolve(path):
         name = os.path.realpath(name)
     if os.path.isdir(name):
         raise IsADirectoryError(errno.EISDIR, os.strerror(errno.EISDIR), name)
+    if os.path.exists(name) and not os.access(name, os.W_OK):
+        # a read-only file stays protected, as with open(name, "w")
+        raise PermissionError(errno.EACCES, os.strerror(errno.EACCES), name)
     return name
 
 
@@ -94,6 +97,8 @@ def atomic_write(path, mode="w", *, encoding="utf-8", newline=None):
     ------
     IsADirectoryError
         If ``path`` is a directory.
+    PermissionError
+        If ``path`` exists and is read-only for this user.
     OSError
         If the folder cannot be written.
 

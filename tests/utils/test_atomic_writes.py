@@ -96,6 +96,18 @@ def test_permissions_are_kept_and_new_files_follow_the_umask(tmp_path):
     assert stat.S_IMODE(os.stat(fresh).st_mode) == 0o644
 
 
+def test_read_only_file_is_not_replaced(tmp_path, monkeypatch):
+    path = tmp_path / "locked.txt"
+    path.write_text("old")
+    os.chmod(path, 0o444)
+    if hasattr(os, "geteuid") and os.geteuid() == 0:  # root may write anything
+        monkeypatch.setattr(os, "access", lambda name, mode: False)
+    with pytest.raises(PermissionError, match="locked.txt"):
+        write_text_atomic(path, "new")
+    assert path.read_text() == "old"
+    assert os.listdir(tmp_path) == ["locked.txt"]
+
+
 def test_link_is_followed_and_binary_mode(tmp_path):
     real = tmp_path / "real.bin"
     real.write_bytes(b"old")
