@@ -176,12 +176,12 @@ def test_missing_header_key_is_named(written, key):
         read_items_csv(_named(edited.encode()))
 
 
-@pytest.mark.parametrize("key", KEYS[1:])
-@pytest.mark.parametrize("value", ["abc", "", "nan,1", "inf"])
+@pytest.mark.parametrize(("key", "value"), [
+    (key, value) for key in KEYS[1:] for value in ("abc", "", "nan,1", "inf")
+    if (key, value) != ("cv_residuals", "")  # no residuals is legal (from_items)
+])
 def test_unparsable_header_value_is_named(written, key, value):
     text = written[1].decode()
-    if key == "cv_residuals" and value == "":
-        pytest.skip("an empty list of residuals is legal (from_items)")
     edited = re.sub(_line_of(key), f"# {key}={value}\n", text)
     if key != "checksum":
         edited = _resign(edited)
