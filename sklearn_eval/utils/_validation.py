@@ -383,12 +383,59 @@ def lookup_players(labels, players):
     )
 
 
+def _first_duplicate(labels):
+    """``(label, first row, second row)`` of the first repeated label, or None."""
+    seen = {}
+    for k, label in enumerate(labels.tolist()):
+        try:
+            j = seen.setdefault(label, k)
+        except TypeError:  # unhashable label: compare by its text
+            j = seen.setdefault(repr(label), k)
+        if j != k:
+            return label, j, k
+    return None
+
+
+def check_frame_labels(X, name="X", rows="agent", columns="task"):
+    """Refuse missing (None, NaN, pd.NA) or repeated labels of a DataFrame.
+
+    The index labels the rows (``rows``, e.g. "agent") and the columns
+    ``columns``; a RangeIndex is never checked (it is unique and complete).
+    Anything that is not a DataFrame passes unchanged. Used by every
+    estimator that reads agent labels from a DataFrame, so that two agents
+    are never merged into one name or reported as ``nan``.
+    """
+    if not _is_dataframe(X):
+        return
+    for axis, labels, what in ((0, X.index, rows), (1, X.columns, columns)):
+        values = np.asarray(labels, dtype=object)
+        if values.ndim != 1 or values.size == 0:
+            continue  # a MultiIndex or an empty axis: the shape checks speak
+        where = "index" if axis == 0 else "columns"
+        unit = "row" if axis == 0 else "column"
+        missing = _label_missing_mask(values)
+        if missing.any():
+            k = int(np.argmax(missing))
+            raise ValueError(
+                f"{name} has a missing {what} label (None, NaN or pd.NA) in its "
+                f"{where}, at {unit} {k}; every {what} needs a name."
+            )
+        duplicate = _first_duplicate(values)
+        if duplicate is not None:
+            label, j, k = duplicate
+            raise ValueError(
+                f"{name} has the {what} label {_py(label)!r} twice in its "
+                f"{where} ({unit}s {j} and {k}); {what} labels must be unique."
+            )
+
+
 def _frame_values(X, name):
     columns = np.asarray(X.columns)
     pd = _optional_pandas()
     if pd is not None and not pd.Index(X.columns).is_unique:
         dup = pd.Index(X.columns)[pd.Index(X.columns).duplicated()][0]
         raise ValueError(f"{name} has duplicated column name {_py(dup)!r}.")
+    check_frame_labels(X, name)
     for k, dtype in enumerate(X.dtypes):
         if not (dtype.kind in "biuf" or str(dtype) in ("boolean", "Int64", "Float64")):
             raise TypeError(
