@@ -24,6 +24,7 @@ from sklearn.utils._param_validation import HasMethods, Interval
 from sklearn.utils.validation import check_is_fitted
 
 from ..utils import check_binary_values, check_result_matrix
+from ..utils._validation import as_float_array
 
 __all__ = ["AdaptiveTester"]
 
@@ -38,6 +39,17 @@ def _default_irt():
     from ._irt2pl import IRT2PL
 
     return IRT2PL(model="1PL")
+
+
+def _check_irt_kind(irt):
+    """Refuse, before any fitting, an ``irt`` that is no item response model."""
+    if irt is None or callable(getattr(irt, "icc", None)):
+        return
+    raise TypeError(
+        "irt must be an item response model: an IRT2PL (fitted or not) or a "
+        f"FrozenEstimator of one; got {type(irt).__name__}, which has no icc "
+        "method (item characteristic curves)."
+    )
 
 
 def _is_fitted(model):
@@ -167,6 +179,7 @@ class AdaptiveTester(BaseEstimator):
         self : AdaptiveTester
             The fitted tester.
         """
+        _check_irt_kind(self.irt)
         if X is None:
             if self.irt is None or not _is_fitted(self.irt):
                 raise ValueError(
@@ -323,12 +336,38 @@ n_features)
         -------
         float
         """
+        truth = self._check_truth(X, y)
         prediction = self.predict(X)
-        if y is None:
-            truth = np.nanmean(check_result_matrix(X, allow_nan=True).values, axis=1)
-        else:
-            truth = np.asarray(y, dtype=np.float64).reshape(-1)
         return -float(np.mean(np.abs(prediction - truth)))
+
+    def _check_truth(self, X, y):
+        """The true accuracies for :meth:`score`, refusing what has none."""
+        values = self._validate_X(X)
+        n = values.shape[0]
+        if y is None:
+            answered = np.sum(~np.isnan(values), axis=1)
+            if not answered.all():
+                row = int(np.argmin(answered))
+                raise ValueError(
+                    f"X row {row} has no response (every item is NaN), so its "
+                    "true accuracy is unknown; drop the row or give the true "
+                    "accuracies as y."
+                )
+            return np.nanmean(values, axis=1)
+        truth = as_float_array(y, "y")
+        if truth.ndim != 1 or truth.shape[0] != n:
+            raise ValueError(
+                f"y must hold one true accuracy per model (row of X), shape "
+                f"({n},); got shape {truth.shape}."
+            )
+        bad = ~((truth >= 0.0) & (truth <= 1.0))
+        if bad.any():
+            row = int(np.argmax(bad))
+            raise ValueError(
+                f"y must hold accuracies in [0, 1] (no NaN); got "
+                f"{float(truth[row])!r} at row {row}."
+            )
+        return truth
 
     def task_table(self):
         """Item parameters and information as a DataFrame indexed by item.
