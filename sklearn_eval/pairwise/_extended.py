@@ -60,6 +60,11 @@ def tie_parameter(model, tie):
 
 def _check_outcomes(ties, y, weight):
     """Tie models need decided matches; without ties they reduce to Bradley-Terry."""
+    if not float(weight.sum()) > 0:
+        raise ValueError(
+            "sample_weight is zero for every match: there is nothing to fit "
+            "(give at least one match a positive weight)."
+        )
     if ties == "half":
         return ties
     decided = float(weight[y != 0.5].sum())
@@ -118,10 +123,42 @@ def fit_extended(first, second, y, weight, players, covariates, names, *, ties,
         )
 
 
+def _covariate_units(covariates):
+    """Per-column powers of two bringing each covariate to unit size.
+
+    The fit runs on ``covariates / units`` (an exact rescaling) and the
+    coefficients and their standard errors are mapped back by ``/ units``:
+    the estimates are equivariant, so covariates measured in 1e-300 or 1e300
+    are neither called collinear nor slow to converge.
+    """
+    top = np.max(np.abs(covariates), axis=0)
+    exponent = np.frexp(np.where(top > 0, top, 1.0))[1] - 1
+    return np.ldexp(1.0, exponent)
+
+
+def _to_covariate_scale(values, units, names, what):
+    """Coefficients (or SEs) of the unit-size fit on the covariates' scale."""
+    with np.errstate(over="ignore"):
+        out = values / units
+    bad = np.isinf(out) & np.isfinite(values)
+    if bad.any():
+        k = int(np.argmax(bad))
+        raise ValueError(
+            f"The covariate {names[k]!r} is too small in magnitude (largest "
+            f"|value| {units[k]:.3g}): its {what} exceeds the largest double. "
+            "Rescale it (e.g. multiply it by 1e100)."
+        )
+    return out
+
+
 def _fit_extended(first, second, y, weight, players, covariates, names, *, ties,
                   fit_advantage, fixed_advantage, alpha, tol, max_iter):
     n = players.shape[0]
     model = _check_outcomes(ties, y, weight)
+    units = None
+    if covariates is not None:
+        units = _covariate_units(covariates)
+        covariates = covariates / units
     ordered = fit_advantage or fixed_advantage != 0.0
     stats = aggregate_pairs(first, second, y, weight, n, ordered=True)
     alpha, flagged = effective_alpha(stats, players, alpha, "EloRanker")
@@ -157,19 +194,47 @@ def _fit_extended(first, second, y, weight, players, covariates, names, *, ties,
     se = np.zeros(0)
     if q:
         cov = parameter_covariance(cells, model, theta, alpha=alpha, ratings=False)
-        se = np.sqrt(np.clip(np.diag(cov)[:q], 0.0, None))
+        se = _standard_errors(np.diag(cov)[:q], all_names)
     coef = theta[n:n + q]
     state = {
         "ratings": theta[:n].copy(),
         "coef": coef[q - p:].copy(),
         "advantage": np.array(coef[0] if fit_advantage else fixed_advantage),
     }
+    if p:
+        state["coef"] = _to_covariate_scale(state["coef"], units, names,
+                                            "coefficient")
+        se = np.concatenate([se[:q - p], _to_covariate_scale(
+            se[q - p:], units, names, "standard error")])
     if ties != "half":
         state["tie"] = np.array(theta[-1] if model != "half" else _NO_TIE[ties])
     return ExtendedFit(
         state, se[q - p:], float(se[0]) if fit_advantage else None, n_iter,
         converged, flagged,
     )
+
+
+def _standard_errors(variances, names):
+    """Standard errors from the diagonal of the covariance, never zero.
+
+    A coefficient whose variance is zero, negative or not finite has no
+    finite maximum-likelihood estimate (e.g. a covariate that separates the
+    outcomes: the likelihood keeps growing as its coefficient runs off):
+    its standard error is reported as inf, with a warning naming it.
+    """
+    with np.errstate(invalid="ignore"):
+        se = np.sqrt(np.where(variances > 0, variances, np.nan))
+    lost = ~np.isfinite(se)
+    if lost.any():
+        listed = ", ".join(repr(names[k]) for k in np.flatnonzero(lost))
+        warnings.warn(
+            f"EloRanker: the coefficient of {listed} has no finite estimate "
+            "(its covariate separates the outcomes, or is collinear at the "
+            "estimate): its standard error is reported as inf.",
+            ConvergenceWarning,
+            stacklevel=6,
+        )
+    return np.where(lost, np.inf, se)
 
 
 def _warn_no_estimate(ties):

@@ -20,6 +20,7 @@ import numpy as np
 from threadpoolctl import threadpool_limits
 
 from ..utils import check_and_encode_matches
+from ..utils._resampling import multinomial_counts
 from ._base import VANISHING_ALPHA, _mean_positive, effective_alpha
 from ._batch import aggregate_pairs, code_played_players
 from ._covariates import split_covariates
@@ -56,6 +57,11 @@ def as_frequencies(count, weight):
             "frequency_weights=True reads each weight as a number of identical "
             "matches, so the weights must be whole numbers; got e.g. "
             f"{weight[np.argmax(np.abs(units - rounded))]!r}."
+        )
+    if not rounded.sum() > 0:
+        raise ValueError(
+            "frequency_weights=True reads each weight as a number of identical "
+            "matches, and every weight is zero: there is no match to resample."
         )
     return rounded
 
@@ -99,8 +105,12 @@ class ExtendedRows:
             self.count = np.ones(first.shape[0])
             self.category = np.arange(first.shape[0])
             self.covariates = table.covariates
+        # the size of one unit of weight in the refits: the estimator's
+        # (weights rescaled to mean one), or the mean count of frequencies
+        self.unit_scale = _mean_positive(weight)
         if frequency_weights:
             self.count = as_frequencies(self.count, self.weight)
+            self.unit_scale = _mean_positive(self.count)
             self.weight = np.ones_like(self.weight)
             self.n_matches = int(self.count.sum())
             self.category = None
@@ -124,9 +134,7 @@ class ExtendedRows:
             picks = rng.integers(0, self.n_matches, size=self.n_matches)
             counts = np.bincount(self.category[picks], minlength=self.count.shape[0])
             return counts.astype(np.float64)
-        return rng.multinomial(self.n_matches, self.count / self.count.sum()).astype(
-            np.float64
-        )
+        return multinomial_counts(rng, self.n_matches, self.count)
 
 
 def full_parameters(estimator):
@@ -169,7 +177,7 @@ def refit_extended(rows, counts, estimator, init):
     first, second = rows.first[used], rows.second[used]
     present, code = code_played_players(first, second, n)
     weights = counts[used] * rows.weight[used]
-    scale = _mean_positive(rows.weight)
+    scale = rows.unit_scale
     weights = weights / scale
     model = estimator._tie_model or "half"
     y = rows.y[used]
@@ -215,7 +223,7 @@ class Resampler:
         self.estimator = estimator
         self.init = full_parameters(estimator)
         self.model = estimator._tie_model or "half"
-        self.scale = _mean_positive(rows.weight)
+        self.scale = rows.unit_scale
         self.alpha = float(estimator.alpha) / self.scale
         fit_advantage, fixed, ordered = _settings(estimator)
         self.cells, index = build_cells(
