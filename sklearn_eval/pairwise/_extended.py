@@ -177,19 +177,19 @@ def _fit_extended(first, second, y, weight, players, covariates, names, *, ties,
         )
     except NoMaximumError as exc:
         if alpha >= VANISHING_ALPHA:
-            raise ValueError(
-                f"EloRanker(ties={ties!r}): the likelihood has no maximum even "
-                f"with the prior alpha={alpha:g} (Newton's Hessian became "
-                "singular); increase alpha."
-            ) from exc
+            raise _no_maximum(ties, alpha, all_names) from exc
         # e.g. a player who never loses and only ties with someone who never
         # wins: the tie model's likelihood has no maximum, the tie parameter
         # and some ratings run off to infinity
         _warn_no_estimate(ties)
         alpha, flagged = VANISHING_ALPHA, True
-        theta, n_iter, converged = fit_tie_model(
-            cells, model, alpha=alpha, tol=tol, max_iter=max_iter
-        )
+        try:
+            theta, n_iter, converged = fit_tie_model(
+                cells, model, alpha=alpha, tol=tol, max_iter=max_iter
+            )
+        except NoMaximumError as again:
+            # the prior holds the ratings only: a coefficient still runs off
+            raise _no_maximum(ties, alpha, all_names) from again
     q = cells.design.shape[1]
     se = np.zeros(0)
     if q:
@@ -211,6 +211,24 @@ def _fit_extended(first, second, y, weight, players, covariates, names, *, ties,
     return ExtendedFit(
         state, se[q - p:], float(se[0]) if fit_advantage else None, n_iter,
         converged, flagged,
+    )
+
+
+def _no_maximum(ties, alpha, names):
+    """The ValueError of a likelihood without maximum, naming what can cause it."""
+    if names:
+        listed = ", ".join(repr(name) for name in names)
+        return ValueError(
+            f"EloRanker(ties={ties!r}): the likelihood has no maximum (Newton's "
+            f"Hessian became singular with the prior alpha={alpha:g} on the "
+            f"ratings): a coefficient runs off to infinity, typically because "
+            f"one of {listed} separates the outcomes (e.g. every match with a "
+            "positive value won). Drop or coarsen that column."
+        )
+    return ValueError(
+        f"EloRanker(ties={ties!r}): the likelihood has no maximum even with the "
+        f"prior alpha={alpha:g} (Newton's Hessian became singular); increase "
+        "alpha."
     )
 
 
