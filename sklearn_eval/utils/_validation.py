@@ -396,7 +396,7 @@ def _first_duplicate(labels):
     return None
 
 
-def check_frame_labels(X, name="X", rows="agent", columns="task"):
+def check_frame_labels(X, name="X", rows="agent", columns="column"):
     """Refuse missing (None, NaN, pd.NA) or repeated labels of a DataFrame.
 
     The index labels the rows (``rows``, e.g. "agent") and the columns
@@ -424,8 +424,9 @@ def check_frame_labels(X, name="X", rows="agent", columns="task"):
         if duplicate is not None:
             label, j, k = duplicate
             raise ValueError(
-                f"{name} has the {what} label {_py(label)!r} twice in its "
-                f"{where} ({unit}s {j} and {k}); {what} labels must be unique."
+                f"{name} has a duplicated {what} label: {_py(label)!r} twice in "
+                f"its {where} ({unit}s {j} and {k}); {what} labels must be "
+                "unique."
             )
 
 
