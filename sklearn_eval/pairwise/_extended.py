@@ -24,6 +24,7 @@ from ._ties import (
 __all__ = [
     "ADVANTAGE_NAME",
     "ExtendedFit",
+    "covariate_units",
     "expected_score",
     "fit_extended",
     "outcome_probabilities",
@@ -123,7 +124,7 @@ def fit_extended(first, second, y, weight, players, covariates, names, *, ties,
         )
 
 
-def _covariate_units(covariates):
+def covariate_units(covariates):
     """Per-column powers of two bringing each covariate to unit size.
 
     The fit runs on ``covariates / units`` (an exact rescaling) and the
@@ -157,7 +158,7 @@ def _fit_extended(first, second, y, weight, players, covariates, names, *, ties,
     model = _check_outcomes(ties, y, weight)
     units = None
     if covariates is not None:
-        units = _covariate_units(covariates)
+        units = covariate_units(covariates)
         covariates = covariates / units
     ordered = fit_advantage or fixed_advantage != 0.0
     stats = aggregate_pairs(first, second, y, weight, n, ordered=True)

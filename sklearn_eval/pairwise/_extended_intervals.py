@@ -24,6 +24,7 @@ from ..utils._resampling import multinomial_counts
 from ._base import VANISHING_ALPHA, _mean_positive, effective_alpha
 from ._batch import aggregate_pairs, code_played_players
 from ._covariates import split_covariates
+from ._extended import covariate_units
 from ._ties import (
     Cells,
     NoMaximumError,
@@ -86,6 +87,7 @@ class ExtendedRows:
         weight = matches.sample_weight
         self.n_players = n
         self.n_matches = int(first.shape[0])
+        self.covariate_units = None
         if table.covariates is None:
             code = np.rint(2.0 * matches.y).astype(np.int64)
             w_values, w_code = np.unique(weight, return_inverse=True)
@@ -104,7 +106,9 @@ class ExtendedRows:
             self.weight = weight
             self.count = np.ones(first.shape[0])
             self.category = np.arange(first.shape[0])
-            self.covariates = table.covariates
+            # refits run on unit-size covariates, as the estimator's fit does
+            self.covariate_units = covariate_units(table.covariates)
+            self.covariates = table.covariates / self.covariate_units
         # the size of one unit of weight in the refits: the estimator's
         # (weights rescaled to mean one), or the mean count of frequencies
         self.unit_scale = _mean_positive(weight)
@@ -137,13 +141,18 @@ class ExtendedRows:
         return multinomial_counts(rng, self.n_matches, self.count)
 
 
-def full_parameters(estimator):
-    """The fitted parameter vector (logits): ratings, coefficients, tie."""
+def full_parameters(estimator, covariate_units=None):
+    """The fitted parameter vector (logits): ratings, coefficients, tie.
+
+    With ``covariate_units`` the covariates' coefficients are those of the
+    unit-size covariates ``covariates / covariate_units`` (as refitted).
+    """
     state = estimator._state
     coef = [np.atleast_1d(state["advantage"])] if estimator.first_advantage == "fit" \
         else []
     if "coef" in state:
-        coef.append(state["coef"])
+        units = 1.0 if covariate_units is None else covariate_units
+        coef.append(state["coef"] * units)
     tie = [np.atleast_1d(state["tie"])] if "tie" in state else []
     return np.concatenate([state["ratings"], *coef, *tie])
 
@@ -221,7 +230,7 @@ class Resampler:
     def __init__(self, rows, estimator):
         self.rows = rows
         self.estimator = estimator
-        self.init = full_parameters(estimator)
+        self.init = full_parameters(estimator, rows.covariate_units)
         self.model = estimator._tie_model or "half"
         self.scale = rows.unit_scale
         self.alpha = float(estimator.alpha) / self.scale
@@ -316,7 +325,9 @@ def extended_parameter_covariance(estimator, X, y, sample_weight, *, covariance,
                                 ordered=True)
         alpha, _ = effective_alpha(stats, estimator.players_, alpha, "EloRanker")
     model = estimator._tie_model or "half"
-    theta = full_parameters(estimator)
+    # in the coordinates of the unit-size covariates: the rating block, all
+    # that the callers use, is the same in any units
+    theta = full_parameters(estimator, rows.covariate_units)
     if (model == "davidson" and not np.isfinite(theta[-1])) or (
         model == "rao-kupper" and theta[-1] <= 0
     ):

@@ -26,7 +26,11 @@ from sklearn.model_selection import GridSearchCV, KFold, cross_val_score
 
 from sklearn_eval.datasets import make_matches
 from sklearn_eval.metrics import three_outcome_log_loss, three_outcome_log_loss_scorer
-from sklearn_eval.pairwise import EloRanker, bootstrap_bradley_terry
+from sklearn_eval.pairwise import (
+    EloRanker,
+    bootstrap_bradley_terry,
+    bradley_terry_intervals,
+)
 from tests.pairwise import fixtures_arena as F
 
 
@@ -243,3 +247,22 @@ def test_grid_search_over_ties_chooses_by_held_out_fit(truth, draw_rate):
     assert search.best_params_["ties"] == max(held_out, key=held_out.get)
     if truth == "davidson":
         assert search.best_params_["ties"] != "half"
+
+
+@pytest.mark.parametrize("exponent", [-300, -100, 100, 300])
+@pytest.mark.parametrize("ties", ["half", "davidson"])
+def test_rating_intervals_do_not_depend_on_a_covariate_unit(exponent, ties):
+    first, second, x, y = _style(1)
+    reference = _frame(first, second, x)
+    scaled = _frame(first, second, x * 10.0**exponent)
+    for X in (reference, scaled):
+        sandwich = bradley_terry_intervals(EloRanker(method="batch", ties=ties), X, y)
+        boot = bootstrap_bradley_terry(EloRanker(method="batch", ties=ties), X, y,
+                                       n_resamples=20, random_state=0)
+        if X is reference:
+            expected = (sandwich.low, sandwich.high, boot.low, boot.high)
+            continue
+        got = (sandwich.low, sandwich.high, boot.low, boot.high)
+        for a, b in zip(got, expected, strict=True):
+            assert np.all(np.isfinite(a))
+            assert_allclose(a, b, rtol=1e-8)
