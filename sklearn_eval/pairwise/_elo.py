@@ -581,6 +581,16 @@ class EloRanker(BaseMatchRater):
         -------
         proba : ndarray of shape (n_matches, 3)
             P(second player wins), P(tie), P(first player wins).
+
+        Examples
+        --------
+        >>> from sklearn_eval.pairwise import EloRanker
+        >>> X = [["a", "b"], ["b", "c"], ["a", "c"], ["c", "a"]]
+        >>> elo = EloRanker(method="batch", alpha=0.1).fit(X, [1, 0.5, 1, 0])
+        >>> elo.tie_probability_
+        0.25
+        >>> elo.predict_outcome_proba([["a", "b"]]).round(3).tolist()
+        [[0.048, 0.25, 0.702]]
         """
         if getattr(self, "_tie_model", None) is not None:
             return self.predict_proba(X)
