@@ -334,6 +334,15 @@ def extended_parameter_covariance(estimator, X, y, sample_weight, *, covariance,
         # no tie in the data: the tie parameter is on its boundary, fixed
         model, theta = "half", theta[:-1]
     with threadpool_limits(limits=1, user_api="blas"):
-        return parameter_covariance(cells, model, theta, alpha=alpha,
-                                    covariance=covariance,
-                                    frequency_weights=frequency_weights)
+        cov = parameter_covariance(cells, model, theta, alpha=alpha,
+                                   covariance=covariance,
+                                   frequency_weights=frequency_weights)
+    if rows.covariate_units is None:
+        return cov
+    # back to the covariates' own units (the coefficients scale as 1 / unit;
+    # their variances may underflow at extreme units, the ratings' never)
+    units = np.ones(cov.shape[0])
+    start = rows.n_players + (estimator.first_advantage == "fit")
+    units[start:start + rows.covariate_units.shape[0]] = rows.covariate_units
+    with np.errstate(over="ignore", under="ignore"):
+        return cov / np.outer(units, units)
