@@ -24,7 +24,7 @@ from sklearn.utils._param_validation import HasMethods, Interval
 from sklearn.utils.validation import check_is_fitted
 
 from ..utils import check_binary_values, check_result_matrix
-from ..utils._validation import as_float_array
+from ..utils._validation import accuracy_truth
 
 __all__ = ["AdaptiveTester"]
 
@@ -342,32 +342,7 @@ n_features)
 
     def _check_truth(self, X, y):
         """The true accuracies for :meth:`score`, refusing what has none."""
-        values = self._validate_X(X)
-        n = values.shape[0]
-        if y is None:
-            answered = np.sum(~np.isnan(values), axis=1)
-            if not answered.all():
-                row = int(np.argmin(answered))
-                raise ValueError(
-                    f"X row {row} has no response (every item is NaN), so its "
-                    "true accuracy is unknown; drop the row or give the true "
-                    "accuracies as y."
-                )
-            return np.nanmean(values, axis=1)
-        truth = as_float_array(y, "y")
-        if truth.ndim != 1 or truth.shape[0] != n:
-            raise ValueError(
-                f"y must hold one true accuracy per model (row of X), shape "
-                f"({n},); got shape {truth.shape}."
-            )
-        bad = ~((truth >= 0.0) & (truth <= 1.0))
-        if bad.any():
-            row = int(np.argmax(bad))
-            raise ValueError(
-                f"y must hold accuracies in [0, 1] (no NaN); got "
-                f"{float(truth[row])!r} at row {row}."
-            )
-        return truth
+        return accuracy_truth(self._validate_X(X), y)
 
     def task_table(self):
         """Item parameters and information as a DataFrame indexed by item.

@@ -23,7 +23,7 @@ from sklearn.utils._param_validation import HasMethods, Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted
 
 from ..utils import check_binary_values, check_result_matrix
-from ..utils._validation import as_float_array
+from ..utils._validation import accuracy_truth
 from ._subset_io import build_from_items, task_frame
 from ._subset_models import (
     ESTIMATORS,
@@ -66,34 +66,9 @@ def _validate_responses(X, name="X"):
 
 
 def _population_accuracy(values, y):
-    """Target accuracies: ``y`` when given, else each row's observed mean.
-
-    Accuracies are fractions: anything outside [0, 1] (or NaN) is refused,
-    and so is a row without any response when the truth is its mean.
-    """
-    if y is None:
-        answered = np.sum(~np.isnan(values), axis=1)
-        if not answered.all():
-            row = int(np.argmin(answered))
-            raise ValueError(
-                f"X row {row} has no response (every item is NaN), so its "
-                "accuracy is unknown; drop the row or give the true accuracies "
-                "as y."
-            )
-        return np.nanmean(values, axis=1)
-    y = as_float_array(y, "y").reshape(-1)
-    if y.shape[0] != values.shape[0]:
-        raise ValueError(
-            f"y has {y.shape[0]} entries for {values.shape[0]} models (rows of X)."
-        )
-    bad = ~((y >= 0.0) & (y <= 1.0))
-    if bad.any():
-        row = int(np.argmax(bad))
-        raise ValueError(
-            "y (the models' full-benchmark accuracies) must lie in [0, 1]; got "
-            f"{float(y[row])!r} at row {row}."
-        )
-    return y
+    """Target accuracies: ``y`` when given, else each row's observed mean
+    (fractions in [0, 1]; a row without responses has none)."""
+    return accuracy_truth(values, y)
 
 
 def _check_population(values, agents, tasks):

@@ -176,6 +176,39 @@ def as_float_array(values, name):
         raise TypeError(f"{name} must be numeric; could not convert it: {exc}") from exc
 
 
+def accuracy_truth(values, y):
+    """True full-benchmark accuracies of the models (rows of ``values``).
+
+    ``y`` when given (one fraction in [0, 1] per row, no NaN), else each
+    row's mean observed response; a row without any response then has no
+    truth and is refused, never turned into a silent NaN.
+    """
+    if y is None:
+        answered = np.sum(~np.isnan(values), axis=1)
+        if not answered.all():
+            row = int(np.argmin(answered))
+            raise ValueError(
+                f"X row {row} has no response (every item is NaN), so its "
+                "accuracy is unknown; drop the row or give the true accuracies "
+                "as y."
+            )
+        return np.nanmean(values, axis=1)
+    truth = as_float_array(y, "y").reshape(-1)
+    if truth.shape[0] != values.shape[0]:
+        raise ValueError(
+            f"y has {truth.shape[0]} entries for {values.shape[0]} models (rows "
+            "of X): one true accuracy per model."
+        )
+    bad = ~((truth >= 0.0) & (truth <= 1.0))
+    if bad.any():
+        row = int(np.argmax(bad))
+        raise ValueError(
+            "y (the models' full-benchmark accuracies) must lie in [0, 1]; got "
+            f"{float(truth[row])!r} at row {row}."
+        )
+    return truth
+
+
 def _check_vector(v, n, name, *, allow_none=False):
     if v is None:
         if allow_none:
