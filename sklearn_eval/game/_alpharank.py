@@ -111,9 +111,15 @@ def _saturated_stationary(moves, n_states, alpha, m):
     ``(m - 1) |gain|`` (``alpha`` is a common factor of all resistances),
     the leading-order elimination gives the distribution without ever
     forming ``exp`` or ``alpha * gain`` sums that overflow. Smaller ``|u|``
-    keep their exact rate with zero resistance.
+    keep their exact rate with zero resistance. From ``SPARSE_MIN_STATES``
+    profiles on, the infinite-alpha limit is used instead.
     """
     src, dst, gain, eta = moves
+    if n_states >= SPARSE_MIN_STATES:
+        # a dense O(n^3) elimination is out of reach: every fixation is
+        # saturated, so the chain is the infinite-alpha one (moves within
+        # _TIE_RTOL of neutral aside)
+        return _limit(moves, n_states, m)[0]
     with np.errstate(over="ignore", invalid="ignore"):
         u = np.where(gain == 0, 0.0, alpha * gain)
     moderate = np.abs(u) <= _SATURATED_U
