@@ -418,6 +418,18 @@ def lookup_players(labels, players):
 
 def _first_duplicate(labels):
     """``(label, first row, second row)`` of the first repeated label, or None."""
+    pd = _optional_pandas()
+    if pd is not None:
+        try:
+            repeated = pd.Index(labels).duplicated()
+        except TypeError:  # unhashable labels: the loop below compares text
+            repeated = None
+        if repeated is not None:
+            if not repeated.any():
+                return None
+            k = int(np.argmax(repeated))
+            j = int(np.flatnonzero(pd.Index(labels[:k]) == labels[k])[0])
+            return labels[k], j, k
     seen = {}
     for k, label in enumerate(labels.tolist()):
         try:
