@@ -24,6 +24,7 @@ from sklearn.utils._param_validation import HasMethods, Interval
 from sklearn.utils.validation import check_is_fitted
 
 from ..utils import check_binary_values, check_result_matrix
+from ..utils._validation import accuracy_truth
 
 __all__ = ["AdaptiveTester"]
 
@@ -38,6 +39,17 @@ def _default_irt():
     from ._irt2pl import IRT2PL
 
     return IRT2PL(model="1PL")
+
+
+def _check_irt_kind(irt):
+    """Refuse, before any fitting, an ``irt`` that is no item response model."""
+    if irt is None or callable(getattr(irt, "icc", None)):
+        return
+    raise TypeError(
+        "irt must be an item response model: an IRT2PL (fitted or not) or a "
+        f"FrozenEstimator of one; got {type(irt).__name__}, which has no icc "
+        "method (item characteristic curves)."
+    )
 
 
 def _is_fitted(model):
@@ -167,6 +179,7 @@ class AdaptiveTester(BaseEstimator):
         self : AdaptiveTester
             The fitted tester.
         """
+        _check_irt_kind(self.irt)
         if X is None:
             if self.irt is None or not _is_fitted(self.irt):
                 raise ValueError(
@@ -323,12 +336,13 @@ n_features)
         -------
         float
         """
+        truth = self._check_truth(X, y)
         prediction = self.predict(X)
-        if y is None:
-            truth = np.nanmean(check_result_matrix(X, allow_nan=True).values, axis=1)
-        else:
-            truth = np.asarray(y, dtype=np.float64).reshape(-1)
         return -float(np.mean(np.abs(prediction - truth)))
+
+    def _check_truth(self, X, y):
+        """The true accuracies for :meth:`score`, refusing what has none."""
+        return accuracy_truth(self._validate_X(X), y)
 
     def task_table(self):
         """Item parameters and information as a DataFrame indexed by item.

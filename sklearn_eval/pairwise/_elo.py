@@ -14,7 +14,7 @@ from ..utils import check_and_encode_matches, check_matches, lookup_players
 from . import _kernels
 from ._base import BaseMatchRater, _mean_positive, effective_alpha
 from ._batch import fit_bradley_terry
-from ._covariates import split_covariates
+from ._covariates import reject_extra_columns, split_covariates
 from ._extended import (
     expected_score,
     fit_extended,
@@ -55,9 +55,13 @@ class EloRanker(BaseMatchRater):
     or ``"rao-kupper"`` fits a three-outcome model (y = 0.5 is a tie) with
     its tie parameter learned (``tie_param_``); ``predict_proba`` then has
     three columns (``classes_ = [0., 0.5, 1.]``: second player wins, tie,
-    first player wins) and :meth:`score` is the mean three-outcome
-    log-likelihood. Numeric columns of ``X`` after the two player columns are
-    per-match covariates (e.g. the difference in answer length between the
+    first player wins). :meth:`score` is the mean three-outcome
+    log-likelihood for every ``ties`` setting (so that a grid search over
+    ``ties`` compares like with like): ``ties="half"`` predicts a tie with
+    the share of ties seen in training (``tie_probability_``) and splits
+    the rest by its win probability (:meth:`predict_outcome_proba`).
+    Numeric columns of ``X`` after the two player columns are per-match
+    covariates (e.g. the difference in answer length between the
     two chatbots), fitted jointly with the ratings (``covariate_coef_``),
     so the ratings are controlled for them. ``first_advantage="fit"``
     estimates the first player's advantage (``first_advantage_``). The
@@ -130,6 +134,11 @@ class EloRanker(BaseMatchRater):
         ``sqrt`` of the win odds: ``P(tie) = nu / (e^(d/2) + nu + e^(-d/2))``)
         or Rao-Kupper's ``theta >= 1`` (``P(win) = 1 / (1 + theta e^-d)``).
         0 and 1 mean no ties.
+    tie_probability_ : float
+        With ``ties="half"``: the probability of a tie that
+        :meth:`predict_outcome_proba` and :meth:`score` use, the
+        (weighted) share of ties among the matches seen (0 when no match has
+        a positive weight).
     first_advantage_ : float
         The first-player advantage used, in the units of ``scale``: fitted
         with ``first_advantage="fit"``, else the given value.
@@ -344,7 +353,12 @@ class EloRanker(BaseMatchRater):
         table = split_covariates(X)
         if not self._is_extended(table):
             super().fit(X, y, sample_weight)
-            self._forget_extended(first_advantage_=float(self.first_advantage))
+            matches = check_matches(table.players, y, sample_weight)
+            self._ties_seen = _tie_totals(matches.y, matches.sample_weight)
+            self._forget_extended(
+                first_advantage_=float(self.first_advantage),
+                tie_probability_=_share(self._ties_seen),
+            )
             return self
         self._require_batch(table, "fit with method='online'")
         matches, players, first, second = check_and_encode_matches(
@@ -386,6 +400,9 @@ class EloRanker(BaseMatchRater):
             extended["first_advantage_se_"] = result.advantage_se * units
         if self._tie_model is not None:
             extended["tie_param_"] = tie_parameter(self._tie_model, state["tie"])
+        else:
+            self._ties_seen = _tie_totals(matches.y, matches.sample_weight)
+            extended["tie_probability_"] = _share(self._ties_seen)
         if table.covariates is not None:
             extended["covariate_coef_"] = state["coef"] * units
             extended["covariate_se_"] = result.coef_se * units
@@ -427,6 +444,14 @@ class EloRanker(BaseMatchRater):
             The updated estimator.
         """
         self._validate_params()
+        # the online update takes no covariates, numeric or not: say so
+        # before reading the extra columns as covariates
+        reject_extra_columns(
+            X, "EloRanker.partial_fit",
+            "runs Elo's online update, which takes only the two player "
+            "columns; per-match covariates are fitted by fit with "
+            "method='batch' on all the matches.",
+        )
         table = split_covariates(X)
         fitted_extended = getattr(self, "_tie_model", None) is not None or hasattr(
             self, "covariate_coef_"
@@ -441,8 +466,14 @@ class EloRanker(BaseMatchRater):
             )
         fitted = hasattr(self, "players_")
         super().partial_fit(X, y, sample_weight)
+        matches = check_matches(table.players, y, sample_weight)
+        seen = _tie_totals(matches.y, matches.sample_weight)
+        if fitted and getattr(self, "_ties_seen", None) is not None:
+            seen = _add_totals(self._ties_seen, seen)
+        self._ties_seen = seen
         if not fitted:
             self._forget_extended(first_advantage_=float(self.first_advantage))
+        self.tie_probability_ = _share(seen)
         return self
 
     # ------------------------------------------------------------ prediction
@@ -530,16 +561,57 @@ class EloRanker(BaseMatchRater):
             return super().predict(X)
         return self.classes_[np.argmax(self.predict_proba(X), axis=1)]
 
-    def score(self, X, y, sample_weight=None):
-        """Mean log-likelihood per match (higher is better).
+    def predict_outcome_proba(self, X):
+        """Probability of each of the three outcomes, for every ``ties``.
 
-        Without a tie model, draws count as half a win:
-        ``mean(y log p + (1 - y) log(1 - p))``, which equals
-        ``-sklearn_eval.metrics.match_log_loss(y, p)``. With a tie model it
-        is the three-outcome log-likelihood of the observed outcome,
-        ``-sklearn_eval.metrics.three_outcome_log_loss(y, predict_proba(X))``
-        (probabilities clipped at machine epsilon). Weighted by
-        ``sample_weight``.
+        With a tie model this is :meth:`predict_proba`. With
+        ``ties="half"`` a tie has the probability ``t = tie_probability_``
+        (the share of ties in training) and the decided matches split as
+        the win probability ``p`` (column 1 of :meth:`predict_proba`):
+        ``[(1 - t)(1 - p), t, (1 - t) p]``, so that the win probability
+        given a decided match is ``predict_proba``'s.
+
+        Parameters
+        ----------
+        X : array-like or DataFrame of shape (n_matches, 2 + n_covariates)
+            Pairs of player labels (unseen players get ``initial_rating``),
+            then the covariates.
+
+        Returns
+        -------
+        proba : ndarray of shape (n_matches, 3)
+            P(second player wins), P(tie), P(first player wins).
+
+        Examples
+        --------
+        >>> from sklearn_eval.pairwise import EloRanker
+        >>> X = [["a", "b"], ["b", "c"], ["a", "c"], ["c", "a"]]
+        >>> elo = EloRanker(method="batch", alpha=0.1).fit(X, [1, 0.5, 1, 0])
+        >>> elo.tie_probability_
+        0.25
+        >>> elo.predict_outcome_proba([["a", "b"]]).round(3).tolist()
+        [[0.048, 0.25, 0.702]]
+        """
+        if getattr(self, "_tie_model", None) is not None:
+            return self.predict_proba(X)
+        win = super().predict_proba(X)[:, 1]
+        tie = float(getattr(self, "tie_probability_", 0.0))
+        return np.column_stack(
+            [(1.0 - tie) * (1.0 - win), np.full(win.shape, tie), (1.0 - tie) * win]
+        )
+
+    def score(self, X, y, sample_weight=None):
+        """Mean three-outcome log-likelihood per match (higher is better).
+
+        The log-probability of the observed outcome (win, tie or loss) under
+        :meth:`predict_outcome_proba`,
+        ``-sklearn_eval.metrics.three_outcome_log_loss(y,
+        predict_outcome_proba(X))`` (probabilities clipped at machine
+        epsilon), weighted by ``sample_weight``. The same quantity for every
+        ``ties`` setting, so ``GridSearchCV`` over ``ties`` chooses by
+        held-out fit. (Before 0.2 the score of ``ties="half"`` was the
+        two-outcome ``-match_log_loss(y, p)`` that counts a tie as half a
+        win.)
 
         Parameters
         ----------
@@ -552,14 +624,13 @@ class EloRanker(BaseMatchRater):
         -------
         score : float
         """
-        if getattr(self, "_tie_model", None) is None:
-            return super().score(X, y, sample_weight)
         check_is_fitted(self)
         matches = self._check_scored_matches(X, y, sample_weight)
-        if matches.sample_weight.sum() <= 0:
+        if not matches.sample_weight.sum() > 0:
             raise ValueError("sample_weight sums to zero; the score is undefined.")
         return -three_outcome_log_loss(
-            matches.y, self.predict_proba(X), sample_weight=matches.sample_weight
+            matches.y, self.predict_outcome_proba(X),
+            sample_weight=matches.sample_weight,
         )
 
     def win_probabilities(self, players=None):
@@ -614,7 +685,34 @@ class EloRanker(BaseMatchRater):
         return elo_interval_plan(self, target)
 
 
+def _tie_totals(y, weight):
+    """(share of ties, total weight) of validated matches, without overflow."""
+    top = float(np.max(weight, initial=0.0))
+    if not top > 0:
+        return 0.0, 0.0
+    unit = weight / top
+    total = float(unit.sum())
+    return float(unit[y == 0.5].sum()) / total, min(top * total, _LARGEST)
+
+
+def _add_totals(old, new):
+    """The tie share of two batches of matches together."""
+    (share_a, total_a), (share_b, total_b) = old, new
+    top = max(total_a, total_b)
+    if not top > 0:
+        return 0.0, 0.0
+    a, b = total_a / top, total_b / top
+    return (share_a * a + share_b * b) / (a + b), min(total_a + total_b, _LARGEST)
+
+
+def _share(totals):
+    return float(totals[0])
+
+
+_LARGEST = float(np.finfo(np.float64).max)
+
 _EXTENDED_ATTRIBUTES = (
+    "tie_probability_",
     "first_advantage_",
     "first_advantage_se_",
     "tie_param_",

@@ -34,6 +34,7 @@ from ..utils import check_and_encode_matches
 from ..utils._resampling import (
     IntervalPlan,
     check_resampling,
+    multinomial_counts,
     normal_draws,
     normal_prob_above,
     resample_chunks,
@@ -296,9 +297,7 @@ def _draw_counts(outcomes, rng):
             outcomes.category[picks], minlength=outcomes.count.shape[0]
         )
         return counts.astype(np.float64)
-    return rng.multinomial(n_matches, outcomes.count / outcomes.count.sum()).astype(
-        np.float64
-    )
+    return multinomial_counts(rng, n_matches, outcomes.count)
 
 
 def _resample_chunk(outcomes, estimator, init, seeds):

@@ -23,6 +23,7 @@ from sklearn.utils._param_validation import HasMethods, Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted
 
 from ..utils import check_binary_values, check_result_matrix
+from ..utils._validation import accuracy_truth
 from ._subset_io import build_from_items, task_frame
 from ._subset_models import (
     ESTIMATORS,
@@ -65,17 +66,9 @@ def _validate_responses(X, name="X"):
 
 
 def _population_accuracy(values, y):
-    """Target accuracies: ``y`` when given, else each row's observed mean."""
-    if y is None:
-        return np.nanmean(values, axis=1)
-    y = np.asarray(y, dtype=np.float64).reshape(-1)
-    if y.shape[0] != values.shape[0]:
-        raise ValueError(
-            f"y has {y.shape[0]} entries for {values.shape[0]} models (rows of X)."
-        )
-    if not np.all(np.isfinite(y)):
-        raise ValueError("y (the models' full-benchmark accuracies) must be finite.")
-    return y
+    """Target accuracies: ``y`` when given, else each row's observed mean
+    (fractions in [0, 1]; a row without responses has none)."""
+    return accuracy_truth(values, y)
 
 
 def _check_population(values, agents, tasks):
@@ -537,7 +530,7 @@ class SubsetScoreEstimator(SelectorMixin, BaseEstimator):
                     "score needs all items of X (the truth is each row's mean) "
                     "or the true accuracies y."
                 )
-            truth = np.nanmean(values, axis=1)
+            truth = _population_accuracy(values, None)
         else:
             truth = _population_accuracy(np.empty((prediction.size, 0)), y)
         return -float(np.mean(np.abs(prediction - truth)))
@@ -659,6 +652,12 @@ def _flat(n):
 
 def _calibrate(irt, X, n_items):
     """The item response model: default 1PL, a clone fitted on X, or frozen."""
+    if irt is not None and not callable(getattr(irt, "icc", None)):
+        raise TypeError(
+            "irt must be an item response model: an IRT2PL (fitted or not) or "
+            f"a FrozenEstimator of one; got {type(irt).__name__}, which has no "
+            "icc method (item characteristic curves)."
+        )
     model = _default_irt() if irt is None else clone(irt)
     model.fit(X, None)  # FrozenEstimator.fit requires y
     missing = [name for name in _IRT_ATTRIBUTES if not hasattr(model, name)]

@@ -18,6 +18,8 @@ import numpy as np
 from scipy.stats import rankdata
 from sklearn.utils.validation import check_is_fitted
 
+from ._validation import check_frame_labels
+
 __all__ = [
     "AgentRankerMixin",
     "TaskTableMixin",
@@ -79,6 +81,7 @@ def row_labels(X, n_rows):
     """Agent labels of a result matrix: the DataFrame index, else 0..n-1."""
     index = getattr(X, "index", None)
     if index is not None and hasattr(X, "iloc") and len(index) == n_rows:
+        check_frame_labels(X)
         return np.asarray(index)
     return np.arange(n_rows)
 
@@ -87,6 +90,7 @@ def column_labels(X, n_columns):
     """Task labels of a result matrix: the DataFrame columns, else 0..n-1."""
     columns = getattr(X, "columns", None)
     if columns is not None and hasattr(X, "iloc") and len(columns) == n_columns:
+        check_frame_labels(X)
         return np.asarray(columns)
     return np.arange(n_columns)
 
@@ -206,6 +210,7 @@ def check_fit_input(X, **check_params):
     """
     from sklearn.utils.validation import _get_feature_names, check_array
 
+    check_frame_labels(X)
     names = _get_feature_names(X)
     X_checked = check_array(X, **check_params)
     attributes = {"n_features_in_": int(X_checked.shape[1])}

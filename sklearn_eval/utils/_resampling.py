@@ -26,6 +26,7 @@ from scipy.stats import norm, rankdata
 __all__ = [
     "BootstrapResult",
     "IntervalPlan",
+    "multinomial_counts",
     "normal_prob_above",
     "normal_draws",
     "rng_streams",
@@ -125,6 +126,55 @@ def rng_streams(random_state, n_resamples):
             f"got {type(random_state).__name__}."
         )
     return root.spawn(n_resamples)
+
+
+#: numpy draws multinomial counts as C longs: totals from here on are drawn
+#: category by category (binomial chain) with a Poisson or normal law where
+#: the binomial's n is beyond that range
+_EXACT_TOTAL = 2**62
+
+
+def multinomial_counts(rng, total, weights):
+    """Multinomial counts (float64) of ``total`` draws over ``weights``.
+
+    Exactly ``rng.multinomial`` below 2**62 draws. From there on (frequency
+    weights of 1e18 votes and more) the counts are drawn as a binomial
+    chain, each binomial beyond the C range replaced by its Poisson (mean
+    below 1e12) or normal limit, rounded and kept within the draws left:
+    the relative error of such a law is below 1e-6, far under what float64
+    counts of that size resolve.
+    """
+    weights = np.asarray(weights, dtype=np.float64)
+    mass = float(weights.sum())
+    if not (mass > 0 and total >= 0):
+        raise ValueError(
+            "Cannot resample: the resampling units have no positive weight "
+            "(every weight or frequency is zero)."
+        )
+    p = weights / mass
+    if total < _EXACT_TOTAL:
+        return rng.multinomial(int(total), p).astype(np.float64)
+    counts = np.zeros(p.shape[0])
+    left, rest = float(total), 1.0
+    for k in range(p.shape[0] - 1):
+        if left <= 0 or rest <= 0:
+            break
+        q = min(1.0, max(0.0, p[k] / rest))
+        counts[k] = _binomial(rng, left, q)
+        left -= counts[k]
+        rest -= p[k]
+    counts[-1] = max(left, 0.0)
+    return counts
+
+
+def _binomial(rng, n, q):
+    if n < _EXACT_TOTAL:
+        return float(rng.binomial(int(n), q))
+    mean = n * q
+    if mean < 1e12:
+        return float(min(rng.poisson(mean), n))
+    sd = np.sqrt(mean * (1.0 - q))
+    return float(min(max(np.rint(rng.normal(mean, sd)), 0.0), n))
 
 
 def resample_chunks(n_resamples, n_jobs):

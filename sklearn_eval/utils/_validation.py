@@ -176,6 +176,39 @@ def as_float_array(values, name):
         raise TypeError(f"{name} must be numeric; could not convert it: {exc}") from exc
 
 
+def accuracy_truth(values, y):
+    """True full-benchmark accuracies of the models (rows of ``values``).
+
+    ``y`` when given (one fraction in [0, 1] per row, no NaN), else each
+    row's mean observed response; a row without any response then has no
+    truth and is refused, never turned into a silent NaN.
+    """
+    if y is None:
+        answered = np.sum(~np.isnan(values), axis=1)
+        if not answered.all():
+            row = int(np.argmin(answered))
+            raise ValueError(
+                f"X row {row} has no response (every item is NaN), so its "
+                "accuracy is unknown; drop the row or give the true accuracies "
+                "as y."
+            )
+        return np.nanmean(values, axis=1)
+    truth = as_float_array(y, "y").reshape(-1)
+    if truth.shape[0] != values.shape[0]:
+        raise ValueError(
+            f"y has {truth.shape[0]} entries for {values.shape[0]} models (rows "
+            "of X): one true accuracy per model."
+        )
+    bad = ~((truth >= 0.0) & (truth <= 1.0))
+    if bad.any():
+        row = int(np.argmax(bad))
+        raise ValueError(
+            "y (the models' full-benchmark accuracies) must lie in [0, 1]; got "
+            f"{float(truth[row])!r} at row {row}."
+        )
+    return truth
+
+
 def _check_vector(v, n, name, *, allow_none=False):
     if v is None:
         if allow_none:
@@ -383,12 +416,72 @@ def lookup_players(labels, players):
     )
 
 
+def _first_duplicate(labels):
+    """``(label, first row, second row)`` of the first repeated label, or None."""
+    pd = _optional_pandas()
+    if pd is not None:
+        try:
+            repeated = pd.Index(labels).duplicated()
+        except TypeError:  # unhashable labels: the loop below compares text
+            repeated = None
+        if repeated is not None:
+            if not repeated.any():
+                return None
+            k = int(np.argmax(repeated))
+            j = int(np.flatnonzero(pd.Index(labels[:k]) == labels[k])[0])
+            return labels[k], j, k
+    seen = {}
+    for k, label in enumerate(labels.tolist()):
+        try:
+            j = seen.setdefault(label, k)
+        except TypeError:  # unhashable label: compare by its text
+            j = seen.setdefault(repr(label), k)
+        if j != k:
+            return label, j, k
+    return None
+
+
+def check_frame_labels(X, name="X", rows="agent", columns="column"):
+    """Refuse missing (None, NaN, pd.NA) or repeated labels of a DataFrame.
+
+    The index labels the rows (``rows``, e.g. "agent") and the columns
+    ``columns``; a RangeIndex is never checked (it is unique and complete).
+    Anything that is not a DataFrame passes unchanged. Used by every
+    estimator that reads agent labels from a DataFrame, so that two agents
+    are never merged into one name or reported as ``nan``.
+    """
+    if not _is_dataframe(X):
+        return
+    for axis, labels, what in ((0, X.index, rows), (1, X.columns, columns)):
+        values = np.asarray(labels, dtype=object)
+        if values.ndim != 1 or values.size == 0:
+            continue  # a MultiIndex or an empty axis: the shape checks speak
+        where = "index" if axis == 0 else "columns"
+        unit = "row" if axis == 0 else "column"
+        missing = _label_missing_mask(values)
+        if missing.any():
+            k = int(np.argmax(missing))
+            raise ValueError(
+                f"{name} has a missing {what} label (None, NaN or pd.NA) in its "
+                f"{where}, at {unit} {k}; every {what} needs a name."
+            )
+        duplicate = _first_duplicate(values)
+        if duplicate is not None:
+            label, j, k = duplicate
+            raise ValueError(
+                f"{name} has a duplicated {what} label: {_py(label)!r} twice in "
+                f"its {where} ({unit}s {j} and {k}); {what} labels must be "
+                "unique."
+            )
+
+
 def _frame_values(X, name):
     columns = np.asarray(X.columns)
     pd = _optional_pandas()
     if pd is not None and not pd.Index(X.columns).is_unique:
         dup = pd.Index(X.columns)[pd.Index(X.columns).duplicated()][0]
         raise ValueError(f"{name} has duplicated column name {_py(dup)!r}.")
+    check_frame_labels(X, name)
     for k, dtype in enumerate(X.dtypes):
         if not (dtype.kind in "biuf" or str(dtype) in ("boolean", "Int64", "Float64")):
             raise TypeError(
