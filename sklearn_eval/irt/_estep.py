@@ -12,9 +12,8 @@ import numpy as np
 from scipy.special import log_expit
 from sklearn.utils.parallel import delayed
 
+from ._blocks import _as_float_block, run_chunks
 from ._kernels import TAIL_NATS, kernel
-from ._responses import _as_float_block
-from ._sparse_responses import run_chunks
 
 
 def _log_normalise(log_joint):
@@ -46,10 +45,14 @@ def _e_step(data, a, b, grid, *, counts=True, moments=False):
     log-likelihoods. The blocks of agents are independent: with
     ``data.parallel`` set they are computed concurrently and their partial
     sums are added in block order, so the result does not depend on the
-    number of workers.
+    number of workers. The store ``data`` runs the pass its own way
+    (:func:`_dense_e_step`, :func:`_sparse_e_step`).
     """
-    if getattr(data, "is_sparse", False):
-        return _sparse_e_step(data, a, b, grid, counts=counts, moments=moments)
+    return data.e_step(a, b, grid, counts=counts, moments=moments)
+
+
+def _dense_e_step(data, a, b, grid, *, counts=True, moments=False):
+    """:func:`_e_step` on dense storage: matrix products per block of agents."""
     nodes, log_w = grid.nodes, grid.log_weights
     logits = a * (nodes[:, None] - b)  # (K, J)
     log_fail = log_expit(-logits)

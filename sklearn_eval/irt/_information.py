@@ -8,11 +8,10 @@ import numpy as np
 from scipy.special import expit, log_expit
 from sklearn.utils.parallel import delayed
 
+from ._blocks import _as_float_block, run_chunks
 from ._estep import _log_likelihood_table, _log_normalise, _sparse_posteriors
 from ._kernels import kernel
 from ._mstep import _add_priors, _to_discrimination_difficulty
-from ._responses import _as_float_block
-from ._sparse_responses import run_chunks
 
 
 def _item_information_louis(data, a, b, grid, a_prior, b_prior):
@@ -22,15 +21,10 @@ def _item_information_louis(data, a, b, grid, a_prior, b_prior):
     computed block by block; returns the three entries of the symmetric 2x2
     matrix in (a, b) coordinates.
     """
-    nodes, log_w = grid.nodes, grid.log_weights
-    logits = a * (nodes[:, None] - b)
-    P = expit(logits)
-    log_fail = log_expit(-logits)
-    if getattr(data, "is_sparse", False):
-        r, n, outer = _sparse_louis_sums(data, a, b, grid, P)
-    else:
-        r, n, outer = _louis_sums(data, logits, log_fail, log_w, nodes, P)
-    J = logits.shape[1]
+    nodes = grid.nodes
+    P = expit(a * (nodes[:, None] - b))
+    r, n, outer = data.louis_sums(a, b, grid, P)
+    J = P.shape[1]
     q = nodes[:, None]
     complete = n * P * (1.0 - P)
     second = r * (1.0 - 2.0 * P) + n * P * P
@@ -46,8 +40,11 @@ def _item_information_louis(data, a, b, grid, a_prior, b_prior):
     return info_ab
 
 
-def _louis_sums(data, logits, log_fail, log_w, nodes, P):
+def _louis_sums(data, a, b, grid, P):
     """Expected counts and ``sum_i E s E s^T`` (aa, ad, dd) over dense blocks."""
+    nodes, log_w = grid.nodes, grid.log_weights
+    logits = a * (nodes[:, None] - b)
+    log_fail = log_expit(-logits)
     K, J = logits.shape
     r = np.zeros((K, J))
     n = np.zeros((K, J))
