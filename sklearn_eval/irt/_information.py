@@ -9,7 +9,12 @@ from scipy.special import expit, log_expit
 from sklearn.utils.parallel import delayed
 
 from ._blocks import _as_float_block, run_chunks
-from ._estep import _log_likelihood_table, _log_normalise, _sparse_posteriors
+from ._estep import (
+    _log_likelihood_table,
+    _log_normalise,
+    _sparse_posteriors,
+    _table_posteriors,
+)
 from ._kernels import kernel
 from ._mstep import _add_priors, _to_discrimination_difficulty
 
@@ -103,6 +108,47 @@ def _louis_block(Y, M, logits, log_fail, log_w, nodes, P):
         np.einsum("ij,ij->j", e_a, e_d),
         np.einsum("ij,ij->j", e_d, e_d),
     )
+
+
+def _dense_score_products(data, log_p, log_q, grid, g1, g0):
+    """``sum_i E_i[s_ij] E_i[s_ij]^T`` per item over dense blocks.
+
+    ``g1``, ``g0`` (n_nodes, n_items, n_params): the score of every item's
+    parameters at every node for a success and for a failure.
+    """
+    n_params = g1.shape[2]
+    outer = np.zeros((data.n_items, n_params, n_params))
+    logits, log_fail = log_p - log_q, log_q
+    for _, Y, M in data.blocks():
+        table = _log_likelihood_table(Y, M, logits, log_fail) + grid.log_weights
+        _, post = _log_normalise(table)
+        fail = (1.0 - Y) if M is None else M - Y
+        expected = [Y * (post @ g1[:, :, c]) + fail * (post @ g0[:, :, c])
+                    for c in range(n_params)]
+        for c in range(n_params):
+            for c2 in range(c, n_params):
+                outer[:, c, c2] += np.einsum("ij,ij->j", expected[c], expected[c2])
+                outer[:, c2, c] = outer[:, c, c2]
+    return outer
+
+
+def _sparse_score_products(data, log_p, log_q, grid, g1, g0):
+    """:func:`_dense_score_products` on sparse storage, chunks of items."""
+    posteriors = _table_posteriors(data, log_p, log_q, grid)
+    arguments = [(*data.columns(start, stop), posteriors,
+                  np.ascontiguousarray(g1[:, start:stop].transpose(1, 0, 2)),
+                  np.ascontiguousarray(g0[:, start:stop].transpose(1, 0, 2)))
+                 for start, stop in data.column_chunks]
+    parts = run_chunks(data.parallel, _score_chunk, arguments)
+    return np.concatenate(parts, axis=0)
+
+
+def _score_chunk(colptr, codes, posteriors, g1, g0):
+    """Score products of one chunk of items (runs on a worker)."""
+    outer = np.zeros((g1.shape[0], g1.shape[2], g1.shape[2]))
+    kernel("score_columns")(colptr, codes, posteriors.post, posteriors.lo,
+                            posteriors.hi, g1, g0, outer)
+    return outer
 
 
 def _standard_errors(info, model):

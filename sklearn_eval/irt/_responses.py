@@ -19,8 +19,8 @@ from ..utils._protocol import column_labels, row_labels
 from ..utils._sparse import check_sparse_result, is_sparse_input
 from ._abilities import _dense_map
 from ._blocks import _as_float_block
-from ._estep import _dense_e_step
-from ._information import _louis_sums
+from ._estep import _dense_e_step, _dense_table_e_step
+from ._information import _dense_score_products, _louis_sums
 from ._item_fit import _item_fit
 from ._kernels import HAVE_NUMBA
 from ._sparse_responses import (
@@ -120,6 +120,15 @@ class _Responses:
     def e_step(self, a, b, grid, *, counts=True, moments=False):
         """Log-likelihood, node mass, expected counts, posterior moments."""
         return _dense_e_step(self, a, b, grid, counts=counts, moments=moments)
+
+    def e_step_tables(self, log_p, log_q, grid, *, counts=True, moments=False):
+        """:meth:`e_step` for any binary item model, from its log tables."""
+        return _dense_table_e_step(self, log_p - log_q, log_q, grid,
+                                   counts=counts, moments=moments)
+
+    def score_products(self, log_p, log_q, grid, g1, g0):
+        """Per item, ``sum_i E_i[s] E_i[s]^T`` of the parameter scores."""
+        return _dense_score_products(self, log_p, log_q, grid, g1, g0)
 
     def louis_sums(self, a, b, grid, P):
         """Expected counts and posterior score products per item (Louis)."""

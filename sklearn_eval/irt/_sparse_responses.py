@@ -13,8 +13,8 @@ import numpy as np
 from scipy import sparse
 
 from ._abilities import _sparse_map
-from ._estep import _sparse_e_step
-from ._information import _sparse_louis_sums
+from ._estep import _sparse_e_step, _sparse_table_e_step
+from ._information import _sparse_louis_sums, _sparse_score_products
 from ._item_fit import _sparse_item_fit
 from ._kernels import HAVE_NUMBA, kernel
 
@@ -250,6 +250,15 @@ class _SparseResponses:
     def e_step(self, a, b, grid, *, counts=True, moments=False):
         """Log-likelihood, node mass, expected counts, posterior moments."""
         return _sparse_e_step(self, a, b, grid, counts=counts, moments=moments)
+
+    def e_step_tables(self, log_p, log_q, grid, *, counts=True, moments=False):
+        """:meth:`e_step` for any binary item model, from its log tables."""
+        return _sparse_table_e_step(self, log_p, log_q, grid, counts=counts,
+                                    moments=moments)
+
+    def score_products(self, log_p, log_q, grid, g1, g0):
+        """Per item, ``sum_i E_i[s] E_i[s]^T`` of the parameter scores."""
+        return _sparse_score_products(self, log_p, log_q, grid, g1, g0)
 
     def louis_sums(self, a, b, grid, P):
         """Expected counts and posterior score products per item (Louis)."""
