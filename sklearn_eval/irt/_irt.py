@@ -283,7 +283,7 @@ class IRT(AgentRankerMixin, TaskTableMixin, TransformerMixin, BaseEstimator):
 
     # ------------------------------------------------------------ results
     def transform(self, X):
-        """Abilities (posterior means) of the agents in ``X``.
+        """Abilities (posterior means and sds) of the agents in ``X``.
 
         Parameters
         ----------
@@ -293,9 +293,27 @@ class IRT(AgentRankerMixin, TaskTableMixin, TransformerMixin, BaseEstimator):
 
         Returns
         -------
-        theta : ndarray of shape (n_agents, 1)
+        ndarray of shape (n_agents, 2)
+            Columns ``ability`` (posterior mean) and ``ability_sd``
+            (posterior sd); an agent with no response gets the prior (0, 1).
         """
-        return self._pass(self._validate_new(X))["mean"][:, None].copy()
+        out = self._pass(self._validate_new(X))
+        return np.column_stack([out["mean"], out["sd"]])
+
+    def get_feature_names_out(self, input_features=None):
+        """Names of the two output columns of ``transform``.
+
+        Parameters
+        ----------
+        input_features : ignored
+
+        Returns
+        -------
+        ndarray of str
+            ``["ability", "ability_sd"]``.
+        """
+        check_is_fitted(self, "_item_params")
+        return np.asarray(["ability", "ability_sd"], dtype=object)
 
     def predict_proba(self, X):
         """Probability of success on every item for the agents in ``X``.

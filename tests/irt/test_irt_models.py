@@ -231,7 +231,8 @@ def test_three_pl_fit_protocol(three_pl):
     agents = model.agent_table()
     assert agents.shape[0] == X.shape[0]
     assert_allclose(model.agent_scores_, model.abilities_)
-    assert_allclose(model.transform(X)[:, 0], model.abilities_, atol=1e-12)
+    assert_allclose(model.transform(X), np.column_stack(
+        [model.abilities_, model.abilities_sd_]), atol=1e-12)
     assert np.corrcoef(model.abilities_, np.nanmean(X, axis=1))[0, 1] > 0.8
 
 
