@@ -101,7 +101,7 @@ def _squarem(p0, p1, p2, free, max_step=64.0):
 
 def _two_pl_start(data, grid, rng):
     """The 2PL fit on the same storage, oriented, as ``(a, d)``."""
-    settings = _EMSettings(model="2PL")
+    settings = _EMSettings(model="2PL", tol=1e-4)  # a start: a rough 2PL will do
     a, b, _, _, _ = _fit_items(data, grid, settings, rng)
     mean = data.e_step(a, b, grid, counts=False, moments=True)["mean"]
     if _should_flip(mean, data.success_rate()):
