@@ -21,15 +21,16 @@ _N_FREE_PARAMS = {"2PL": lambda J: 2 * J, "1PL": lambda J: J + 1, "Rasch": lambd
 
 
 def _fit_model(values, labels, *, settings, grid, ability_grid, ability_method,
-               chunk_size, parallel, rng, algorithm="auto"):
+               chunk_size, parallel, rng, algorithm="auto", summary=None):
     """Everything ``IRT2PL.fit`` learns, as a dict of fitted attributes.
 
     Item parameters by EM on the informative items, the orientation of the
     latent axis, standard errors and the training agents' abilities (on
     ``ability_grid``; the fit's posterior moments are reused when it is
-    ``grid``). Reads nothing from and writes nothing to an estimator.
+    ``grid``). ``summary``: the validation's item summary (computed here
+    when None). Reads nothing from and writes nothing to an estimator.
     """
-    keep, rate, n_observed = _item_summary(values)
+    keep, rate, n_observed = _item_summary(values) if summary is None else summary
     constant = ~keep
     if constant.any():
         warnings.warn(

@@ -383,7 +383,7 @@ class IRT2PL(
             accelerate=self.accelerate,
             rescale_latent=self.rescale_latent,
         )
-        values, labels = _check_fit_responses(X)
+        values, labels, summary = _check_fit_responses(X)
         grid = self._grid()
         with self._executor() as parallel:
             fitted = _fit_model(
@@ -396,7 +396,7 @@ class IRT2PL(
                 chunk_size=self.chunk_size,
                 parallel=parallel,
                 rng=check_random_state(self.random_state),
-                algorithm=self.algorithm,
+                algorithm=self.algorithm, summary=summary,
             )
         fitted["agents_"] = _agent_labels(X, values.shape[0])
         # Everything computed: only now touch the fitted state.

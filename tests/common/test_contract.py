@@ -28,7 +28,7 @@ import sklearn_eval
 from sklearn_eval import EloRanker, InfoGainSelector, MultiElo, NashAverager
 from sklearn_eval.datasets import make_cyclic_game, make_irt_responses, make_matches
 from sklearn_eval.game import AlphaRank, VotingRanker
-from sklearn_eval.irt import IRT2PL, AdaptiveTester, GeneralityScorer
+from sklearn_eval.irt import IRT, IRT2PL, AdaptiveTester, GeneralityScorer
 from sklearn_eval.selection import SubsetScoreEstimator
 from sklearn_eval.utils.estimator_checks import check_estimator_contract
 
@@ -161,6 +161,11 @@ CONFIGS = {
         True,
     ),
     "IRT2PL": (lambda: IRT2PL(), lambda: (_responses(), None, None), True),
+    "IRT(3PL,n_options)": (
+        lambda: IRT(model="3PL", n_options=4),
+        lambda: (_responses(), None, None),
+        True,
+    ),
     "IRT2PL(1PL)": (
         lambda: IRT2PL(model="1PL"),
         lambda: (_responses(), None, None),
@@ -360,6 +365,7 @@ NO_SKLEARN_CHECKS = {
     "matrix (or P + P^T = 1 probabilities); random matrices are rejected.",
     "IRT2PL": "needs 0/1 responses (NaN = missing); random real matrices are "
     "rejected with a ValueError naming the first non-binary entry.",
+    "IRT": "needs 0/1 responses (NaN = missing), as IRT2PL.",
     "GeneralityScorer(difficulty='irt' or an estimator)": "binarised random "
     "data often has no item with both successes and failures among the few "
     "rows the checks use, which the IRT model rejects by design.",
@@ -387,6 +393,7 @@ def test_every_public_estimator_has_a_contract_configuration():
         "MultiElo",
         "NashAverager",
         "IRT2PL",
+        "IRT",
         "GeneralityScorer",
         "InfoGainSelector",
         "SubsetScoreEstimator",

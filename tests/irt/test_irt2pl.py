@@ -357,6 +357,28 @@ def test_lsat7_matches_r_mirt():
     assert one.bic_ < model.bic_
 
 
+@pytest.mark.parametrize(
+    "algorithm", ["dense", pytest.param("sparse", marks=pytest.mark.slow)])
+def test_sat12_with_missing_responses_matches_r_mirt(shared_dir, algorithm):
+    """R mirt's 2PL (TOL=1e-8) on SAT12 with 15% of the responses missing.
+
+    The data, mirt's item parameters and marginal log-likelihood are R
+    outputs (see the data sources); the EM on either storage reaches them.
+    """
+    base = shared_dir / "data" / "irt_fixtures" / "r_mirt"
+    X = pd.read_csv(base / "mirt_SAT12_NA15_data.csv")
+    items = pd.read_csv(base / "mirt_SAT12_NA15_mirt.csv", index_col=0)
+    loglik = pd.read_csv(base / "loglik.csv", index_col=0)
+    assert X.isna().sum().sum() == loglik.loc["mirt_SAT12_NA15", "n_na"]
+    model = IRT2PL(tol=1e-10, algorithm=algorithm).fit(X)
+    assert_allclose(model.log_likelihood_,
+                    loglik.loc["mirt_SAT12_NA15", "mirt_logLik"], atol=1e-5)
+    assert_allclose(model.discrimination_, items["a"], atol=1e-5)
+    assert_allclose(model.difficulty_, items["b"], atol=1e-5)
+    assert_allclose(-model.discrimination_ * model.difficulty_, items["d"],
+                    atol=1e-5)
+
+
 # ---------------------------------------------------- T15: simulated data
 @pytest.mark.parametrize("seed", range(5))
 def test_parameter_recovery(seed):

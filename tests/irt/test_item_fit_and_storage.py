@@ -145,8 +145,13 @@ def test_fit_responses_are_checked_before_any_work():
     frame = pd.DataFrame([[0, 1, 1], [1, 0, 1]], columns=["x", 1, "z"])
     with pytest.raises(TypeError, match="string names"):
         _check_fit_responses(frame)
-    values, labels = _check_fit_responses(frame.set_axis(["x", "y", "z"], axis=1))
+    values, labels, summary = _check_fit_responses(
+        frame.set_axis(["x", "y", "z"], axis=1))
     assert labels.tolist() == ["x", "y", "z"] and values.dtype == np.float64
+    # the item counts of the validation are the ones the fit uses
+    assert summary.keep.tolist() == [True, True, False]
+    assert_allclose(summary.rate, [0.5, 0.5, 1.0])
+    assert summary.n_observed == 4.0
 
 
 # ---------------------------------------------------------- starting values
