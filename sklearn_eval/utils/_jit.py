@@ -84,6 +84,8 @@ def jit_kernel(function):
     import numba
 
     dispatcher = numba.njit(nogil=True)(function)
+    if not hasattr(dispatcher, "enable_caching"):
+        return dispatcher  # NUMBA_DISABLE_JIT=1: the Python function itself
     cache_class = _user_cache_class()
     if cache_class is not None:
         try:
