@@ -6,6 +6,7 @@ import warnings
 
 import numpy as np
 
+from ..utils._ranks import agent_ranks
 from ._inputs import read_match_file, read_scores
 from ._options import (
     add_match_input,
@@ -116,16 +117,17 @@ def transitive_share(model, game):
 def agent_table(model, labels):
     # the uniform average: mean payoff against all tasks (or all agents)
     uniform = model.payoff_.mean(axis=1)
-    order = np.lexsort((-uniform, -model.agent_skill_))
+    ranks = agent_ranks(model)  # the estimator's ranks: ties up to rounding share
+    order = np.lexsort((-uniform, ranks))
     rows = [
         [
-            rank,
+            int(ranks[a]),
             labels[a],
             float(model.agent_distribution_[a]),
             float(model.agent_skill_[a]),
             float(uniform[a]),
         ]
-        for rank, a in enumerate(order, start=1)
+        for a in order
     ]
     return Table(
         ["rank", "agent", "Nash probability", "Nash average", "uniform average"],

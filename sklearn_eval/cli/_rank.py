@@ -6,6 +6,7 @@ import warnings
 
 import numpy as np
 
+from ..utils._ranks import agent_ranks
 from ._inputs import read_match_file
 from ._options import (
     add_match_input,
@@ -136,7 +137,8 @@ def games_played(X, players):
 
 def ratings_table(model, matches, bounds, title):
     games = games_played(matches.X, model.players_)
-    order = np.argsort(-model.ratings_, kind="stable")
+    ranks = agent_ranks(model)  # the estimator's ranks: ties up to rounding share
+    order = np.lexsort((-model.ratings_, ranks))  # by rating within a tie
     header = ["rank", "player", "rating", "games"]
     formats = [str, None, fixed(1), str]
     if bounds is not None:
@@ -147,8 +149,9 @@ def ratings_table(model, matches, bounds, title):
         header.append("transitive rating")
         formats.append(fixed(1))
     rows = []
-    for rank, k in enumerate(order, start=1):
-        row = [rank, model.players_[k], float(model.ratings_[k]), int(games[k])]
+    for k in order:
+        row = [int(ranks[k]), model.players_[k], float(model.ratings_[k]),
+               int(games[k])]
         if bounds is not None:
             row += [
                 float(bounds.low[k]),

@@ -606,9 +606,6 @@ class AlphaRank(AgentRankerMixin, TaskTableMixin, BaseEstimator):
         in_sink = in_sink if in_sink.ndim == 1 else in_sink.any(axis=1)
         return {"limit": self.limit_distribution_, "in_sink": in_sink}
 
-    def _rank_rtol(self):
-        return 1e-9  # stationary masses are solver results
-
     def _task_columns(self):
         if self.game != "agent_vs_task":
             raise AttributeError("task_table is defined for game='agent_vs_task' only.")

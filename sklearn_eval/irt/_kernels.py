@@ -29,10 +29,10 @@ missing numba leaves the pure-Python loops (correct, slow: meant for small
 data; ``IRT2PL(algorithm="auto")`` then keeps the dense path).
 """
 
-import importlib.util
-import os
 
 import numpy as np
+
+from ..utils._jit import jit_kernel, numba_wanted
 
 # Posterior weights below e^-_TAIL_NATS of the mode's are dropped (see above).
 TAIL_NATS = 37.0
@@ -449,10 +449,7 @@ def transpose_codes(indptr, codes, colptr, column_codes):
             fill[j] += 1
 
 
-def _numba_wanted():
-    if os.environ.get("SKLEARN_EVAL_DISABLE_NUMBA", "").strip() not in ("", "0"):
-        return False
-    return importlib.util.find_spec("numba") is not None
+_numba_wanted = numba_wanted
 
 
 HAVE_NUMBA = _numba_wanted()
@@ -479,8 +476,6 @@ def kernel(name):
     if not HAVE_NUMBA:
         return _PYTHON[name]
     if not _COMPILED:
-        import numba
-
-        jit = numba.njit(cache=True, nogil=True)
+        jit = jit_kernel
         _COMPILED.update({key: jit(function) for key, function in _PYTHON.items()})
     return _COMPILED[name]

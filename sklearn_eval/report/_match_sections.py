@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..utils._ranks import agent_ranks
 from ._degenerate import (
     Degeneracy,
     support_copies,
@@ -26,6 +27,7 @@ from ._tables import (
     num,
     paragraph,
     percent,
+    rank_cell,
     rank_range,
     table,
 )
@@ -141,17 +143,18 @@ def ratings_section(page):
     ratings = needs(analysis, "ratings")
     result = analysis.intervals
     record = ratings.record
-    order = np.argsort(-ratings.ratings, kind="stable")
+    ranks = agent_ranks(ratings.model)  # the estimator's ranks, ties shared
+    order = np.lexsort((-ratings.ratings, ranks))  # by rating within a tie
     position = {}
     if result is not None:
         position = {str(label): i for i, label in enumerate(result.labels)}
     rows = []
-    for rank, k in enumerate(order, start=1):
+    for k in order:
         i = position.get(str(ratings.players[k]), -1)
         rows.append(
             (
                 ratings.players[k],
-                rank,
+                rank_cell(ranks[k]),
                 num(ratings.ratings[k], 1),
                 interval(result, i, 1),
                 rank_range(result.rank_low[i], result.rank_high[i])

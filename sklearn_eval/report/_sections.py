@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..utils import rank_scores
 from ._figures import needs
 from ._tables import (
     DASH,
@@ -24,6 +25,7 @@ from ._tables import (
     num,
     paragraph,
     percent,
+    rank_cell,
     table,
 )
 
@@ -153,16 +155,17 @@ def _ranking_rows(analysis, intervals):
     )
     block_index = _block_index(bench, block)
     uniform = None if block is None else block.scaled.mean(axis=1)
-    order = np.argsort(-irt.ability, kind="stable")
+    ranks = rank_scores(irt.ability)  # the library's rank rule, as agent_table()
+    order = np.lexsort((-irt.ability, ranks))  # by ability within a tie
     rows = []
-    for rank, agent in enumerate(order, start=1):
+    for agent in order:
         b = block_index[agent]
         in_block = b >= 0
         with_nash = in_block and nash is not None
         rows.append(
             (
                 bench.agents[agent],
-                rank,
+                rank_cell(ranks[agent]),
                 num(irt.ability[agent], 2),
                 interval(intervals.get("ability"), agent, 2),
                 num(uniform[b]) if in_block else Cell(_DASH, np.nan),

@@ -17,6 +17,7 @@ from sklearn.base import clone
 from threadpoolctl import threadpool_limits
 
 from ..utils import lookup_players
+from ..utils._ranks import RANK_RTOL
 from ..utils._resampling import (
     check_resampling,
     resample_chunks,
@@ -202,6 +203,24 @@ def _axis_of_statistic(X, unit, statistic_len):
     return 1 if statistic_len == n_cols else 0
 
 
+def _index_name(X, unit, statistic_len):
+    """``"agent"`` or ``"task"``: what the statistic's items are."""
+    if unit == "matches":
+        return "agent"
+    if unit == "runs":
+        return "task"
+    return "task" if _axis_of_statistic(X, unit, statistic_len) == 1 else "agent"
+
+
+def _rank_rtol(fitted, statistic):
+    """The tie tolerance of the estimator's own ranks when its scores are ranked."""
+    if isinstance(statistic, str) and statistic == "agent_scores_" and hasattr(
+        fitted, "_rank_rtol"
+    ):
+        return fitted._rank_rtol()
+    return RANK_RTOL
+
+
 def _labels_for(estimator, X, unit, statistic_len):
     if unit == "matches":
         return _agent_labels(estimator), False
@@ -382,4 +401,5 @@ def bootstrap_ranking(
     return summarize_samples(
         labels, estimate, samples, confidence_level=confidence_level,
         higher_is_better=higher_is_better, note=note,
+        rtol=_rank_rtol(full, statistic), index_name=_index_name(X, resample, n_items),
     )

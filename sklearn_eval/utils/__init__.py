@@ -14,6 +14,7 @@ from ._convert import (
     win_probability_to_matches,
 )
 from ._labels import check_and_encode_matches
+from ._ranks import RANK_RTOL, rank_scores
 from ._resampling import BootstrapResult, IntervalPlan
 from ._validation import (
     MatchData,
@@ -32,6 +33,7 @@ __all__ = [
     "BootstrapResult",
     "IntervalPlan",
     "MatchData",
+    "RANK_RTOL",
     "ResultMatrix",
     "baseline_normalize",
     "binarize_scores",
@@ -48,5 +50,6 @@ __all__ = [
     "matches_to_win_matrix",
     "matches_to_win_rate",
     "minmax_normalize",
+    "rank_scores",
     "win_probability_to_matches",
 ]

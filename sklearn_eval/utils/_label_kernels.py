@@ -15,10 +15,10 @@ blocks of rows (a 64-bit hash per row, factorised, then verified against the
 rows themselves).
 """
 
-import importlib.util
-import os
 
 import numpy as np
+
+from ._jit import jit_kernel, numba_wanted
 
 __all__ = ["HAVE_NUMBA", "code_keys", "code_keys_numpy", "key_words", "remap_in_place"]
 
@@ -256,10 +256,7 @@ def code_keys_numpy(words):
     return codes, first
 
 
-def _numba_wanted():
-    if os.environ.get("SKLEARN_EVAL_DISABLE_NUMBA", "").strip() not in ("", "0"):
-        return False
-    return importlib.util.find_spec("numba") is not None
+_numba_wanted = numba_wanted
 
 
 _COMPILED = {}
@@ -268,9 +265,7 @@ _COMPILED = {}
 def _compiled(name):
     """The compiled loops, compiled (or loaded from the disk cache) on first use."""
     if not _COMPILED:
-        import numba
-
-        jit = numba.njit(cache=True, nogil=True)
+        jit = jit_kernel
         _COMPILED.update(rows=jit(_probe_rows), keys=jit(_probe_keys),
                          reinsert=jit(_reinsert), remap=jit(_remap_loop))
     return _COMPILED[name]

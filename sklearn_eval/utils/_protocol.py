@@ -15,9 +15,9 @@ from __future__ import annotations
 import warnings
 
 import numpy as np
-from scipy.stats import rankdata
 from sklearn.utils.validation import check_is_fitted
 
+from ._ranks import RANK_RTOL, agent_ranks, rank_scores
 from ._validation import check_frame_labels
 
 __all__ = [
@@ -42,39 +42,13 @@ def import_pandas(what):
     return pd
 
 
-def competition_rank(scores, rtol=0.0):
-    """Rank 1 = highest score, ties sharing the best rank.
+def competition_rank(scores, rtol=RANK_RTOL):
+    """Rank 1 = highest score, ties sharing the best rank (:func:`rank_scores`).
 
-    Scores closer than ``rtol * max(1, max|score|)`` to the next better one
-    tie with it (for scores that a solver gives to a tolerance). int64 when
-    every score is a number; float64 with NaN at NaN scores otherwise
-    (pandas' convention).
+    Kept for the old call form; scores closer than ``rtol * max(1,
+    max|score|)`` tie (the library's one rank rule).
     """
-    scores = np.asarray(scores, dtype=np.float64)
-    if scores.shape[0] == 0:
-        return np.zeros(0, dtype=np.int64)
-    missing = np.isnan(scores)
-    if rtol > 0 and (~missing).any():
-        scores = _snap_near_ties(scores, missing, rtol)
-    ranks = rankdata(np.where(missing, np.inf, -scores), method="min")
-    if not missing.any():
-        return ranks.astype(np.int64)
-    ranks = ranks.astype(np.float64)
-    ranks[missing] = np.nan
-    return ranks
-
-
-def _snap_near_ties(scores, missing, rtol):
-    """Scores within the tolerance of the previous (better) one take its value."""
-    gap = rtol * max(1.0, float(np.max(np.abs(scores[~missing]))))
-    order = np.argsort(np.where(missing, np.inf, -scores), kind="stable")
-    order = order[: int((~missing).sum())]
-    ordered = scores[order]
-    starts = np.concatenate([[True], ordered[:-1] - ordered[1:] > gap])
-    group_first = np.flatnonzero(starts)[np.cumsum(starts) - 1]
-    out = scores.copy()
-    out[order] = ordered[group_first]
-    return out
+    return rank_scores(scores, rtol=rtol)
 
 
 def row_labels(X, n_rows):
@@ -133,8 +107,8 @@ class AgentRankerMixin:
         return None
 
     def _rank_rtol(self):
-        """Relative gap under which scores tie (for solver-accuracy scores)."""
-        return 0.0
+        """Relative gap under which scores tie (``RANK_RTOL``; larger for solvers)."""
+        return RANK_RTOL
 
     def agent_table(self):
         """Per-agent results as a DataFrame, best agent first.
@@ -151,15 +125,15 @@ class AgentRankerMixin:
         check_is_fitted(self)
         pd = import_pandas("agent_table()")
         scores = np.asarray(self.agent_scores_, dtype=np.float64)
-        ranks = competition_rank(scores, self._rank_rtol())
+        ranks = agent_ranks(self)
         columns = {"score": scores, "rank": ranks}
         columns.update(self._agent_columns())
         se = self._agent_score_se()
         if se is not None:
             columns["score_se"] = np.asarray(se, dtype=np.float64)
         table = _frame(pd, columns, self.agents_, "agent")
-        # best first; NaN ranks (NaN scores) last
-        order = np.argsort(np.asarray(columns["rank"], dtype=float), kind="stable")
+        # best first (by score within a tie); NaN ranks (NaN scores) last
+        order = np.lexsort((-scores, np.asarray(columns["rank"], dtype=float)))
         return table.iloc[order]
 
 
