@@ -18,15 +18,18 @@ from ..pairwise import (
 from ..utils._resampling import BootstrapResult, summarize_samples
 from ._bootstrap import bootstrap_ranking
 from ._dispatch import ranking_intervals
+from ._rank_sets import RankSets, rank_sets
 
 __all__ = [
     "BootstrapResult",
+    "RankSets",
     "bootstrap_bradley_terry",
     "bootstrap_online_elo",
     "bootstrap_ranking",
     "bradley_terry_covariance",
     "bradley_terry_intervals",
     "irt_intervals",
+    "rank_sets",
     "ranking_intervals",
     "summarize_samples",
 ]
