@@ -17,17 +17,20 @@ from ..pairwise import (
 )
 from ..utils._resampling import BootstrapResult, summarize_samples
 from ._bootstrap import bootstrap_ranking
+from ._compare import adjust_p_values, compare_agents
 from ._dispatch import ranking_intervals
 from ._rank_sets import RankSets, rank_sets
 
 __all__ = [
     "BootstrapResult",
     "RankSets",
+    "adjust_p_values",
     "bootstrap_bradley_terry",
     "bootstrap_online_elo",
     "bootstrap_ranking",
     "bradley_terry_covariance",
     "bradley_terry_intervals",
+    "compare_agents",
     "irt_intervals",
     "rank_sets",
     "ranking_intervals",

@@ -118,12 +118,14 @@ class Joint:
 
     def __init__(self, result, analytic, higher_is_better):
         sign = 1.0 if higher_is_better else -1.0
+        self.sign = sign
         self.labels = np.asarray(result.labels)
         self.score = sign * np.asarray(result.estimate, dtype=np.float64)
         self.rank = np.asarray(result.rank)
         self.analytic = analytic and result.covariance is not None
         self.cov = result.covariance if self.analytic else None
-        self.samples = None if self.analytic else sign * result.samples
+        # bootstrap replicates, or (analytic) draws of the estimated normal
+        self.samples = sign * np.asarray(result.samples, dtype=np.float64)
         self.method = result.method
         self.note = result.note
         self.result = result

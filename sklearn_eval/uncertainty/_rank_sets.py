@@ -16,8 +16,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 import pandas as pd
+from threadpoolctl import threadpool_limits
 
-from ..utils._resampling import rng_streams
 from ..utils._simultaneous import leader_tiers, pairwise_inference
 from ._joint import joint_scores
 
@@ -235,21 +235,21 @@ def rank_sets(
     """
     if not isinstance(simultaneous, bool | np.bool_):
         raise TypeError(f"simultaneous must be a bool; got {simultaneous!r}.")
-    joint = joint_scores(
-        estimator, X, y, sample_weight=sample_weight, target=target,
-        method=method, groups=groups, n_resamples=n_resamples,
-        confidence_level=confidence_level, random_state=random_state,
-        n_jobs=n_jobs, frequency_weights=frequency_weights,
-    )
-    present = ~np.isnan(joint.score)
-    rng = np.random.default_rng(rng_streams(random_state, 2)[1])
-    inference = pairwise_inference(
-        joint.score[present],
-        cov=None if joint.cov is None else joint.cov[np.ix_(present, present)],
-        samples=None if joint.samples is None else joint.samples[:, present],
-        confidence_level=confidence_level, simultaneous=bool(simultaneous),
-        n_draws=n_resamples, random_state=rng,
-    )
+    # one BLAS thread: small dense algebra, faster and steadier on busy cores
+    with threadpool_limits(limits=1, user_api="blas"):
+        joint = joint_scores(
+            estimator, X, y, sample_weight=sample_weight, target=target,
+            method=method, groups=groups, n_resamples=n_resamples,
+            confidence_level=confidence_level, random_state=random_state,
+            n_jobs=n_jobs, frequency_weights=frequency_weights,
+        )
+        present = ~np.isnan(joint.score)
+        inference = pairwise_inference(
+            joint.score[present],
+            cov=None if joint.cov is None else joint.cov[np.ix_(present, present)],
+            samples=joint.samples[:, present],
+            confidence_level=confidence_level, simultaneous=bool(simultaneous),
+        )
     n = joint.score.shape[0]
     rank_low = np.full(n, -1)
     rank_high = np.full(n, -1)

@@ -137,12 +137,14 @@ def pairwise_inference(score, *, cov=None, samples=None, confidence_level=0.95,
     score : ndarray of shape (n,)
         Higher is better.
     cov : ndarray of shape (n, n) or None
-        Estimated covariance of ``score`` (analytic path): the null
-        distribution of the t statistics is that of ``n_draws`` normal draws.
+        Estimated covariance of ``score`` (analytic path): it gives the
+        standard errors, and, without ``samples``, the null distribution of
+        the t statistics is that of ``n_draws`` normal draws.
     samples : ndarray of shape (n_resamples, n) or None
-        Bootstrap replicates of ``score`` (NaN where an agent is absent),
-        used when ``cov`` is None: the null distribution is that of the
-        replicates centred at ``score``, studentized by their spread.
+        Bootstrap replicates of ``score`` (NaN where an agent is absent), or
+        draws from its estimated normal distribution: the null distribution
+        is that of the draws centred at ``score``, studentized by ``cov`` or,
+        without it, by the draws' spread.
     confidence_level : float
     simultaneous : bool
         True: one family of all pairs, so that every rank set holds at once.
@@ -160,13 +162,13 @@ def pairwise_inference(score, *, cov=None, samples=None, confidence_level=0.95,
     score = np.asarray(score, dtype=np.float64)
     n = score.shape[0]
     first, second = _pairs(n)
-    if cov is not None:
+    if samples is not None:
+        centred = np.asarray(samples, dtype=np.float64) - score
+    else:
         cov = 0.5 * (cov + cov.T)
         values, vectors = np.linalg.eigh(cov)
         root = vectors * np.sqrt(np.clip(values, 0.0, None))
         centred = random_state.standard_normal((n_draws, n)) @ root.T
-    else:
-        centred = np.asarray(samples, dtype=np.float64) - score
     difference = score[first] - score[second]
     se = _pair_se(first, second, cov, centred)
     t_obs = _t_observed(difference, se)
