@@ -19,6 +19,7 @@ from ..utils._resampling import BootstrapResult, summarize_samples
 from ._bootstrap import bootstrap_ranking
 from ._compare import adjust_p_values, compare_agents
 from ._dispatch import ranking_intervals
+from ._planning import paired_correlation, power, sample_size, votes_to_separate
 from ._rank_sets import RankSets, rank_sets
 
 __all__ = [
@@ -32,7 +33,11 @@ __all__ = [
     "bradley_terry_intervals",
     "compare_agents",
     "irt_intervals",
+    "paired_correlation",
+    "power",
     "rank_sets",
     "ranking_intervals",
+    "sample_size",
     "summarize_samples",
+    "votes_to_separate",
 ]
