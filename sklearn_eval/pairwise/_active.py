@@ -7,10 +7,9 @@ from numbers import Integral, Real
 
 import numpy as np
 from scipy.special import expit
-from sklearn.base import BaseEstimator, _fit_context, clone
+from sklearn.base import clone
+from sklearn.exceptions import NotFittedError
 from sklearn.utils import check_random_state
-from sklearn.utils._param_validation import Interval, StrOptions
-from sklearn.utils.validation import check_is_fitted
 from threadpoolctl import threadpool_limits
 
 from ..utils import check_and_encode_matches
@@ -23,10 +22,12 @@ __all__ = ["ActiveSampler"]
 _TARGETS = ("top-1", "top-k", "ranking")
 
 
-class ActiveSampler(BaseEstimator):
+class ActiveSampler:
     """Choose the next comparisons to collect, and stop when the ranking is settled.
 
-    Holds the votes so far, aggregated per (pair, outcome), fits a batch
+    A data-collection helper rather than a scikit-learn estimator (it
+    predicts nothing): it holds the votes so far, aggregated per (pair,
+    outcome), fits a batch
     Bradley-Terry ranking on them and the sandwich covariance of its
     ratings, and from these the simultaneous rank sets of
     :func:`~sklearn_eval.uncertainty.rank_sets` (max-|t| step-down).
@@ -84,15 +85,6 @@ class ActiveSampler(BaseEstimator):
     True
     """
 
-    _parameter_constraints: dict = {
-        "estimator": [None, EloRanker],
-        "strategy": [StrOptions({"top-k", "ranking", "uniform"})],
-        "k": [Interval(Integral, 1, None, closed="left")],
-        "confidence_level": [Interval(Real, 0, 1, closed="neither")],
-        "n_draws": [Interval(Integral, 10, None, closed="left")],
-        "random_state": ["random_state"],
-    }
-
     def __init__(self, estimator=None, *, strategy="top-k", k=1,
                  confidence_level=0.95, n_draws=500, random_state=None):
         self.estimator = estimator
@@ -101,6 +93,28 @@ class ActiveSampler(BaseEstimator):
         self.confidence_level = confidence_level
         self.n_draws = n_draws
         self.random_state = random_state
+
+    def __repr__(self):
+        return (f"ActiveSampler(estimator={self.estimator!r}, "
+                f"strategy={self.strategy!r}, k={self.k!r})")
+
+    def _check_params(self):
+        if self.strategy not in ("top-k", "ranking", "uniform"):
+            raise ValueError(
+                "strategy must be 'top-k', 'ranking' or 'uniform'; got "
+                f"{self.strategy!r}."
+            )
+        if not isinstance(self.k, Integral) or isinstance(self.k, bool) or self.k < 1:
+            raise ValueError(f"k must be an int >= 1; got {self.k!r}.")
+        if not isinstance(self.confidence_level, Real) or not (
+            0 < self.confidence_level < 1
+        ):
+            raise ValueError(
+                f"confidence_level must lie in (0, 1); got {self.confidence_level!r}."
+            )
+        if not isinstance(self.n_draws, Integral) or self.n_draws < 10:
+            raise ValueError(f"n_draws must be an int >= 10; got {self.n_draws!r}.")
+        self._rater()
 
     # ---------------------------------------------------------------- data
     def _rater(self):
@@ -167,7 +181,6 @@ class ActiveSampler(BaseEstimator):
         self.n_votes_ = n_votes
         self._settled_cache = {float(self.confidence_level): inference}
 
-    @_fit_context(prefer_skip_nested_validation=False)
     def fit(self, X, y, sample_weight=None):
         """Fit on the votes so far (replacing any earlier ones).
 
@@ -184,11 +197,11 @@ class ActiveSampler(BaseEstimator):
         -------
         self
         """
+        self._check_params()
         counts = self._votes(X, y, sample_weight)
         self._publish(counts, self._refit(counts))
         return self
 
-    @_fit_context(prefer_skip_nested_validation=False)
     def partial_fit(self, X, y, sample_weight=None):
         """Add votes and refit on the aggregated counts.
 
@@ -206,6 +219,7 @@ class ActiveSampler(BaseEstimator):
         """
         if not hasattr(self, "counts_"):
             return self.fit(X, y, sample_weight)
+        self._check_params()
         new = self._votes(X, y, sample_weight)
         counts = dict(self.counts_)
         for key, value in new.items():
@@ -214,6 +228,13 @@ class ActiveSampler(BaseEstimator):
         return self
 
     # ------------------------------------------------------------ decisions
+    def _check_fitted(self):
+        if not hasattr(self, "inference_"):
+            raise NotFittedError(
+                "This ActiveSampler is not fitted yet: call fit with the votes "
+                "so far."
+            )
+
     def _settled_inference(self, level):
         level = float(level)
         if level not in self._settled_cache:
@@ -237,7 +258,7 @@ class ActiveSampler(BaseEstimator):
         -------
         bool
         """
-        check_is_fitted(self, "inference_")
+        self._check_fitted()
         if target not in _TARGETS:
             raise ValueError(f"target must be one of {_TARGETS}; got {target!r}.")
         if not 0 < confidence_level < 1:
@@ -247,7 +268,7 @@ class ActiveSampler(BaseEstimator):
         n = self.agents_.shape[0]
         if target == "top-1":
             k = 1
-        if not isinstance(k, Integral) or not 1 <= k <= n:
+        if not isinstance(k, Integral) or isinstance(k, bool) or not 1 <= k <= n:
             raise ValueError(f"k must be an int in [1, {n}]; got {k!r}.")
         inference = self._settled_inference(confidence_level)
         if target == "ranking":
@@ -280,7 +301,7 @@ class ActiveSampler(BaseEstimator):
         ndarray of shape (n, 2)
             Agent labels, one pair per row (a pair may repeat).
         """
-        check_is_fitted(self, "inference_")
+        self._check_fitted()
         if not isinstance(n, Integral) or isinstance(n, bool) or n < 1:
             raise ValueError(f"n must be an int >= 1; got {n!r}.")
         inference = self.inference_
