@@ -119,8 +119,9 @@ def sample_size(effect, *, data="items", power=0.8, confidence_level=0.95,
         Votes: the scale of ``effect`` (Elo points: 400 per factor 10 of
         odds).
     tie_rate : float, default=0.0
-        Votes: the share of ties (scored half), which carry less
-        information.
+        Votes: the share of ties, scored half. The rating difference fixes
+        the expected score; at a given expected score, ties make a vote's
+        score less variable, so fewer votes are needed.
     n_agents : int, default=2
         Votes: 2 for head to head, k for votes spread uniformly over the
         pairs of k agents (the returned n is the total).
