@@ -36,8 +36,8 @@ def _league(strength, per_pair, rng, ties=0.0):
     p = expit(strength[first] - strength[second])
     win = (1 - ties) * p
     loss = (1 - ties) * (1 - p)
-    counts = np.array([rng.multinomial(per_pair, [w, ties, l])
-                       for w, l in zip(win, loss, strict=True)])
+    counts = np.array([rng.multinomial(per_pair, [w, ties, lo])
+                       for w, lo in zip(win, loss, strict=True)])
     rows = np.repeat(np.column_stack([first, second]), 3, axis=0)
     y = np.tile([1.0, 0.5, 0.0], first.shape[0])
     keep = counts.ravel() > 0
