@@ -119,7 +119,8 @@ def _pair_se(first, second, cov, centred):
         mean = total / count
         se[:] = np.sqrt(np.clip(squares / count - mean**2, 0.0, None)
                         * count / np.maximum(count - 1, 1))
-    return np.nan_to_num(se, nan=0.0)
+    # a pair seen together in fewer than two replicates is never separated
+    return np.where(count >= 2, np.nan_to_num(se, nan=np.inf), np.inf)
 
 
 def _t_observed(difference, se):

@@ -76,3 +76,13 @@ def test_leader_tiers_are_contiguous_and_follow_the_leader():
     above[2, 5] = True
     tier = leader_tiers(score, above)
     assert tier.tolist() == [1, 1, 2, 2, 2, 3]
+
+
+def test_an_agent_absent_from_every_replicate_is_never_separated():
+    rng = np.random.default_rng(0)
+    score = np.array([3.0, 2.0, 1.0])
+    samples = score + rng.normal(0, 0.1, (200, 3))
+    samples[:, 2] = np.nan
+    sets = pairwise_inference(score, samples=samples)
+    assert sets.rank_low.tolist() == [1, 2, 1]
+    assert sets.rank_high.tolist() == [2, 3, 3]
