@@ -51,7 +51,12 @@ from ._batch import (
     code_played_players,
     fit_bradley_terry,
 )
-from ._clusters import cluster_chunk, cluster_counts, cluster_meat
+from ._clusters import (
+    cluster_chunk,
+    cluster_counts,
+    cluster_meat,
+    extended_cluster_covariance,
+)
 from ._extended_intervals import (
     ExtendedRows,
     Resampler,
@@ -610,7 +615,8 @@ def bradley_terry_covariance(estimator, X, y, sample_weight=None, *,
         A cluster label per match: the cluster-robust sandwich, whose meat
         sums the scores within each cluster before their outer product
         (times ``G / (G - 1)``), valid when outcomes are correlated within
-        clusters. Plain Bradley-Terry only (no tie model or covariates).
+        clusters. With a tie model, covariates or a fitted advantage, the
+        scores of all the parameters are summed.
 
     Returns
     -------
@@ -623,11 +629,9 @@ def bradley_terry_covariance(estimator, X, y, sample_weight=None, *,
         )
     _check_frequency_flag(frequency_weights)
     if groups is not None and covariance == "sandwich" and is_extended(estimator):
-        raise ValueError(
-            "groups: a cluster-robust sandwich exists for plain Bradley-Terry "
-            "only (no tie model, covariates or fitted advantage); use the "
-            "cluster bootstrap (method='bootstrap')."
-        )
+        n = estimator.players_.shape[0]
+        cov = extended_cluster_covariance(estimator, X, y, sample_weight, groups)
+        return cov[:n, :n] * estimator._units_per_logit() ** 2
     if is_extended(estimator):
         n = estimator.players_.shape[0]
         cov = extended_parameter_covariance(

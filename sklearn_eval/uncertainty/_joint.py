@@ -146,23 +146,6 @@ def joint_scores(estimator, X, y, *, sample_weight, target, method, groups,
         method == "auto" and plan.analytic is not None
         and (groups is None or "groups" in plan.options)
     )
-    if analytic and groups is not None and not plan.prefer_analytic and (
-        plan.bootstrap is not None and method == "auto"
-    ):
-        # a cluster-robust sandwich may not exist for every variant of the
-        # model (e.g. Bradley-Terry with ties): try it, else the bootstrap
-        try:
-            result = plan_intervals(
-                estimator, plan, X, y, sample_weight=sample_weight,
-                method="analytic", n_resamples=n_resamples,
-                confidence_level=confidence_level, random_state=random_state,
-                n_jobs=n_jobs, groups=groups, frequency_weights=frequency_weights,
-            )
-            return Joint(result, True, plan.higher_is_better)
-        except ValueError as exc:
-            if "cluster-robust" not in str(exc):
-                raise
-            analytic = False
     result = plan_intervals(
         estimator, plan, X, y, sample_weight=sample_weight,
         method="analytic" if analytic else "bootstrap", n_resamples=n_resamples,

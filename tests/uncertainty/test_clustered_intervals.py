@@ -9,10 +9,12 @@ settled?".
 """
 
 import numpy as np
+import pandas as pd
 import pytest
 from scipy.special import expit, logit
 
-from sklearn_eval.datasets import make_matches
+from sklearn_eval.datasets import make_agent_task_scores, make_matches
+from sklearn_eval.game import NashAverager
 from sklearn_eval.pairwise import EloRanker
 from sklearn_eval.uncertainty import (
     bootstrap_bradley_terry,
@@ -127,6 +129,32 @@ def test_groups_are_rejected_where_clusters_do_not_apply():
                         random_state=0)
     with pytest.raises(ValueError, match="groups has 5 labels"):
         ranking_intervals(EloRanker(), X, y, groups=np.arange(5), n_resamples=5)
-    with pytest.raises(ValueError, match="cluster-robust"):
-        fitted = EloRanker(method="batch", ties="davidson").fit(X, y)
-        bradley_terry_covariance(fitted, X, y, groups=np.arange(200) // 4)
+    with pytest.raises(ValueError, match="groups applies"):
+        ranking_intervals(NashAverager(), make_agent_task_scores(5, 8,
+                                                                 random_state=0),
+                          target="task_difficulty", groups=np.arange(5) // 2,
+                          n_resamples=5)
+
+
+@pytest.mark.parametrize("params", [
+    {"ties": "davidson"}, {"ties": "rao-kupper"}, {"first_advantage": "fit"},
+    {"covariates": True},
+])
+def test_singleton_clusters_give_the_sandwich_of_every_model_variant(params):
+    # one cluster per match is the ordinary sandwich, up to G / (G - 1)
+    params = dict(params)
+    X, y = make_matches(n_players=5, n_matches=1500, draw_rate=0.2,
+                        random_state=0)
+    if params.pop("covariates", False):
+        rng = np.random.default_rng(0)
+        X = pd.DataFrame({"a": X[:, 0], "b": X[:, 1],
+                          "style": rng.normal(size=y.shape[0])})
+    fitted = EloRanker(method="batch", **params).fit(X, y)
+    n = y.shape[0]
+    clustered = bradley_terry_covariance(fitted, X, y, groups=np.arange(n))
+    np.testing.assert_allclose(clustered * (n - 1) / n,
+                               bradley_terry_covariance(fitted, X, y),
+                               rtol=1e-8, atol=1e-10)
+    # and pairs of matches as clusters change it
+    paired = bradley_terry_covariance(fitted, X, y, groups=np.arange(n) // 2)
+    assert not np.allclose(paired, clustered)

@@ -142,13 +142,15 @@ def test_groups_change_the_analytic_covariance_to_cluster_robust():
     sets = rank_sets(EloRanker(method="batch"), X, y, groups=groups,
                      random_state=0)
     assert sets.method.startswith("cluster-robust sandwich")
-    # Bradley-Terry with ties has no cluster-robust sandwich: the cluster
-    # bootstrap takes over under method="auto"
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", UserWarning)
         tied = rank_sets(EloRanker(method="batch", ties="davidson"), X, y,
-                         groups=groups, n_resamples=50, random_state=0)
-    assert tied.method.startswith("cluster bootstrap")
+                         groups=groups, random_state=0)
+        boot = rank_sets(EloRanker(method="batch", ties="davidson"), X, y,
+                         groups=groups, method="bootstrap", n_resamples=50,
+                         random_state=0)
+    assert tied.method.startswith("cluster-robust sandwich")
+    assert boot.method.startswith("cluster bootstrap")
 
 
 def _matrix():
