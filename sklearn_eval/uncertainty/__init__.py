@@ -6,6 +6,11 @@ the ranking protocol), and :func:`bootstrap_ranking` is the generic percentile
 bootstrap behind it. The fast and analytic paths live with their families and
 are re-exported here: :func:`~sklearn_eval.pairwise.bootstrap_bradley_terry`
 and friends (pairwise), :func:`~sklearn_eval.irt.irt_intervals` (IRT).
+
+Whether the ranking is settled: :func:`rank_sets` (simultaneous or marginal
+rank sets and tiers), :func:`compare_agents` (paired tests with Holm/BH),
+``groups=`` for clustered data, and planning (:func:`sample_size`,
+:func:`power`, :func:`paired_correlation`, :func:`votes_to_separate`).
 """
 
 from ..irt import irt_intervals
