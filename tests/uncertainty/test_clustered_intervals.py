@@ -158,3 +158,15 @@ def test_singleton_clusters_give_the_sandwich_of_every_model_variant(params):
     # and pairs of matches as clusters change it
     paired = bradley_terry_covariance(fitted, X, y, groups=np.arange(n) // 2)
     assert not np.allclose(paired, clustered)
+
+
+def test_generic_bootstrap_draws_clusters_of_matches_for_online_elo():
+    X, y = make_matches(n_players=4, n_matches=400, random_state=0)
+    groups = np.arange(400) // 10
+    res = ranking_intervals(EloRanker(), X, y, groups=groups, n_resamples=20,
+                            random_state=0)
+    assert res.method == "cluster bootstrap"
+    assert res.note.startswith("Online Elo")
+    again = ranking_intervals(EloRanker(), X, y, groups=groups, n_resamples=20,
+                              random_state=0)
+    np.testing.assert_array_equal(res.samples, again.samples)
