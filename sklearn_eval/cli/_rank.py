@@ -68,6 +68,10 @@ def add_parser(commands):
     )
     parser.add_argument("--scale", choices=("elo", "logit"), default="elo")
     add_resampling(parser, default=0, aliases=("--intervals",), what="the matches")
+    parser.add_argument(
+        "--tiers", action="store_true",
+        help="also print simultaneous 95%% rank sets and tiers (rank_sets)",
+    )
     add_table_output(parser)
     parser.set_defaults(handler=run)
     return parser
@@ -180,5 +184,10 @@ def run(args, out):
         f"{name} ({method}) ratings of {len(model.players_)} players from "
         f"{len(matches.y)} matches"
     )
-    emit(args, out, ratings_table(model, matches, bounds, title))
+    tables = [ratings_table(model, matches, bounds, title)]
+    if args.tiers:
+        from ._tiers import tiers_table
+
+        tables.append(tiers_table(args, unfitted, matches))
+    emit(args, out, *tables)
     return 0

@@ -7,6 +7,7 @@ too; :func:`sklearn_eval.uncertainty.ranking_intervals` finds them through
 each estimator's ``__sklearn_eval_intervals__``.
 """
 
+from ._active import ActiveSampler
 from ._base import RatingDivergenceError
 from ._elo import EloRanker
 from ._intervals import (
@@ -18,6 +19,7 @@ from ._intervals import (
 from ._melo import MultiElo
 
 __all__ = [
+    "ActiveSampler",
     "EloRanker",
     "MultiElo",
     "RatingDivergenceError",

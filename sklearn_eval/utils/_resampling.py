@@ -515,6 +515,11 @@ class IntervalPlan:
         confidence_level, n_draws, random_state)``.
     prefer_analytic : bool, default=False
         Whether ``method="auto"`` takes the analytic path.
+    options : tuple of str, default=()
+        Extra keywords both paths accept: ``"groups"`` (a cluster label per
+        resampled unit: cluster bootstrap and cluster-robust covariance) and
+        ``"frequency_weights"`` (weights read as counts of identical rows).
+        Without ``"groups"``, the generic bootstrap draws the clusters.
     """
 
     target: str
@@ -529,6 +534,7 @@ class IntervalPlan:
     bootstrap: Callable | None = field(default=None, repr=False)
     analytic: Callable | None = field(default=None, repr=False)
     prefer_analytic: bool = False
+    options: tuple = ()
 
 
 def unknown_target(target, allowed, what):
