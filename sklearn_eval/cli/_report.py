@@ -12,7 +12,13 @@ import sys
 
 import numpy as np
 
-from ._inputs import benchmark, read_match_file, read_scores
+from ._inputs import (
+    benchmark,
+    input_format,
+    rating_options,
+    read_match_file,
+    read_scores,
+)
 from ._options import (
     add_match_input,
     add_matrix_input,
@@ -20,6 +26,7 @@ from ._options import (
     add_report_output,
     add_resampling,
     add_selection_options,
+    add_rating_model_options,
     add_success_options,
     clip_fraction,
     non_negative_float,
@@ -58,6 +65,11 @@ def add_parser(commands):
         help="L2 prior of the Bradley-Terry fit (default: none when maximum "
         "likelihood has finite ratings, else 0.01, said in the report)",
     )
+    add_rating_model_options(
+        group,
+        ties_default="half without draws, else davidson or rao-kupper, "
+        "whichever has the higher held-out likelihood (said in the report)",
+    )
     group.add_argument(
         "--n-components",
         type=positive_int,
@@ -78,46 +90,8 @@ def add_parser(commands):
 
 
 def report_format(args):
-    """The input's format: given, implied by the columns named, or detected."""
-    from ..report import detect_format
-
-    match_columns = (
-        args.first_col,
-        args.second_col,
-        args.outcome_col,
-        args.first_score_col,
-        args.second_score_col,
-        args.weight_col,
-    )
-    named_match = any(column is not None for column in match_columns)
-    named_long = args.task_col is not None or args.score_col is not None
-    if args.format != "auto":
-        if named_match and args.format != "matches":
-            raise UsageError(
-                f"--format {args.format} does not read match columns "
-                "(--first-col, --outcome-col, ...); use --format matches"
-            )
-        if named_long and args.format == "matches":
-            raise UsageError(
-                "--task-col and --score-col name columns of a result table, "
-                "not of matches"
-            )
-        return args.format
-    if named_match and named_long:
-        raise UsageError(
-            "give the columns of either a table of matches (--first-col, ...) or "
-            "of a long result table (--task-col, --score-col), not both"
-        )
-    if named_match:
-        return "matches"
-    if named_long:
-        return "long"
-    return detect_format(
-        args.path,
-        first_col=args.first_col or "first",
-        second_col=args.second_col or "second",
-        sep=args.sep,
-    )
+    """The input's format (see :func:`._inputs.input_format`)."""
+    return input_format(args)
 
 
 def _write(args, analysis):
@@ -235,7 +209,15 @@ def print_match_summary(analysis, out):
         core = nash.players[nash.core[np.argsort(-nash.probability[nash.core])]]
         out.write(f"Nash core players ({len(core)}): {_names(core)}\n")
     if hodge is not None and not hodge.zero:
-        out.write(f"Hodge transitive share (win-rate game): {hodge.transitive:.1%}\n")
+        line = f"Hodge transitive share (win-rate game): {hodge.transitive:.1%}"
+        if hodge.get("null") is not None:
+            line += (
+                f"; cyclic share {hodge.cyclic:.1%} against "
+                f"{hodge.null.mean:.1%} expected from the ratings alone ("
+                + ("cyclic beyond noise" if hodge.beyond_noise else "within noise")
+                + ")"
+            )
+        out.write(line + "\n")
     if melo is not None:
         out.write(
             f"mElo log-loss {melo.log_loss:.4f} (ratings alone "
@@ -297,6 +279,7 @@ def run_matches(args, out):
         name=args.title or str(args.path),
         reference_agents=args.reference_agent or None,
         include_reference=args.include_reference,
+        covariates=table.covariates,
     )
     analysis = analyze_matches(
         matches,
@@ -308,6 +291,7 @@ def run_matches(args, out):
         random_state=args.random_state,
         n_jobs=args.n_jobs,
         progress=None if args.quiet else True,
+        **rating_options(args),
     )
     return finish(analysis, _write(args, analysis), out)
 
