@@ -22,11 +22,11 @@ from ._inputs import (
 from ._options import (
     add_match_input,
     add_matrix_input,
+    add_rating_model_options,
     add_reference_options,
     add_report_output,
     add_resampling,
     add_selection_options,
-    add_rating_model_options,
     add_success_options,
     clip_fraction,
     non_negative_float,

@@ -240,7 +240,9 @@ def _extended_text(model):
                 names, model.covariate_coef_, model.covariate_se_, strict=True
             )
         ]
-    return ("Fitted jointly with the ratings: " + "; ".join(parts) + ". ") if parts else ""
+    if not parts:
+        return ""
+    return "Fitted jointly with the ratings: " + "; ".join(parts) + ". "
 
 
 def cyclic_section(page):

@@ -25,7 +25,7 @@ import time
 import numpy as np
 from sklearn.utils import Bunch
 
-from ..game import NashAverager, hodge_decomposition, schur_embedding
+from ..game import NashAverager, fill_win_rates, hodge_decomposition, schur_embedding
 from ..pairwise import EloRanker, MultiElo
 from ..uncertainty import ranking_intervals
 from ..utils import check_matches, matches_to_win_rate
@@ -42,11 +42,7 @@ MATCH_STEPS = {
     "hodge": "Hodge decomposition of the win-rate game",
     "reference": "records of the reference players",
 }
-MATCH_NEEDS = {
-    "intervals": ("ratings",),
-    "nash": ("melo",),
-    "hodge": ("nash", "ratings"),
-}
+MATCH_NEEDS = {"intervals": ("ratings",), "hodge": ("nash",)}
 _MELO_ALPHA = 0.01
 #: the cyclic share is called beyond noise above this quantile of the shares
 #: simulated from the transitive model
@@ -296,13 +292,26 @@ def _same_prior_ratings(ratings):
     return None
 
 
-def _win_rates(matches, melo):
-    """Empirical win rates; the pairs that never met from the fitted mElo."""
+def _win_rates(matches, melo, random_state):
+    """Empirical win rates; the pairs that never met from the fitted mElo.
+
+    Without an mElo fit (its step failed), the filling model is fitted here.
+    """
     P, counts, players = matches_to_win_rate(
         matches.X, matches.y, matches.sample_weight
     )
     n = len(players)
     filled = (counts == 0) & ~np.eye(n, dtype=bool)
+    if filled.any() and melo is None:
+        filler = MultiElo(
+            n_components=1, method="batch", alpha=_MELO_ALPHA,
+            random_state=random_state,
+        )
+        (P, players, filled), _ = _quiet(
+            fill_win_rates, matches.X, matches.y, matches.sample_weight,
+            estimator=filler,
+        )
+        return P, players, filled
     if filled.any():
         if not np.array_equal(np.asarray(melo.model.agents_), players):
             raise ValueError("mElo's players differ from the match players.")
@@ -314,8 +323,8 @@ def _win_rates(matches, melo):
     return P, players, filled
 
 
-def _nash(matches, melo, clip):
-    P, players, filled = _win_rates(matches, melo)
+def _nash(matches, melo, clip, random_state):
+    P, players, filled = _win_rates(matches, melo, random_state)
     model, messages = _quiet(
         NashAverager(game="agent_vs_agent", payoff="probability", clip=clip).fit, P
     )
@@ -348,6 +357,16 @@ def _hodge(nash, ratings, matches, clip, random_state, n_planes=2):
         embedding = schur_embedding(A, n_planes, remove_transitive=True)
         # the ratios are of the cyclic part's norm: rescale to the whole game
         planes = embedding.explained_variance_ratio * split.cyclic_share
+    summary = Bunch(
+        transitive=float(split.transitive_share),
+        cyclic=float(split.cyclic_share),
+        plane_shares=planes,
+        zero=False,
+        null=None,
+        beyond_noise=False,
+    )
+    if ratings is None:  # no fitted transitive model to simulate from
+        return summary
     null = transitive_null(
         matches, ratings.model, clip=clip, random_state=random_state
     )
@@ -490,7 +509,7 @@ def analyze_matches(
     say(f"mElo with {n_components} cyclic plane(s)")
     melo = steps.run("melo", _melo, matches, ratings, n_components, random_state)
     say("Nash averaging of the win-rate game (unplayed pairs filled by mElo)")
-    nash = steps.run("nash", _nash, matches, melo, clip)
+    nash = steps.run("nash", _nash, matches, melo, clip, random_state)
     say("Hodge decomposition, against games simulated from the ratings")
     steps.run("hodge", _hodge, nash, ratings, matches, clip, random_state)
     steps.run("reference", _reference_records, matches)
