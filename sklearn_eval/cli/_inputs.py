@@ -177,6 +177,23 @@ def input_format(args):
     )
 
 
+def drop_empty_agents(args, values, agents):
+    """The rows to keep under the one rule for agents with no result.
+
+    Raises (exit 2, naming how many and which) unless ``--drop-empty``, which
+    leaves them out with a warning naming them
+    (:func:`~sklearn_eval.utils.check_empty_agents`).
+    """
+    from ..utils import check_empty_agents
+
+    return check_empty_agents(
+        values, agents, drop_empty=getattr(args, "drop_empty", False),
+        what=str(args.path),
+        remedy="remove them, or pass --drop-empty to leave them out with a "
+        "warning",
+    )
+
+
 def baselines(args, table):
     """Per-task low/high baselines from the rows named by --low/--high-agent."""
     low_name, high_name = args.low_agent, args.high_agent
@@ -236,6 +253,9 @@ def benchmark(args, table):
     """Scores and 0/1 successes of the table (see ``prepare_benchmark``)."""
     from ..report import prepare_benchmark
 
+    rows = drop_empty_agents(args, table.values, table.agents)
+    if not rows.all():
+        table = _rows_of(table, rows)
     low, high = baselines(args, table)
     repeated = table.counts is not None and (table.counts > 1).any()
     references = reference_agents(args)
@@ -255,4 +275,17 @@ def benchmark(args, table):
         name=args.title or str(args.path),
         reference_agents=references,
         include_reference=getattr(args, "include_reference", False),
+    )
+
+
+def _rows_of(table, rows):
+    """The result table restricted to ``rows`` (its agents)."""
+    def keep(matrix):
+        return None if matrix is None else matrix[rows]
+
+    return table._replace(
+        values=table.values[rows],
+        agents=table.agents[rows],
+        stds=keep(table.stds),
+        counts=keep(table.counts),
     )

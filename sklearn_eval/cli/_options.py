@@ -163,6 +163,15 @@ def add_matrix_input(parser, *, matches=False):
     parser.add_argument("--title", default=None, help="name of the benchmark")
 
 
+def add_drop_empty(parser):
+    parser.add_argument(
+        "--drop-empty",
+        action="store_true",
+        help="leave out the agents with no result at all, with a warning "
+        "naming them (default: such agents are an error that names them)",
+    )
+
+
 def add_success_options(parser):
     parser.add_argument(
         "--threshold",
@@ -191,6 +200,7 @@ def add_success_options(parser):
         "weak priors a ~ N(1, 2), b ~ N(0, 2), needed with few "
         "agents)",
     )
+    add_drop_empty(parser)
 
 
 def add_selection_options(parser):

@@ -12,14 +12,18 @@ responses.
 import numpy as np
 from sklearn.utils.validation import _get_feature_names, validate_data
 
-from ..utils import ResultMatrix, check_binary_values, check_result_matrix
+from ..utils import (
+    ResultMatrix,
+    check_binary_values,
+    check_empty_agents,
+    check_result_matrix,
+)
 from ..utils._protocol import column_labels, row_labels
 from ..utils._sparse import check_sparse_result, is_sparse_input
 from ._kernels import HAVE_NUMBA
 from ._sparse_responses import (
     _SparseResponses,
     sparse_column_counts,
-    sparse_row_counts,
 )
 
 # Above this many responses the 0/1 data are stored as uint8 and converted to
@@ -201,16 +205,6 @@ def _check_binary_in_blocks(values):
     return values
 
 
-def _empty_rows(values):
-    """Boolean mask of the agents with no observed response (row blocks)."""
-    if is_sparse_input(values):
-        return sparse_row_counts(values)[1] == 0
-    out = np.empty(values.shape[0], dtype=bool)
-    for rows in _row_blocks(values):
-        out[rows] = np.isnan(values[rows]).all(axis=1)
-    return out
-
-
 def _column_counts(values):
     """Successes and observed responses per item, computed in row blocks."""
     if is_sparse_input(values):
@@ -319,8 +313,9 @@ def _agent_labels(X, n_agents):
     return row_labels(X, n_agents)
 
 
-def _check_fit_responses(X):
-    """Validated 0/1 responses for ``IRT2PL.fit`` and the item labels."""
+def _check_fit_responses(X, *, drop_empty=False):
+    """Validated 0/1 responses for ``IRT2PL.fit``, the item labels and the
+    labels of the agents kept (all but the empty ones, with ``drop_empty``)."""
     values, agents, tasks = _check_responses(X)
     _get_feature_names(X)  # rejects mixed column-name types before fitting
     n_agents, n_items = values.shape
@@ -332,17 +327,19 @@ def _check_fit_responses(X):
         raise ValueError(
             f"IRT2PL needs at least 2 agents (rows); got {n_agents}."
         )
-    empty = _empty_rows(values)
-    if empty.any():
-        row = int(np.flatnonzero(empty)[0])
-        name = "" if agents is None else f" ({agents[row]!r})"
-        # scikit-learn reads absent sparse entries as 0: say they are missing
-        why = (" (an absent entry of sparse X is a missing response, not 0)"
-               if is_sparse_input(values) else "")
-        raise ValueError(
-            f"Agent at row {row}{name} has no observed response{why}; every "
-            "agent needs at least one 0/1 response in fit."
-        )
+    # one rule for agents without any response (raise, or drop with a
+    # warning); scikit-learn reads absent sparse entries as 0: the message
+    # says "no observed response", and they are missing here
+    rows = check_empty_agents(
+        values, agents, drop_empty=drop_empty, what="IRT2PL.fit"
+    )
+    if not rows.all():
+        values = values[rows]
+        if values.shape[0] < 2:
+            raise ValueError(
+                "IRT2PL needs at least 2 agents with a response; got "
+                f"{values.shape[0]}."
+            )
     keep, _ = _informative_items(values)
     if keep.sum() < 2:
         raise ValueError(
@@ -354,4 +351,4 @@ def _check_fit_responses(X):
         if tasks is not None
         else column_labels(X, n_items)
     )
-    return values, labels
+    return values, labels, _agent_labels(X, rows.shape[0])[rows]
