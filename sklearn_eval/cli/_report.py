@@ -50,6 +50,12 @@ def add_parser(commands):
     add_success_options(parser)
     add_reference_options(parser)
     add_selection_options(parser)
+    parser.add_argument(
+        "--include-flagged-tasks",
+        action="store_true",
+        help="let the recommended subset hold flagged tasks (0%% or 100%% "
+        "success, negative IRT discrimination), left out by default",
+    )
     group = parser.add_argument_group("match reports")
     group.add_argument(
         "--interval-method",
@@ -127,6 +133,7 @@ def write(args, bench):
         random_state=args.random_state,
         n_jobs=args.n_jobs,
         progress=progress,
+        include_flagged_tasks=getattr(args, "include_flagged_tasks", False),
     )
     return analysis, _write(args, analysis)
 
@@ -143,8 +150,11 @@ def print_summary(analysis, out):
             nash.core_agents[np.argsort(-nash.agent_probability[nash.core_agents])]
         ]
         out.write(f"Nash core agents ({len(core)}): {_names(core)}\n")
-        tasks = block.tasks[
-            nash.core_tasks[np.argsort(-nash.task_probability[nash.core_tasks])]
+        core = nash.core_tasks[np.argsort(-nash.task_probability[nash.core_tasks])]
+        flags = _block_flags(analysis)
+        tasks = [
+            block.tasks[t] if not flags[t] else f"{block.tasks[t]} [{flags[t]}]"
+            for t in core
         ]
         out.write(f"Nash core tasks ({len(tasks)}): {_names(tasks)}\n")
     if irt is not None:
@@ -171,6 +181,14 @@ def print_summary(analysis, out):
             f"{selection.agreement.kendall_tau:.3f}"
         )
     out.write(line + "\n")
+
+
+def _block_flags(analysis):
+    """The task flags of the report (see the tasks section) on the block."""
+    block, irt = analysis.block, analysis.irt
+    if irt is None:
+        return np.full(len(block.tasks), "", dtype=object)
+    return irt.flags[block.task_mask]
 
 
 def print_reference(analysis, out):
