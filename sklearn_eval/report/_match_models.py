@@ -63,13 +63,16 @@ def _rows(X, index):
 def choose_ties(matches, ties, base, random_state):
     """``(ties, scores, note)``: the given tie model, or the held-out best.
 
-    With draws in the data and no tie model given, Davidson's and
-    Rao-Kupper's models are compared by their mean held-out log-likelihood
-    (5-fold cross-validation); "half" scores a draw as half a win and half a
-    loss and is no probability model of draws, so it is not a candidate.
+    With draws and decided matches in the data and no tie model given,
+    Davidson's and Rao-Kupper's models are compared by their mean held-out
+    log-likelihood (5-fold cross-validation); "half" scores a draw as half a
+    win and half a loss and is no probability model of draws, so it is not a
+    candidate.
     """
-    has_draws = bool(np.any(matches.y == 0.5))
-    if ties is not None or not has_draws:
+    draws = matches.y == 0.5
+    # a tie model needs both draws and decided matches (all draws: its tie
+    # parameter would be infinite), so "half" it stays
+    if ties is not None or not draws.any() or draws.all():
         return ties or "half", {}, ""
     X = matches.model_X
     scores = {

@@ -270,7 +270,7 @@ def _melo(matches, ratings, n_components, random_state):
     coordinates = model.embedding(0)
     return Bunch(
         model=model,
-        players=np.asarray(model.players_, dtype=object),
+        players=np.asarray(model.agents_, dtype=object),
         transitive=np.asarray(model.transitive_ratings_, dtype=np.float64),
         coordinates=coordinates,
         radius=np.hypot(coordinates[:, 0], coordinates[:, 1]),
