@@ -540,6 +540,7 @@ def _selection(bench, block, n_tasks, spread, irt=None, include_flagged=False):
         max_information=float(selector.max_information_),
         agreement=agreement,
         spread_rule=rule,
+        candidates=candidates,
         excluded=left_out,
         excluded_flags=flags[left_out],
         warnings=messages,

@@ -355,8 +355,10 @@ def _ability_generality(plotting, plt, analysis):
 def _information_gain(plotting, plt, analysis):
     """Cumulative information gain along the greedy selection order."""
     selection, block = needs(analysis, "selection", "block")
+    # the selector saw the candidate tasks only (flagged ones left out)
+    tasks = block.tasks[selection.get("candidates", slice(None))]
     display = plotting.InfoGainDisplay.from_estimator(
-        selection.model, task_names=short_labels(block.tasks, 20)
+        selection.model, task_names=short_labels(tasks, 20)
     )
     return display.figure_
 
