@@ -6,8 +6,13 @@ import warnings
 
 import numpy as np
 
-from ._inputs import read_scores
-from ._options import add_matrix_input, non_negative_int, positive_int
+from ._inputs import drop_empty_agents, read_scores
+from ._options import (
+    add_drop_empty,
+    add_matrix_input,
+    non_negative_int,
+    positive_int,
+)
 from ._output import CommandError, OutputError, say
 
 __all__ = []
@@ -20,6 +25,7 @@ def add_parser(commands):
         "accuracy, and write them to an item file",
     )
     add_matrix_input(parser)
+    add_drop_empty(parser)
     parser.add_argument(
         "--n-items", type=positive_int, default=100, help="items to keep (100)"
     )
@@ -52,7 +58,8 @@ def run(args, out):
     from ..selection import SubsetScoreEstimator, write_items_csv
 
     table = read_scores(args)
-    values = table.values
+    rows = drop_empty_agents(args, table.values, table.agents)
+    values, agents = table.values[rows], table.agents[rows]
     observed = values[~np.isnan(values)]
     if observed.size and not np.isin(observed, (0.0, 1.0)).all():
         raise CommandError(
@@ -66,7 +73,7 @@ def run(args, out):
         )
     import pandas as pd
 
-    frame = pd.DataFrame(values, index=table.agents,
+    frame = pd.DataFrame(values, index=agents,
                          columns=[str(t) for t in table.tasks])
     say(args, f"choosing {args.n_items} of {values.shape[1]} items "
               f"({values.shape[0]} models)")

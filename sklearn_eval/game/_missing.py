@@ -284,6 +284,11 @@ def fill_win_rates(X, y, sample_weight=None, *, estimator=None, min_count=1.0):
         model_players = np.asarray(model.players_)
         if len(model_players) != n or not np.array_equal(model_players, players):
             raise ValueError("The estimator's players_ differ from the match players.")
+        names = getattr(model, "feature_names_in_", None)
+        if names is not None:  # fitted on a DataFrame: predict on one too
+            import pandas as pd
+
+            pairs = pd.DataFrame(pairs, columns=names, dtype=object)
         P[rows, cols] = np.asarray(model.predict_proba(pairs))[:, 1]
     P = 0.5 * (P + 1.0 - P.T)
     np.fill_diagonal(P, 0.5)

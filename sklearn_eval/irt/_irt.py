@@ -17,7 +17,6 @@ from ._em import _EMSettings
 from ._irt_fit import _fit_irt
 from ._quadrature import make_grid
 from ._responses import (
-    _agent_labels,
     _check_fit_responses,
     _check_input_features,
     _check_responses,
@@ -235,7 +234,7 @@ class IRT(AgentRankerMixin, TaskTableMixin, TransformerMixin, BaseEstimator):
                 "latent ability (n_factors=1)."
             )
         priors = self._priors()
-        values, labels, summary = _check_fit_responses(X)
+        values, labels, summary, agents = _check_fit_responses(X)
         grid = self._grid()
         settings = _EMSettings(max_iter=self.max_iter, tol=self.tol)
         with self._executor() as parallel:
@@ -245,7 +244,7 @@ class IRT(AgentRankerMixin, TaskTableMixin, TransformerMixin, BaseEstimator):
                 chunk_size=self.chunk_size, parallel=parallel,
                 rng=check_random_state(self.random_state), algorithm=self.algorithm,
             )
-        fitted["agents_"] = _agent_labels(X, values.shape[0])
+        fitted["agents_"] = agents
         # everything computed: only now touch the fitted state
         _record_input_features(self, X, labels)
         fitted["n_features_in_"] = self.n_features_in_

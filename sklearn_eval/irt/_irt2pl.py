@@ -35,7 +35,6 @@ from ._intervals import irt_interval_plan
 from ._item_fit import _item_fit_on
 from ._quadrature import make_grid
 from ._responses import (
-    _agent_labels,
     _check_fit_responses,
     _check_input_features,
     _check_responses,
@@ -49,9 +48,7 @@ _DEFAULT_NODES = {"rectangular": 121, "gauss-hermite": 21}
 _N_ITEM_PARAMS = {"2PL": 2, "1PL": 1, "Rasch": 1}
 
 
-class IRT2PL(
-    AgentRankerMixin, TaskTableMixin, TransformerMixin, BaseEstimator
-):
+class IRT2PL(AgentRankerMixin, TaskTableMixin, TransformerMixin, BaseEstimator):
     """Two-parameter logistic IRT fitted by marginal maximum likelihood (EM).
 
     Reads a result matrix of 0/1 responses (rows = agents, columns = items or
@@ -163,6 +160,8 @@ class IRT2PL(
         numba is installed (measured 1.2-6x faster there), else dense; scipy
         sparse input is never made dense below that share. All choices give
         the same fit to rounding (tested to 1e-10).
+    drop_empty : bool, default=False
+        Agents with no response: ``fit`` raises, or drops them with a warning.
 
     Attributes
     ----------
@@ -221,9 +220,8 @@ class IRT2PL(
     -----
     The latent axis is oriented so that abilities correlate positively with
     the agents' proportion of successes (a reflection flips every ``a``, ``b``
-    and ``theta`` together). An agent with no observed response among the
-    estimated items gets the prior (ability 0, sd 1) in ``transform``; in
-    ``fit`` an agent with no observed response at all is an error.
+    and ``theta`` together). An agent with no response on the estimated
+    items gets the prior (ability 0, sd 1) in ``transform``.
 
     References
     ----------
@@ -288,7 +286,9 @@ class IRT2PL(
         "n_jobs": [Integral, None],
         "chunk_size": [Interval(Integral, 1, None, closed="left"), None],
         "algorithm": [StrOptions({"auto", "dense", "sparse"})],
+        "drop_empty": ["boolean"],
     }
+    _model = "irt2pl"
 
     def __init__(
         self,
@@ -309,6 +309,7 @@ class IRT2PL(
         n_jobs=None,
         chunk_size=None,
         algorithm="auto",
+        drop_empty=False,
     ):
         self.model = model
         self.quadrature = quadrature
@@ -326,8 +327,7 @@ class IRT2PL(
         self.n_jobs = n_jobs
         self.chunk_size = chunk_size
         self.algorithm = algorithm
-
-    _model = "irt2pl"
+        self.drop_empty = drop_empty
 
     def __sklearn_eval_intervals__(self, target=None):
         """How :func:`~sklearn_eval.uncertainty.ranking_intervals` resamples.
@@ -383,7 +383,9 @@ class IRT2PL(
             accelerate=self.accelerate,
             rescale_latent=self.rescale_latent,
         )
-        values, labels, summary = _check_fit_responses(X)
+        values, labels, summary, agents = _check_fit_responses(
+            X, drop_empty=self.drop_empty
+        )
         grid = self._grid()
         with self._executor() as parallel:
             fitted = _fit_model(
@@ -398,7 +400,7 @@ class IRT2PL(
                 rng=check_random_state(self.random_state),
                 algorithm=self.algorithm, summary=summary,
             )
-        fitted["agents_"] = _agent_labels(X, values.shape[0])
+        fitted["agents_"] = agents
         # Everything computed: only now touch the fitted state.
         _record_input_features(self, X, labels)
         for name, value in fitted.items():

@@ -14,7 +14,12 @@ from typing import NamedTuple
 import numpy as np
 from sklearn.utils.validation import _get_feature_names, validate_data
 
-from ..utils import ResultMatrix, check_binary_values, check_result_matrix
+from ..utils import (
+    ResultMatrix,
+    check_binary_values,
+    check_empty_agents,
+    check_result_matrix,
+)
 from ..utils._protocol import column_labels, row_labels
 from ..utils._sparse import check_sparse_result, is_sparse_input
 from ._abilities import _dense_map
@@ -357,10 +362,11 @@ def _agent_labels(X, n_agents):
     return row_labels(X, n_agents)
 
 
-def _check_fit_responses(X):
-    """Validated 0/1 responses for a fit, the item labels and item summary.
+def _check_fit_responses(X, *, drop_empty=False):
+    """Validated 0/1 responses for a fit, the item labels, the item summary and
+    the labels of the agents kept (all but the empty ones, with ``drop_empty``).
 
-    Returns ``(values, labels, summary)`` with ``summary`` an
+    Returns ``(values, labels, summary, agents)`` with ``summary`` an
     :class:`_ItemSummary`: the counts per item are computed once, here, and
     the fit reuses them.
     """
@@ -375,18 +381,20 @@ def _check_fit_responses(X):
         raise ValueError(
             f"IRT2PL needs at least 2 agents (rows); got {n_agents}."
         )
-    successes, observed, per_agent = _input_counts(values)
-    empty = per_agent == 0
-    if empty.any():
-        row = int(np.flatnonzero(empty)[0])
-        name = "" if agents is None else f" ({agents[row]!r})"
-        # scikit-learn reads absent sparse entries as 0: say they are missing
-        why = (" (an absent entry of sparse X is a missing response, not 0)"
-               if is_sparse_input(values) else "")
-        raise ValueError(
-            f"Agent at row {row}{name} has no observed response{why}; every "
-            "agent needs at least one 0/1 response in fit."
-        )
+    # one rule for agents without any response (raise, or drop with a
+    # warning); scikit-learn reads absent sparse entries as 0: the message
+    # says "no observed response", and they are missing here
+    rows = check_empty_agents(
+        values, agents, drop_empty=drop_empty, what="IRT2PL.fit"
+    )
+    if not rows.all():
+        values = values[rows]
+        if values.shape[0] < 2:
+            raise ValueError(
+                "IRT2PL needs at least 2 agents with a response; got "
+                f"{values.shape[0]}."
+            )
+    successes, observed, _ = _input_counts(values)
     summary = _summary_from_counts(successes, observed)
     if summary.keep.sum() < 2:
         raise ValueError(
@@ -398,4 +406,4 @@ def _check_fit_responses(X):
         if tasks is not None
         else column_labels(X, n_items)
     )
-    return values, labels, summary
+    return values, labels, summary, _agent_labels(X, rows.shape[0])[rows]

@@ -10,6 +10,7 @@ each estimator's ``__sklearn_eval_intervals__``.
 from ._active import ActiveSampler
 from ._base import RatingDivergenceError
 from ._elo import EloRanker
+from ._existence import maximum_likelihood_exists
 from ._intervals import (
     bootstrap_bradley_terry,
     bootstrap_online_elo,
@@ -27,4 +28,5 @@ __all__ = [
     "bootstrap_online_elo",
     "bradley_terry_covariance",
     "bradley_terry_intervals",
+    "maximum_likelihood_exists",
 ]

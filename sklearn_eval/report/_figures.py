@@ -60,9 +60,18 @@ def to_png_base64(fig):
 
     buffer = io.BytesIO()
     try:
-        # every report figure is laid out by matplotlib's constrained layout:
-        # a tight bounding box would only redraw it (a sixth of the time)
-        fig.savefig(buffer, format="png", dpi=_DPI)
+        # drawn once, at the size shown (the page is PAGE_INCHES wide at
+        # _DPI): the layout engine runs once here and is then switched off;
+        # the Agg canvas renders without savefig's extra layout draw (which
+        # laid every figure out twice); a tight bounding box would redraw it
+        from matplotlib.backends.backend_agg import FigureCanvasAgg
+
+        fig.set_dpi(_DPI)
+        engine = fig.get_layout_engine()
+        if engine is not None:
+            engine.execute(fig)
+            fig.set_layout_engine("none")
+        FigureCanvasAgg(fig).print_png(buffer)
     finally:
         plt.close(fig)
     return base64.b64encode(buffer.getvalue()).decode("ascii")
@@ -346,8 +355,10 @@ def _ability_generality(plotting, plt, analysis):
 def _information_gain(plotting, plt, analysis):
     """Cumulative information gain along the greedy selection order."""
     selection, block = needs(analysis, "selection", "block")
+    # the selector saw the candidate tasks only (flagged ones left out)
+    tasks = block.tasks[selection.get("candidates", slice(None))]
     display = plotting.InfoGainDisplay.from_estimator(
-        selection.model, task_names=short_labels(block.tasks, 20)
+        selection.model, task_names=short_labels(tasks, 20)
     )
     return display.figure_
 

@@ -22,7 +22,7 @@ from sklearn.utils import check_random_state
 from sklearn.utils._param_validation import HasMethods, Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted
 
-from ..utils import check_binary_values, check_result_matrix
+from ..utils import check_binary_values, check_empty_agents, check_result_matrix
 from ..utils._validation import accuracy_truth
 from ._subset_io import build_from_items, task_frame
 from ._subset_models import (
@@ -90,11 +90,10 @@ def _check_population(values, agents, tasks):
             f"Item at column {item}{name} has no observed response: its accuracy "
             "cannot be learnt; drop it from X."
         )
-    empty_models = ~observed.any(axis=1)
-    if empty_models.any():
-        row = int(np.flatnonzero(empty_models)[0])
-        name = "" if agents is None else f" ({agents[row]!r})"
-        raise ValueError(f"Model at row {row}{name} has no observed response.")
+    check_empty_agents(
+        values, agents, what="SubsetScoreEstimator.fit",
+        remedy="remove them (sklearn-eval compress --drop-empty does)",
+    )
 
 
 class SubsetScoreEstimator(SelectorMixin, BaseEstimator):

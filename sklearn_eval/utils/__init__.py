@@ -13,6 +13,7 @@ from ._convert import (
     minmax_normalize,
     win_probability_to_matches,
 )
+from ._empty import check_empty_agents
 from ._labels import check_and_encode_matches
 from ._ranks import RANK_RTOL, rank_scores
 from ._resampling import BootstrapResult, IntervalPlan
@@ -40,6 +41,7 @@ __all__ = [
     "check_and_encode_matches",
     "check_antisymmetric",
     "check_binary_values",
+    "check_empty_agents",
     "check_in_bounds",
     "check_matches",
     "check_result_matrix",

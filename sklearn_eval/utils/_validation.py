@@ -13,6 +13,7 @@ import scipy.sparse as sp
 
 from ._coding import code_label_columns
 from ._coding import optional_pandas as _optional_pandas
+from ._outcomes import outcomes_from_words
 
 __all__ = [
     "MatchData",
@@ -268,6 +269,8 @@ def check_outcomes(y, sample_weight, n, *, require_y=True):
     sample_weight : ndarray of float64
         Ones when None.
     """
+    if y is not None:
+        y = outcomes_from_words(y)
     y_arr = _check_vector(y, n, "y", allow_none=not require_y)
     if y_arr is not None:
         row = first_in_blocks(y_arr, test=_invalid_outcome)
@@ -296,7 +299,10 @@ def check_matches(X, y=None, sample_weight=None, *, require_y=True):
         The two players of each match, in chronological order. Labels may be
         any hashable values (str or int); missing labels are rejected.
     y : array-like of shape (n_matches,), default=None
-        Outcome for the first player: 1 win, 0 loss, 0.5 draw.
+        Outcome for the first player: 1 win, 0 loss, 0.5 draw, or the words
+        the file readers accept (``"win"``, ``"loss"``, ``"draw"``, also
+        ``"w"``, ``"l"``, ``"d"``, ``"tie"``, ``"1-0"``, ``"0-1"``,
+        ``"1/2-1/2"``; any case).
     sample_weight : array-like of shape (n_matches,), default=None
         Non-negative weight of each match; ones when None.
     require_y : bool, default=True

@@ -286,7 +286,8 @@ def test_malformed_sparse_responses_are_located():
     empty_row = sparse.csr_array((np.array([1.0, 0.0, 1.0, 0.0]),
                                   np.array([0, 1, 0, 1]), np.array([0, 2, 2, 4])),
                                  shape=(3, 2))
-    with pytest.raises(ValueError, match="row 1 has no observed response"):
+    message = r"1 agent of 3 has no observed response \(row 1; an absent entry"
+    with pytest.raises(ValueError, match=message):
         IRT2PL().fit(empty_row)
     with pytest.raises(TypeError, match="numbers"):
         IRT2PL().fit(sparse.csr_array(np.array([[1, 0], [0, 1]], dtype=complex)))
