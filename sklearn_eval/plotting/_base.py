@@ -198,6 +198,21 @@ def _as_labels(labels, n, name, default_prefix):
     return array.copy()
 
 
+def _fitted_labels(estimator, attribute):
+    """The protocol labels ``agents_``/``tasks_`` of a fit, None when positional.
+
+    A fit on an array labels its rows and columns ``0 .. n - 1``; the displays
+    then draw their own ``"agent k"`` / ``"task k"`` defaults instead.
+    """
+    labels = getattr(estimator, attribute, None)
+    if labels is None:
+        return None
+    array = np.asarray(labels)
+    if array.dtype.kind in "iu" and np.array_equal(array, np.arange(array.shape[0])):
+        return None
+    return array
+
+
 def _check_positive_int(value, name, *, allow_none=True):
     if value is None and allow_none:
         return None
