@@ -57,7 +57,7 @@ class AlphaRankSweepDisplay:
     >>> from sklearn_eval.datasets import load_soccer
     >>> from sklearn_eval.game import AlphaRank
     >>> from sklearn_eval.plotting import AlphaRankSweepDisplay
-    >>> ar = AlphaRank().fit(load_soccer().data)
+    >>> ar = AlphaRank(game="agent_vs_agent").fit(load_soccer().data)
     >>> disp = AlphaRankSweepDisplay.from_estimator(ar)
     >>> len(disp.lines_)
     10

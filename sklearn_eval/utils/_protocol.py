@@ -16,6 +16,7 @@ import warnings
 
 import numpy as np
 from scipy.stats import rankdata
+from sklearn.utils.metaestimators import available_if
 from sklearn.utils.validation import check_is_fitted
 
 __all__ = [
@@ -159,12 +160,28 @@ class AgentRankerMixin:
         return table.iloc[order]
 
 
+def _plays_tasks(estimator):
+    """Whether ``estimator`` learns about tasks: no ``game`` or an agent-vs-task one."""
+    game = getattr(estimator, "game", "agent_vs_task")
+    if game != "agent_vs_task":
+        raise AttributeError(
+            f"task_table() is defined for game='agent_vs_task' only; this "
+            f"{type(estimator).__name__} has game={game!r}, whose columns are the "
+            "agents, not tasks."
+        )
+    return True
+
+
 class TaskTableMixin:
     """``task_table()`` for estimators that learn about tasks.
 
-    Subclasses provide the fitted ``tasks_`` and ``_task_columns()``.
+    Subclasses provide the fitted ``tasks_`` and ``_task_columns()``. An
+    estimator with a ``game`` parameter has ``task_table`` only for
+    ``game="agent_vs_task"`` (``hasattr(est, "task_table")`` is False for an
+    agent-vs-agent game).
     """
 
+    @available_if(_plays_tasks)
     def task_table(self):
         """Per-task results as a DataFrame, in the order of the tasks.
 

@@ -145,7 +145,7 @@ CONFIGS = {
         False,
     ),
     "AlphaRank(agent_vs_agent)": (
-        lambda: AlphaRank(alpha=10.0),
+        lambda: AlphaRank(game="agent_vs_agent", alpha=10.0),
         lambda: (expit(_logits()), None, None),
         False,  # square: dropping a column is not a valid "wrong width" probe
     ),
