@@ -1,6 +1,7 @@
 """Item response theory on agent x task result matrices."""
 
 from ._adaptive import AdaptiveTester
+from ._calibration import calibrate_irt
 from ._ctest import ctest_score, policy_difficulty, theoretical_generality
 from ._generality import GeneralityScorer
 from ._intervals import irt_intervals
@@ -10,6 +11,7 @@ __all__ = [
     "AdaptiveTester",
     "GeneralityScorer",
     "IRT2PL",
+    "calibrate_irt",
     "irt_intervals",
     "ctest_score",
     "policy_difficulty",

@@ -18,26 +18,19 @@ from numbers import Integral, Real
 
 import numpy as np
 from scipy.special import expit
-from sklearn.base import BaseEstimator, _fit_context, clone
+from sklearn.base import BaseEstimator, _fit_context
 from sklearn.utils import check_random_state
 from sklearn.utils._param_validation import HasMethods, Interval
 from sklearn.utils.validation import check_is_fitted
 
 from ..utils import check_binary_values, check_result_matrix
+from ._calibration import CALIBRATION_ATTRIBUTES, calibrate_irt
 
 __all__ = ["AdaptiveTester"]
 
 _FLOOR = 1e-12
-_IRT_ATTRIBUTES = ("discrimination_", "difficulty_", "quadrature_nodes_",
-                   "quadrature_weights_", "n_features_in_", "icc")
 # Gain of an uncalibrated item: below any calibrated one, above "not available".
 _UNINFORMATIVE = -np.finfo(np.float64).max
-
-
-def _default_irt():
-    from ._irt2pl import IRT2PL
-
-    return IRT2PL(model="1PL")
 
 
 def _is_fitted(model):
@@ -177,16 +170,11 @@ class AdaptiveTester(BaseEstimator):
         else:
             checked = check_result_matrix(X, allow_nan=True)
             values = check_binary_values(checked.values)
-            irt = (_default_irt() if self.irt is None else clone(self.irt)).fit(X, None)
+            irt = calibrate_irt(self.irt, X)
             with np.errstate(invalid="ignore", divide="ignore"):
                 rate = np.nansum(values, axis=0) / np.sum(~np.isnan(values), axis=0)
             names = checked.tasks
-            if irt.n_features_in_ != values.shape[1]:
-                raise ValueError(
-                    f"irt is calibrated on {irt.n_features_in_} items; X has "
-                    f"{values.shape[1]}."
-                )
-        missing = [name for name in _IRT_ATTRIBUTES if not hasattr(irt, name)]
+        missing = [name for name in CALIBRATION_ATTRIBUTES if not hasattr(irt, name)]
         if missing:
             raise TypeError(
                 f"irt must be an IRT2PL (or a FrozenEstimator of one); "

@@ -69,7 +69,7 @@ def task_frame(estimator):
     order[estimator.selection_order_] = np.arange(1, estimator.selection_order_.size
                                                   + 1)
     coefficient = np.full(n, np.nan)
-    if estimator.estimator_ == "regression":
+    if estimator.method_ == "regression":
         parts = _linear_parts(estimator.regressor_, items.size + 1)
         if parts is not None:
             coefficient[items] = parts[0][:-1]
@@ -94,7 +94,7 @@ def _header(estimator):
     meta = {
         "format": _FORMAT,
         "selection": estimator.selection_,
-        "estimator": estimator.estimator_,
+        "estimator": estimator.method_,
         "interval_method": estimator.interval_method_,
         "fallback_accuracy": repr(fitted.fallback),
         "quadrature_nodes": _join(estimator._bank.nodes),
@@ -103,7 +103,7 @@ def _header(estimator):
     }
     if fitted.blend is not None:
         meta["blend_weight"] = repr(fitted.blend)
-    if estimator.estimator_ == "regression":
+    if estimator.method_ == "regression":
         parts = _linear_parts(estimator.regressor_, estimator.selected_items_.size + 1)
         if parts is None:
             raise ValueError(
@@ -240,7 +240,7 @@ def build_estimator(cls, table, meta):
         fitted.regressor = LinearCorrection(coef, float(meta["intercept"]))
     return _assemble(cls(n_items=int(position.size),
                          selection=meta.get("selection", "random"),
-                         estimator=kind),
+                         method=kind),
                      labels, position, pick, table["weight"].to_numpy(dtype=float)[
                          position], bank, fitted, meta)
 
@@ -258,7 +258,7 @@ def _assemble(estimator, labels, items, pick, weights, bank, fitted, meta):
     estimator.selection_order_ = np.asarray(pick, dtype=np.intp)
     estimator.item_weights_ = np.asarray(weights, dtype=np.float64)
     estimator.selection_ = meta.get("selection", "random")
-    estimator.estimator_ = fitted.kind
+    estimator.method_ = fitted.kind
     estimator.cv_results_ = {"selection": np.asarray([], dtype=object),
                              "estimator": np.asarray([], dtype=object),
                              "mae": np.asarray([])}
@@ -352,6 +352,6 @@ def build_from_items(cls, items, weights, *, n_features, feature_names,
         "cv_residuals": _join(residuals),
     }
     labels = names if names is not None else np.arange(n).astype(object)
-    estimator = cls(n_items=int(positions.size), estimator=kind)
+    estimator = cls(n_items=int(positions.size), method=kind)
     return _assemble(estimator, labels, positions[order], positions,
                      weights[order], bank, FittedEstimate(kind, np.nan), meta)

@@ -271,7 +271,7 @@ CONFIGS = {
     ),
     "SubsetScoreEstimator(anchor,gp-irt,y)": (
         lambda: SubsetScoreEstimator(n_items=3, selection="anchor",
-                                     estimator="gp-irt", random_state=0),
+                                     method="gp-irt", random_state=0),
         lambda: (_complete_responses(), np.linspace(0.2, 0.8, 60), None),
         True,
     ),

@@ -492,8 +492,15 @@ def test_n_tasks_fraction_and_auto():
     np.testing.assert_array_equal(full.selection_order_[:k], auto.selection_order_)
     if k < 4:
         assert full.cumulative_gain_[k] <= auto.cumulative_gain_[-1]
-    strict = InfoGainSelector(n_tasks="auto", tol=10.0).fit(X, agents)
+    strict = InfoGainSelector(n_tasks="auto", min_gain=10.0).fit(X, agents)
     assert len(strict.selection_order_) == 1
+    # the former name of the gain threshold still works, with a FutureWarning
+    with pytest.warns(FutureWarning, match="min_gain"):
+        renamed = InfoGainSelector(n_tasks="auto", tol=10.0).fit(X, agents)
+    np.testing.assert_array_equal(renamed.selection_order_, strict.selection_order_)
+    loose = InfoGainSelector(n_tasks="auto", min_gain=-np.inf)
+    with pytest.raises(ValueError, match="min_gain"):
+        loose.fit(X, agents)
 
 
 def test_zero_spread_is_valid_with_the_offset():
