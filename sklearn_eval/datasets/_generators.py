@@ -10,7 +10,8 @@ from numbers import Integral, Real
 import numpy as np
 from scipy.special import expit
 from sklearn.utils import check_random_state
-from sklearn.utils._param_validation import Interval, StrOptions, validate_params
+
+from ..utils._sklearn_compat import Interval, StrOptions, validate_params
 
 __all__ = [
     "make_agent_task_scores",

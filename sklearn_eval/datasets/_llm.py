@@ -1,8 +1,8 @@
 """Evaluations of large language models: ChemBench items and Vicuna80 judgments."""
 
 import numpy as np
-from sklearn.utils._param_validation import validate_params
 
+from ..utils._sklearn_compat import validate_params
 from ._base import _import_pandas, _read_csv_rows
 from ._bunches import _matches_bunch, _result_matrix_bunch, _str_column
 

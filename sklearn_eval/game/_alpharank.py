@@ -7,9 +7,8 @@ import warnings
 
 import numpy as np
 import scipy.sparse as sp
-from sklearn.base import BaseEstimator, _fit_context
+from sklearn.base import BaseEstimator
 from sklearn.exceptions import ConvergenceWarning
-from sklearn.utils._param_validation import Interval, StrOptions, validate_params
 from sklearn.utils.validation import check_is_fitted
 
 from ..utils._protocol import (
@@ -20,6 +19,7 @@ from ..utils._protocol import (
     column_labels,
     row_labels,
 )
+from ..utils._sklearn_compat import Interval, StrOptions, _fit_context, validate_params
 from ._intervals import task_resampling_plan
 from ._markov import (
     SPARSE_MIN_STATES,

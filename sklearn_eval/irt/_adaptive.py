@@ -18,12 +18,12 @@ from numbers import Integral, Real
 
 import numpy as np
 from scipy.special import expit
-from sklearn.base import BaseEstimator, _fit_context
+from sklearn.base import BaseEstimator
 from sklearn.utils import check_random_state
-from sklearn.utils._param_validation import HasMethods, Interval
 from sklearn.utils.validation import check_is_fitted
 
 from ..utils import check_binary_values, check_result_matrix
+from ..utils._sklearn_compat import HasMethods, Interval, _fit_context
 from ._calibration import CALIBRATION_ATTRIBUTES, calibrate_irt
 
 __all__ = ["AdaptiveTester"]

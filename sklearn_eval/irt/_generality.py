@@ -24,13 +24,19 @@ import warnings
 
 import numpy as np
 from scipy import sparse
-from sklearn.base import BaseEstimator, TransformerMixin, _fit_context
+from sklearn.base import BaseEstimator, TransformerMixin
 from sklearn.utils import Bunch
-from sklearn.utils._param_validation import HasMethods, Interval, StrOptions
-from sklearn.utils.validation import _get_feature_names, check_is_fitted
+from sklearn.utils.validation import check_is_fitted
 
 from ..utils import check_in_bounds, check_result_matrix
 from ..utils._protocol import AgentRankerMixin, TaskTableMixin, column_labels
+from ..utils._sklearn_compat import (
+    HasMethods,
+    Interval,
+    StrOptions,
+    _fit_context,
+    _get_feature_names,
+)
 from ..utils._sparse import check_sparse_result, is_sparse_input, observed_mask
 from ._binning import (
     assign_right_closed,

@@ -10,10 +10,11 @@ responses.
 """
 
 import numpy as np
-from sklearn.utils.validation import _get_feature_names, validate_data
+from sklearn.utils.validation import validate_data
 
 from ..utils import ResultMatrix, check_binary_values, check_result_matrix
 from ..utils._protocol import column_labels, row_labels
+from ..utils._sklearn_compat import _get_feature_names
 from ..utils._sparse import check_sparse_result, is_sparse_input
 from ._kernels import HAVE_NUMBA
 from ._sparse_responses import (

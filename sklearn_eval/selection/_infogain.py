@@ -14,15 +14,9 @@ from numbers import Integral, Real
 
 import numpy as np
 import scipy.sparse as sp
-from sklearn.base import BaseEstimator, _fit_context
+from sklearn.base import BaseEstimator
 from sklearn.feature_selection import SelectorMixin
-from sklearn.utils._param_validation import Hidden, Interval, RealNotInt, StrOptions
-from sklearn.utils.validation import (
-    _get_feature_names,
-    check_array,
-    check_is_fitted,
-    validate_data,
-)
+from sklearn.utils.validation import check_array, check_is_fitted, validate_data
 
 from ..utils._protocol import (
     TaskTableMixin,
@@ -31,6 +25,14 @@ from ..utils._protocol import (
     row_labels,
 )
 from ..utils._resampling import IntervalPlan, unknown_target
+from ..utils._sklearn_compat import (
+    Hidden,
+    Interval,
+    RealNotInt,
+    StrOptions,
+    _fit_context,
+    _get_feature_names,
+)
 from ..utils._validation import _label_missing_mask
 from . import _kernels
 from ._gain import (

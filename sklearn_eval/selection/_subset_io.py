@@ -15,8 +15,8 @@ import io
 import os
 
 import numpy as np
-from sklearn.utils._param_validation import validate_params
 
+from ..utils._sklearn_compat import validate_params
 from ._subset_models import FittedEstimate, ItemBank
 
 __all__ = [

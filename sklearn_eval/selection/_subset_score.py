@@ -15,16 +15,22 @@ from numbers import Integral
 
 import numpy as np
 from scipy.stats import norm
-from sklearn.base import BaseEstimator, _fit_context
+from sklearn.base import BaseEstimator
 from sklearn.feature_selection import SelectorMixin
 from sklearn.model_selection import KFold, check_cv
 from sklearn.utils import check_random_state
-from sklearn.utils._param_validation import HasMethods, Hidden, Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted
 
 from ..irt import calibrate_irt
 from ..utils import check_binary_values, check_result_matrix
 from ..utils._protocol import deprecated_alias
+from ..utils._sklearn_compat import (
+    HasMethods,
+    Hidden,
+    Interval,
+    StrOptions,
+    _fit_context,
+)
 from ._subset_io import build_from_items, task_frame
 from ._subset_models import (
     ESTIMATORS,

@@ -17,7 +17,9 @@ import warnings
 import numpy as np
 from scipy.stats import rankdata
 from sklearn.utils.metaestimators import available_if
-from sklearn.utils.validation import check_is_fitted
+from sklearn.utils.validation import check_array, check_is_fitted
+
+from ._sklearn_compat import _get_feature_names
 
 __all__ = [
     "AgentRankerMixin",
@@ -221,8 +223,6 @@ def check_fit_input(X, **check_params):
     X_checked : ndarray
     attributes : dict
     """
-    from sklearn.utils.validation import _get_feature_names, check_array
-
     names = _get_feature_names(X)
     X_checked = check_array(X, **check_params)
     attributes = {"n_features_in_": int(X_checked.shape[1])}
