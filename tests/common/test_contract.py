@@ -19,6 +19,7 @@ import warnings
 from pathlib import Path
 
 import numpy as np
+import pandas as pd
 import pytest
 from scipy.special import expit
 from sklearn.base import BaseEstimator
@@ -454,7 +455,6 @@ TRANSFORMERS = [
 def test_set_output_pandas_keeps_agents_and_names(config):
     # DESIGN.md section 5: set_output(transform="pandas") works for every
     # transformer, outputs indexed by the agent labels of the input
-    pd = pytest.importorskip("pandas")
     make, data, _ = CONFIGS[config]
     X, y, fit_params = data()
     frame = pd.DataFrame(

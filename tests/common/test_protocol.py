@@ -8,6 +8,7 @@ through ``__sklearn_eval_intervals__`` with no knowledge of the type.
 import warnings
 
 import numpy as np
+import pandas as pd
 import pytest
 from numpy.testing import assert_allclose, assert_array_equal
 from sklearn.base import BaseEstimator
@@ -16,8 +17,6 @@ from sklearn.exceptions import NotFittedError
 from sklearn_eval.uncertainty import ranking_intervals
 from sklearn_eval.utils import IntervalPlan
 from tests.common.test_contract import CONFIGS
-
-pd = pytest.importorskip("pandas")
 
 PROTOCOL_CONFIGS = CONFIGS
 

@@ -13,6 +13,7 @@ from __future__ import annotations
 import warnings
 
 import numpy as np
+import pandas as pd
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -125,7 +126,6 @@ def test_full_degenerate_corpus_never_fails():
 # ---------------------------------------------------------------- real data
 @pytest.fixture(scope="module")
 def icar(shared_dir):
-    pd = pytest.importorskip("pandas")
     path = shared_dir / "data" / "irt" / "icar_ability_200x16_complete.csv"
     return pd.read_csv(path, index_col=0)
 
@@ -154,7 +154,6 @@ def test_icar_subsets(icar, rows):
 
 @pytest.fixture(scope="module")
 def atlas(shared_dir):
-    pd = pytest.importorskip("pandas")
     path = (
         shared_dir
         / "data"

@@ -1,10 +1,10 @@
 """Displays of alpha-Rank sweeps and voting outcomes."""
 
+import matplotlib
 import numpy as np
 import pandas as pd
 import pytest
 
-matplotlib = pytest.importorskip("matplotlib")
 matplotlib.use("Agg")
 
 from sklearn.exceptions import NotFittedError  # noqa: E402

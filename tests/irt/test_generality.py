@@ -6,6 +6,7 @@ import re
 import warnings
 
 import numpy as np
+import pandas as pd
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -30,8 +31,6 @@ from sklearn_eval.irt._binning import (
 )
 from sklearn_eval.irt._curves import FEATURE_NAMES, _arc_points, _fill_empty_bins
 from sklearn_eval.utils.estimator_checks import check_estimator_contract
-
-pd = pytest.importorskip("pandas")
 
 COL = {name: k for k, name in enumerate(FEATURE_NAMES)}
 

@@ -5,6 +5,7 @@ import pickle
 import warnings
 
 import numpy as np
+import pandas as pd
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -17,8 +18,6 @@ from sklearn.model_selection import GridSearchCV, KFold
 from sklearn_eval.datasets import make_irt_responses
 from sklearn_eval.irt import IRT2PL
 from sklearn_eval.utils.estimator_checks import check_estimator_contract
-
-pd = pytest.importorskip("pandas")
 
 # the fixtures' nearly separable items trigger this (tested once, below)
 pytestmark = pytest.mark.filterwarnings(

@@ -6,6 +6,7 @@ import tracemalloc
 import warnings
 
 import numpy as np
+import pandas as pd
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -319,7 +320,6 @@ def _long_table(rng, n_agents, n_items, density):
 
 
 def test_long_table_goes_in_with_its_labels():
-    pd = pytest.importorskip("pandas")
     rng = np.random.default_rng(9)
     table, dense, agents, items = _long_table(rng, 90, 12, 0.4)
     matrix = long_to_result_matrix(table, agent="model", task="question",

@@ -9,6 +9,7 @@ from ``shared_dir`` only, never shipped).
 import math
 
 import numpy as np
+import pandas as pd
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -288,7 +289,6 @@ def test_classes_is_a_deprecated_alias_of_agents():
 
 
 def test_task_table_lists_gain_and_selection_order():
-    pd = pytest.importorskip("pandas")
     rng = np.random.default_rng(0)
     X = pd.DataFrame(rng.normal(size=(6, 4)) * [3.0, 0.1, 1.0, 0.5],
                      columns=["a", "b", "c", "d"])
@@ -446,7 +446,6 @@ def test_selector_picks_informative_then_complementary():
 
 
 def test_dataframe_names_and_pandas_output():
-    pd = pytest.importorskip("pandas")
     X, agents = _runs()
     frame = pd.DataFrame(X, columns=["skill", "noise", "group", "group_copy"])
     selector = InfoGainSelector(n_tasks=2).fit(frame, agents)
@@ -1093,7 +1092,6 @@ def test_gvgai_greedy_top3_is_the_global_optimum(gvgai):
 
 
 def test_gvgai_run_level_data(shared_dir):
-    pd = pytest.importorskip("pandas")
     path = shared_dir / "data" / "gvgai" / "martinezplumed2018_GVGAI_data.csv"
     if not path.exists():
         pytest.skip(f"{path} not found")

@@ -9,6 +9,7 @@ import io
 import warnings
 
 import numpy as np
+import pandas as pd
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -35,8 +36,6 @@ from sklearn_eval.selection._subset_select import (
     select_stratified,
 )
 from sklearn_eval.utils.estimator_checks import check_estimator_contract
-
-pd = pytest.importorskip("pandas")
 
 
 def family_population(n_models=160, n_items=120, seed=0):
