@@ -17,6 +17,7 @@ from __future__ import annotations
 from numbers import Integral, Real
 
 import numpy as np
+import pandas as pd
 from scipy.special import expit
 from sklearn.base import BaseEstimator
 from sklearn.utils import check_random_state
@@ -276,7 +277,6 @@ n_features)
             that response ``ability`` (EAP), ``se`` (posterior sd) and
             ``accuracy`` (estimated full-benchmark accuracy).
         """
-        import pandas as pd
 
         log, _ = self._run(X)
         return pd.DataFrame(log)
@@ -327,7 +327,6 @@ n_features)
             Index ``task``; columns ``discrimination``, ``difficulty`` and
             ``information`` (averaged over the ability prior).
         """
-        import pandas as pd
 
         check_is_fitted(self, "irt_")
         return pd.DataFrame(

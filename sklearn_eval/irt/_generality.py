@@ -23,6 +23,7 @@ import numbers
 import warnings
 
 import numpy as np
+import pandas as pd
 from scipy import sparse
 from sklearn.base import BaseEstimator, TransformerMixin
 from sklearn.utils import Bunch
@@ -595,7 +596,6 @@ class GeneralityScorer(
         raw_curve, variance = self._curves(responses)
         curve = _fill_empty_bins(raw_curve, self.empty_bins)
         if hasattr(X, "iloc"):
-            import pandas as pd
 
             labels = self._bin_labels()
             curve = pd.DataFrame(curve, index=X.index, columns=labels)
@@ -715,7 +715,7 @@ class GeneralityScorer(
 
     # ------------------------------------------------------------- tables
     def agent_table(self):
-        """The training agents ranked by capability, one row each (needs pandas).
+        """The training agents ranked by capability, one row each.
 
         Returns
         -------
@@ -732,7 +732,7 @@ class GeneralityScorer(
         return dict(zip(FEATURE_NAMES, self._agent_indicators.T, strict=True))
 
     def task_table(self):
-        """Difficulty and bin of every task, one row each (needs pandas).
+        """Difficulty and bin of every task, one row each.
 
         Returns
         -------

@@ -487,7 +487,7 @@ class IRT2PL(
 
 
     def task_table(self, X=None):
-        """Item parameters and diagnostics, one row per item (needs pandas).
+        """Item parameters and diagnostics, one row per item.
 
         Parameters
         ----------
@@ -549,7 +549,7 @@ class IRT2PL(
         return self.task_table(X)
 
     def agent_table(self):
-        """The training agents ranked by ability, one row each (needs pandas).
+        """The training agents ranked by ability, one row each.
 
         Returns
         -------

@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
+import matplotlib.pyplot as plt
 import numpy as np
 
-from ._base import _literal, _pyplot
+from ._base import _literal
 
 __all__ = ["AlphaRankSweepDisplay"]
 
@@ -130,7 +131,6 @@ class AlphaRankSweepDisplay:
         -------
         AlphaRankSweepDisplay
         """
-        plt = _pyplot("AlphaRankSweepDisplay")
         alphas = np.asarray(self.alphas, dtype=np.float64)
         masses = np.atleast_2d(np.asarray(self.masses, dtype=np.float64))
         names = [str(a) for a in np.asarray(self.agent_names).tolist()]

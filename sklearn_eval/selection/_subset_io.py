@@ -15,6 +15,7 @@ import io
 import os
 
 import numpy as np
+import pandas as pd
 
 from ..utils._sklearn_compat import validate_params
 from ._subset_models import FittedEstimate, ItemBank
@@ -57,7 +58,6 @@ def _linear_parts(regressor, n_columns):
 
 def task_frame(estimator):
     """Per-item DataFrame of a fitted estimator (chosen items first)."""
-    import pandas as pd
 
     n = estimator.n_features_in_
     items = estimator.selected_items_
@@ -188,7 +188,6 @@ def write_items_csv(estimator, path):
 
 def parse_items_csv(path):
     """The item table (in column order) and header of an item file."""
-    import pandas as pd
 
     if isinstance(path, io.IOBase):
         text = path.read()

@@ -5,13 +5,13 @@ from __future__ import annotations
 import warnings
 
 import numpy as np
+import pandas as pd
 import scipy.sparse as sp
 
 from ._sparse import check_sparse_result, is_sparse_input, replace_stored
 from ._validation import (
     _is_dataframe,
     _label_missing_mask,
-    _optional_pandas,
     _py,
     as_float_array,
     check_in_bounds,
@@ -314,9 +314,6 @@ default="mean"
     if as_frame is None:
         as_frame = _is_dataframe(data)
     if as_frame:
-        pd = _optional_pandas()
-        if pd is None:  # pragma: no cover - exercised only without pandas
-            raise ImportError("as_frame=True needs pandas: pip install pandas")
         return pd.DataFrame(
             values,
             index=pd.Index(agent_names, name=agent),

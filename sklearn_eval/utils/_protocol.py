@@ -15,6 +15,7 @@ from __future__ import annotations
 import warnings
 
 import numpy as np
+import pandas as pd
 from scipy.stats import rankdata
 from sklearn.utils.metaestimators import available_if
 from sklearn.utils.validation import check_array, check_is_fitted
@@ -29,18 +30,8 @@ __all__ = [
     "column_labels",
     "competition_rank",
     "deprecated_alias",
-    "import_pandas",
     "row_labels",
 ]
-
-
-def import_pandas(what):
-    """pandas, or an ImportError that says what needed it."""
-    try:
-        import pandas as pd
-    except ImportError as exc:  # pragma: no cover - pandas is a dependency
-        raise ImportError(f"{what} needs pandas: pip install pandas") from exc
-    return pd
 
 
 def competition_rank(scores, rtol=0.0):
@@ -148,7 +139,6 @@ class AgentRankerMixin:
         table : pandas.DataFrame of shape (n_agents, n_columns)
         """
         check_is_fitted(self)
-        pd = import_pandas("agent_table()")
         scores = np.asarray(self.agent_scores_, dtype=np.float64)
         ranks = competition_rank(scores, self._rank_rtol())
         columns = {"score": scores, "rank": ranks}
@@ -196,7 +186,6 @@ class TaskTableMixin:
         table : pandas.DataFrame of shape (n_tasks, n_columns)
         """
         check_is_fitted(self)
-        pd = import_pandas("task_table()")
         return _frame(pd, self._task_columns(), self.tasks_, "task")
 
 

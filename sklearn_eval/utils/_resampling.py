@@ -20,6 +20,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 import numpy as np
+import pandas as pd
 from joblib import effective_n_jobs
 from scipy.stats import norm, rankdata
 
@@ -89,11 +90,7 @@ class BootstrapResult:
     covariance: np.ndarray | None = field(default=None, repr=False)
 
     def to_frame(self):
-        """The intervals as a DataFrame sorted by rank (needs pandas)."""
-        try:
-            import pandas as pd
-        except ImportError as exc:  # pragma: no cover
-            raise ImportError("to_frame() needs pandas: pip install pandas") from exc
+        """The intervals as a DataFrame sorted by rank."""
         frame = pd.DataFrame(
             {
                 "estimate": self.estimate,

@@ -9,10 +9,10 @@ from __future__ import annotations
 from typing import NamedTuple
 
 import numpy as np
+import pandas as pd
 import scipy.sparse as sp
 
 from ._coding import code_label_columns
-from ._coding import optional_pandas as _optional_pandas
 
 __all__ = [
     "MatchData",
@@ -94,14 +94,7 @@ def _label_missing_mask(labels):
         return np.isnat(labels)
     if labels.dtype.kind != "O":
         return np.zeros(labels.shape, dtype=bool)
-    pd = _optional_pandas()
-    if pd is not None:
-        return np.asarray(pd.isna(labels), dtype=bool)
-    return np.fromiter(  # pragma: no cover - exercised only without pandas
-        (v is None or (isinstance(v, float) and v != v) for v in labels),
-        dtype=bool,
-        count=len(labels),
-    )
+    return np.asarray(pd.isna(labels), dtype=bool)
 
 
 def _match_columns(X):
@@ -372,11 +365,9 @@ def lookup_players(labels, players):
     """
     labels = np.asarray(labels)
     players = np.asarray(players)
-    pd = _optional_pandas()
-    if pd is not None:
-        index = pd.Index(players)
-        if index.is_unique:
-            return np.asarray(index.get_indexer(labels), dtype=np.int64)
+    index = pd.Index(players)
+    if index.is_unique:
+        return np.asarray(index.get_indexer(labels), dtype=np.int64)
     mapping = {v: k for k, v in enumerate(players.tolist())}
     return np.fromiter(
         (mapping.get(v, -1) for v in labels.tolist()), dtype=np.int64, count=len(labels)
@@ -385,8 +376,7 @@ def lookup_players(labels, players):
 
 def _frame_values(X, name):
     columns = np.asarray(X.columns)
-    pd = _optional_pandas()
-    if pd is not None and not pd.Index(X.columns).is_unique:
+    if not pd.Index(X.columns).is_unique:
         dup = pd.Index(X.columns)[pd.Index(X.columns).duplicated()][0]
         raise ValueError(f"{name} has duplicated column name {_py(dup)!r}.")
     for k, dtype in enumerate(X.dtypes):
