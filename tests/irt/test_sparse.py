@@ -1,6 +1,7 @@
-"""IRT2PL on sparse responses (issue 16): the sparse path gives the dense path's
-fit to 1e-10 over random sizes and sparsity patterns, never makes the data
-dense, and reads explicit zeros as wrong answers and absent entries as missing."""
+"""IRT2PL on sparse responses (user guide, IRT: "Sparse responses and long tables"):
+the sparse path gives the dense path's fit to 1e-10 over random sizes and sparsity
+patterns, never makes the data dense, and reads explicit zeros as wrong answers and
+absent entries as missing."""
 
 import tracemalloc
 import warnings

@@ -762,7 +762,7 @@ def test_table2_combined_column_and_top10(gvgai):
     assert order[:10] == [name for name, _ in TABLE_II_TOP10]
     np.testing.assert_allclose(selector.cumulative_gain_[:10],
                                [value for _, value in TABLE_II_TOP10], atol=1e-7)
-    # spec 3.3: extending the greedy past the paper's 10 games
+    # Stephenson et al. (2020), V-C: extending the greedy past the paper's 10 games
     assert order[10:] == ["donkeykong", "vortex"]
     np.testing.assert_allclose(selector.cumulative_gain_[10:],
                                [4.69650154, 4.70459512], atol=1e-7)
@@ -777,7 +777,7 @@ def test_table2_combined_column_and_top10(gvgai):
 
 
 def test_table2_spec_fixture_all_19_games(gvgai):
-    expected = {  # spec 3.3 compact fixture: win, score, combined
+    expected = {  # Stephenson et al. (2020), V-C: win, score, combined
         "labyrinth": (1.10088063, 0.78021437, 1.27727576),
         "watergame": (0.89206794, 0.89206794, 1.19372804),
         "escape": (0.87721725, 0.72528011, 1.22655041),
@@ -838,7 +838,7 @@ def test_gvgai_non_monotone_full_set_and_auto(gvgai):
     assert everything == pytest.approx(4.682137, abs=1e-6)
     # all 108 games give less than the top-10 subset (gain is not monotone)
     assert everything < exact.cumulative_gain_[9]
-    # the combined gain is not sub-additive: bait (spec 1.3)
+    # the combined gain is not sub-additive: bait (Stephenson et al. 2020, V-B)
     bait = np.flatnonzero(auto.tasks_ == "bait")[0]
     win = information_gain(gvgai["win"][:, bait], gvgai["win_std"][:, bait],
                            prob_floor=1e-5)
@@ -852,7 +852,7 @@ def test_gvgai_subset_stands_in_for_the_benchmark(gvgai):
     selector = _paper_selector(n_tasks=10, groups=groups).fit(means, X_std=stds)
     chosen = np.zeros(108, dtype=bool)
     chosen[selector.selection_order_] = True
-    # spec section 2 illustrative values (top-10 vs all 108 games)
+    # Stephenson et al. (2020), section V-C: the top ten games vs all 108
     win = subset_agreement(gvgai["win"], chosen)
     assert win.kendall_tau == pytest.approx(0.8120, abs=1e-4)
     assert win.spearman_rho == pytest.approx(0.9389, abs=1e-4)
@@ -1044,7 +1044,7 @@ def test_property_exhaustive_is_at_least_greedy(data, k):
     )
 
 
-SPEC_POOL = [  # spec 3.3: the 19-game extract that holds the whole top 10
+SPEC_POOL = [  # 19 GVGAI games holding the paper's whole top 10 (V-C)
     "freeway", "labyrinth", "tercio", "labyrinthdual", "iceandfire", "chopper",
     "doorkoban", "hungrybirds", "watergame", "escape", "invest", "intersection",
     "cops", "flower", "waitforbreakfast", "realportals", "sistersavior",
