@@ -171,10 +171,6 @@ class InfoGainSelector(TaskTableMixin, SelectorMixin, BaseEstimator):
     pair_spread : {"sum_std", "pooled"}, default="sum_std"
         Spread of a pair: ``sigma_i + sigma_j`` (the paper) or
         ``sqrt(sigma_i**2 + sigma_j**2)``.
-    scale : str, default="deprecated"
-        Former name of ``pair_spread`` (deprecated in 0.2, removed in 0.3).
-    tol : float, default="deprecated"
-        Former name of ``min_gain`` (deprecated in 0.2, removed in 0.3).
     prob_floor : float or None, default=None
         None computes the entropy exactly in log space. ``1e-5`` reproduces the
         reference implementation (and Table II of the paper) bit for bit:
@@ -188,6 +184,10 @@ class InfoGainSelector(TaskTableMixin, SelectorMixin, BaseEstimator):
         the best one; for small problems and for checking the greedy choice.
     max_subsets : int, default=100_000
         Largest number of subsets ``search="exhaustive"`` may evaluate.
+    scale : str, default="deprecated"
+        Former name of ``pair_spread`` (deprecated in 0.2, removed in 0.3).
+    tol : float, default="deprecated"
+        Former name of ``min_gain`` (deprecated in 0.2, removed in 0.3).
 
     Attributes
     ----------

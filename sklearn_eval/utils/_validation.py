@@ -484,6 +484,18 @@ def check_result_matrix(X, *, allow_nan=False, name="X"):
 def check_binary_values(A, name="X"):
     """Check that every entry is 0, 1 or NaN.
 
+    Parameters
+    ----------
+    A : array-like
+        Responses.
+    name : str, default="X"
+        Name of ``A`` in the error message.
+
+    Returns
+    -------
+    A : ndarray of float64
+        The checked responses.
+
     Examples
     --------
     >>> import numpy as np
@@ -506,6 +518,20 @@ def check_binary_values(A, name="X"):
 def check_in_bounds(A, low, high, name="X"):
     """Check that every non-NaN entry lies in ``[low, high]``.
 
+    Parameters
+    ----------
+    A : array-like
+        Values, NaN allowed.
+    low, high : float
+        Bounds of the allowed interval (inclusive).
+    name : str, default="X"
+        Name of ``A`` in the error message.
+
+    Returns
+    -------
+    A : ndarray of float64
+        The checked values.
+
     Examples
     --------
     >>> from sklearn_eval.utils import check_in_bounds
@@ -525,6 +551,18 @@ def check_in_bounds(A, low, high, name="X"):
 
 def check_square(A, name="payoff"):
     """Check that ``A`` is a 2-D square matrix with at least two rows.
+
+    Parameters
+    ----------
+    A : array-like of shape (n_agents, n_agents)
+        The matrix.
+    name : str, default="payoff"
+        Name of ``A`` in the error message.
+
+    Returns
+    -------
+    A : ndarray of float64
+        The checked matrix.
 
     Examples
     --------
@@ -556,6 +594,20 @@ def check_antisymmetric(A, *, tol=1e-8, name="payoff"):
 
     The tolerance is relative to the largest magnitude in ``A`` (absolute when
     that is below 1).
+
+    Parameters
+    ----------
+    A : array-like of shape (n_agents, n_agents)
+        The payoff matrix.
+    tol : float, default=1e-8
+        Largest allowed ``|A + A.T|``, relative to ``max(1, max|A|)``.
+    name : str, default="payoff"
+        Name of ``A`` in the error message.
+
+    Returns
+    -------
+    A : ndarray of float64
+        The checked matrix.
 
     Examples
     --------
