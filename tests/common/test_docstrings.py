@@ -19,9 +19,8 @@ import dataclasses
 import importlib
 import inspect
 
+import numpydoc.validate as numpydoc_validate
 import pytest
-
-numpydoc_validate = pytest.importorskip("numpydoc.validate")  # the docs extra
 
 SUBPACKAGES = [
     "datasets", "game", "irt", "metrics", "pairwise", "plotting", "report",
