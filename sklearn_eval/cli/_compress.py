@@ -37,10 +37,13 @@ def add_parser(commands):
         help="how items are chosen (auto: by cross-validation, default)",
     )
     parser.add_argument(
+        "--method",
         "--estimator",
+        dest="method",
         choices=("auto", "mean", "irt", "gp-irt", "regression"),
         default="auto",
-        help="how the full accuracy is estimated (auto: by cross-validation)",
+        help="how the full accuracy is estimated (auto: by cross-validation); "
+        "--estimator is its former name",
     )
     parser.add_argument(
         "--random-state", type=non_negative_int, default=0, help="seed (0)"
@@ -81,7 +84,7 @@ def run(args, out):
         warnings.simplefilter("ignore", UserWarning)
         est = SubsetScoreEstimator(
             n_items=args.n_items, selection=args.selection,
-            estimator=args.estimator, random_state=args.random_state,
+            method=args.method, random_state=args.random_state,
         ).fit(frame)
     try:
         write_items_csv(est, args.output)
@@ -90,7 +93,7 @@ def run(args, out):
         raise OutputError(f"cannot write {args.output}: {reason}") from None
     out.write(
         f"{est.selected_items_.size} items chosen ({est.selection_} selection, "
-        f"{est.estimator_} estimate); cross-validated mean absolute error of the "
+        f"{est.method_} estimate); cross-validated mean absolute error of the "
         f"full accuracy {est.cv_mae_:.4f}\n"
     )
     out.write(f"item file written to {args.output}\n")

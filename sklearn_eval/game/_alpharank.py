@@ -7,9 +7,8 @@ import warnings
 
 import numpy as np
 import scipy.sparse as sp
-from sklearn.base import BaseEstimator, _fit_context
+from sklearn.base import BaseEstimator
 from sklearn.exceptions import ConvergenceWarning
-from sklearn.utils._param_validation import Interval, StrOptions, validate_params
 from sklearn.utils.validation import check_is_fitted
 
 from ..utils._protocol import (
@@ -20,6 +19,7 @@ from ..utils._protocol import (
     column_labels,
     row_labels,
 )
+from ..utils._sklearn_compat import Interval, StrOptions, _fit_context, validate_params
 from ._intervals import task_resampling_plan
 from ._markov import (
     SPARSE_MIN_STATES,
@@ -356,8 +356,10 @@ class AlphaRank(AgentRankerMixin, TaskTableMixin, BaseEstimator):
         absolute difference) of the previous one; the sweep is stored.
     population_size : int, default=50
         Size ``m`` of each population (at least 2).
-    game : {"agent_vs_agent", "agent_vs_task"}, default="agent_vs_agent"
-        Which game ``X`` describes.
+    game : {"agent_vs_task", "agent_vs_agent"}, default="agent_vs_task"
+        Which game ``X`` describes (the default of every game estimator,
+        as :class:`NashAverager`). An agent-vs-agent game needs a square
+        matrix and says so.
     payoff : {"probability", "logit", "payoff"}, default="probability"
         Agent vs agent only: ``X`` holds win probabilities (``X[i, j] + X[j,
         i] = 1``, the diagonal ignored), log-odds (antisymmetric) or any
@@ -448,13 +450,14 @@ class AlphaRank(AgentRankerMixin, TaskTableMixin, BaseEstimator):
     >>> import numpy as np
     >>> from sklearn_eval.game import AlphaRank
     >>> rps = np.array([[0.5, 0.0, 1.0], [1.0, 0.5, 0.0], [0.0, 1.0, 0.5]])
-    >>> AlphaRank(alpha=10.0).fit(rps).agent_distribution_.round(4)
+    >>> ar = AlphaRank(alpha=10.0, game="agent_vs_agent").fit(rps)
+    >>> ar.agent_distribution_.round(4)
     array([0.3333, 0.3333, 0.3333])
 
     A transitive game concentrates on the best agent as alpha grows:
 
     >>> P = np.array([[0.5, 0.7, 0.9], [0.3, 0.5, 0.6], [0.1, 0.4, 0.5]])
-    >>> ar = AlphaRank(alpha=np.inf).fit(P)
+    >>> ar = AlphaRank(alpha=np.inf, game="agent_vs_agent").fit(P)
     >>> ar.agent_distribution_
     array([1., 0., 0.])
     >>> ar.agent_table()  # doctest: +NORMALIZE_WHITESPACE
@@ -483,7 +486,7 @@ class AlphaRank(AgentRankerMixin, TaskTableMixin, BaseEstimator):
         self,
         alpha="auto",
         population_size=50,
-        game="agent_vs_agent",
+        game="agent_vs_task",
         payoff="probability",
         normalize=None,
         antisymmetry_tol=1e-8,

@@ -6,8 +6,7 @@ import numbers
 import warnings
 
 import numpy as np
-from sklearn.base import BaseEstimator, TransformerMixin, _fit_context
-from sklearn.utils._param_validation import Interval, StrOptions
+from sklearn.base import BaseEstimator, TransformerMixin
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from ..utils._protocol import (
@@ -19,6 +18,7 @@ from ..utils._protocol import (
     deprecated_alias,
     row_labels,
 )
+from ..utils._sklearn_compat import Interval, StrOptions, _fit_context
 from ._intervals import nash_interval_plan
 from ._maxent_nash import maxent_nash, symmetric_maxent_nash
 from ._nash_scaling import (

@@ -6,9 +6,8 @@ import numbers
 import warnings
 
 import numpy as np
-from sklearn.base import BaseEstimator, _fit_context
+from sklearn.base import BaseEstimator
 from sklearn.exceptions import ConvergenceWarning
-from sklearn.utils._param_validation import Interval, StrOptions
 
 from ..utils._protocol import (
     AgentRankerMixin,
@@ -19,6 +18,7 @@ from ..utils._protocol import (
     row_labels,
 )
 from ..utils._ranks import RANK_RTOL
+from ..utils._sklearn_compat import Interval, StrOptions, _fit_context
 from . import _voting_methods as rules
 from ._intervals import task_resampling_plan
 from ._kemeny import agreement, kemeny_young

@@ -1,6 +1,7 @@
 """Item response theory on agent x task result matrices."""
 
 from ._adaptive import AdaptiveTester
+from ._calibration import calibrate_irt
 from ._compare import compare_models
 from ._ctest import ctest_score, policy_difficulty, theoretical_generality
 from ._generality import GeneralityScorer
@@ -13,6 +14,7 @@ __all__ = [
     "GeneralityScorer",
     "IRT",
     "IRT2PL",
+    "calibrate_irt",
     "irt_intervals",
     "compare_models",
     "ctest_score",

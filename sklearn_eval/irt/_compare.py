@@ -1,11 +1,11 @@
 """Which item response model a benchmark needs: held-out responses and AIC/BIC."""
 
 import numpy as np
+import pandas as pd
 from scipy import sparse
 from sklearn.base import clone
 from sklearn.utils import check_random_state
 
-from ..utils._protocol import import_pandas
 from ..utils._sparse import is_sparse_input
 from ._irt import IRT
 from ._responses import _check_responses
@@ -74,7 +74,6 @@ def compare_models(X, models=("1PL", "2PL", "3PL"), *, cv=5, random_state=None,
     >>> table.columns[:3].tolist()
     ['heldout_loglik_per_response', 'heldout_loglik_se', 'n_heldout']
     """
-    pd = import_pandas("compare_models")
     if not isinstance(cv, int | np.integer) or isinstance(cv, bool) or cv < 2:
         raise ValueError(f"cv must be an integer >= 2; got {cv!r}.")
     estimators = [model if isinstance(model, IRT) else IRT(model=model, **params)

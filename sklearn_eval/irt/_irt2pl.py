@@ -19,13 +19,13 @@ import numpy as np
 from joblib import effective_n_jobs
 from scipy.special import expit
 from scipy.stats import chi2
-from sklearn.base import BaseEstimator, TransformerMixin, _fit_context
+from sklearn.base import BaseEstimator, TransformerMixin
 from sklearn.utils import check_random_state
-from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.parallel import Parallel
 from sklearn.utils.validation import check_is_fitted
 
 from ..utils._protocol import AgentRankerMixin, TaskTableMixin
+from ..utils._sklearn_compat import Interval, StrOptions, _fit_context
 from ._abilities import _ability_estimates
 from ._em import _check_prior, _EMSettings
 from ._estep import _e_step
@@ -489,7 +489,7 @@ class IRT2PL(AgentRankerMixin, TaskTableMixin, TransformerMixin, BaseEstimator):
 
 
     def task_table(self, X=None):
-        """Item parameters and diagnostics, one row per item (needs pandas).
+        """Item parameters and diagnostics, one row per item.
 
         Parameters
         ----------
@@ -551,7 +551,7 @@ class IRT2PL(AgentRankerMixin, TaskTableMixin, TransformerMixin, BaseEstimator):
         return self.task_table(X)
 
     def agent_table(self):
-        """The training agents ranked by ability, one row each (needs pandas).
+        """The training agents ranked by ability, one row each.
 
         Returns
         -------

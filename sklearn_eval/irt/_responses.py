@@ -12,7 +12,7 @@ responses.
 from typing import NamedTuple
 
 import numpy as np
-from sklearn.utils.validation import _get_feature_names, validate_data
+from sklearn.utils.validation import validate_data
 
 from ..utils import (
     ResultMatrix,
@@ -21,6 +21,7 @@ from ..utils import (
     check_result_matrix,
 )
 from ..utils._protocol import column_labels, row_labels
+from ..utils._sklearn_compat import _get_feature_names
 from ..utils._sparse import check_sparse_result, is_sparse_input
 from ._abilities import _dense_map
 from ._blocks import _as_float_block

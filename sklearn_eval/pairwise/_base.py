@@ -12,9 +12,8 @@ import warnings
 from numbers import Integral, Real
 
 import numpy as np
-from sklearn.base import BaseEstimator, ClassifierMixin, _fit_context
+from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.exceptions import ConvergenceWarning
-from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from ..utils import (
@@ -24,6 +23,7 @@ from ..utils import (
     lookup_players,
 )
 from ..utils._protocol import AgentRankerMixin, deprecated_alias
+from ..utils._sklearn_compat import Interval, StrOptions, _fit_context
 from . import _kernels
 from ._batch import aggregate_pairs, strong_components
 

@@ -4,13 +4,12 @@ import warnings
 from numbers import Real
 
 import numpy as np
-from sklearn.base import _fit_context
 from sklearn.exceptions import ConvergenceWarning
-from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from ..metrics import three_outcome_log_loss
 from ..utils import check_and_encode_matches, check_matches, lookup_players
+from ..utils._sklearn_compat import Interval, StrOptions, _fit_context
 from . import _kernels
 from ._base import BaseMatchRater, _mean_positive, effective_alpha
 from ._batch import fit_bradley_terry

@@ -6,8 +6,8 @@ analysis of :func:`~sklearn_eval.report.analyze_benchmark`, using only the
 constructor and ``plot`` for values the analysis already computed): the
 report has no drawing code of its own. :func:`draw_figure` raises whatever
 goes wrong; the page shows it as an error box in the figure's place.
-:func:`to_png_base64` encodes a figure for embedding in HTML. matplotlib is an
-optional dependency: :func:`import_pyplot` returns None when it is missing.
+:func:`to_png_base64` encodes a figure for embedding in HTML;
+:func:`import_pyplot` gives pyplot on the off-screen Agg backend.
 """
 
 from __future__ import annotations
@@ -15,6 +15,8 @@ from __future__ import annotations
 import base64
 import io
 
+import matplotlib
+import matplotlib.pyplot as plt
 import numpy as np
 
 __all__ = [
@@ -42,22 +44,14 @@ class MissingAnalysis(RuntimeError):
 
 
 def import_pyplot():
-    """matplotlib.pyplot on the Agg backend, or None when not installed."""
-    try:
-        import matplotlib
-    except ImportError:
-        return None
+    """matplotlib.pyplot on the Agg backend (the report draws off screen)."""
     if matplotlib.get_backend().lower() != "agg":
         matplotlib.use("Agg", force=True)
-    import matplotlib.pyplot as plt
-
     return plt
 
 
 def to_png_base64(fig):
     """Encode a figure as base64 PNG text and close it."""
-    import matplotlib.pyplot as plt
-
     buffer = io.BytesIO()
     try:
         # drawn once, at the size shown (the page is PAGE_INCHES wide at

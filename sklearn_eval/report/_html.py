@@ -304,10 +304,6 @@ class _Page:
         """The figure ``key`` as HTML, or an error box (or a note) in its place."""
         if not self.draw:
             return _note_html(f"[figure '{key}' not drawn: figures are turned off]")
-        if self.plt is None:
-            return _note_html(
-                f"[figure '{key}' not drawn: matplotlib is not installed]"
-            )
         self.progress(f"figure: {key}")
         try:
             figure = draw_figure(self.plt, key, self.analysis, self.kind.drawers)
@@ -354,8 +350,6 @@ def _render(analysis, *, figures=True, progress=None):
     plt = None
     if figures:
         plt = import_pyplot()
-        if plt is None:
-            progress("matplotlib is not installed: the report has no figures")
     page = _Page(analysis, plt, figures, progress)
     titles = page.kind.sections
     sections = "".join(

@@ -5,8 +5,7 @@ from __future__ import annotations
 import io
 import os
 
-from sklearn.utils._param_validation import validate_params
-
+from ..utils._sklearn_compat import validate_params
 from ._item_format import parse_item_file
 from ._subset_io import build_estimator
 from ._subset_score import SubsetScoreEstimator

@@ -15,9 +15,10 @@ import io
 import os
 
 import numpy as np
-from sklearn.utils._param_validation import validate_params
+import pandas as pd
 
 from ..utils._files import write_text_atomic
+from ..utils._sklearn_compat import validate_params
 from ._item_format import (
     COLUMNS,
     format_grid,
@@ -61,7 +62,6 @@ def _linear_parts(regressor, n_columns):
 
 def task_frame(estimator):
     """Per-item DataFrame of a fitted estimator (chosen items first)."""
-    import pandas as pd
 
     n = estimator.n_features_in_
     items = estimator.selected_items_
@@ -73,7 +73,7 @@ def task_frame(estimator):
     order[estimator.selection_order_] = np.arange(1, estimator.selection_order_.size
                                                   + 1)
     coefficient = np.full(n, np.nan)
-    if estimator.estimator_ == "regression":
+    if estimator.method_ == "regression":
         parts = _linear_parts(estimator.regressor_, items.size + 1)
         if parts is not None:
             coefficient[items] = parts[0][:-1]
@@ -100,7 +100,7 @@ def _header(estimator):
                                  np.exp(estimator._bank.log_prior))
     meta = {
         "selection": estimator.selection_,
-        "estimator": estimator.estimator_,
+        "estimator": estimator.method_,
         "interval_method": estimator.interval_method_,
         "fallback_accuracy": repr(fitted.fallback),
         "quadrature_nodes": nodes,
@@ -108,7 +108,7 @@ def _header(estimator):
     }
     if fitted.blend is not None:
         meta["blend_weight"] = repr(fitted.blend)
-    if estimator.estimator_ == "regression":
+    if estimator.method_ == "regression":
         parts = _linear_parts(estimator.regressor_, estimator.selected_items_.size + 1)
         if parts is None:
             raise ValueError(
@@ -236,7 +236,7 @@ def build_estimator(cls, item_file):
     else:
         names = _legacy_names(labels)
     return _assemble(cls, {"n_items": int(position.size),
-                           "selection": meta["selection"], "estimator": kind},
+                           "selection": meta["selection"], "method": kind},
                      labels, names, position, pick, columns["weight"][position],
                      bank, fitted, meta)
 
@@ -258,7 +258,7 @@ def _assemble(cls, params, labels, names, items, pick, weights, bank, fitted, me
         "selection_order_": np.asarray(pick, dtype=np.intp),
         "item_weights_": np.asarray(weights, dtype=np.float64),
         "selection_": meta["selection"],
-        "estimator_": fitted.kind,
+        "method_": fitted.kind,
         "cv_results_": {"selection": np.asarray([], dtype=object),
                         "estimator": np.asarray([], dtype=object),
                         "mae": np.asarray([])},
@@ -351,6 +351,6 @@ def build_from_items(cls, items, weights, *, n_features, feature_names,
         "cv_residuals": residuals,
     }
     labels = names if names is not None else np.arange(n).astype(object)
-    return _assemble(cls, {"n_items": int(positions.size), "estimator": kind},
+    return _assemble(cls, {"n_items": int(positions.size), "method": kind},
                      labels, names, positions[order], positions, weights[order],
                      bank, FittedEstimate(kind, np.nan), meta)

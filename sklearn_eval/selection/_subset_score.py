@@ -15,14 +15,22 @@ from numbers import Integral
 
 import numpy as np
 from scipy.stats import norm
-from sklearn.base import BaseEstimator, _fit_context, clone
+from sklearn.base import BaseEstimator
 from sklearn.feature_selection import SelectorMixin
 from sklearn.model_selection import KFold, check_cv
 from sklearn.utils import check_random_state
-from sklearn.utils._param_validation import HasMethods, Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted
 
+from ..irt import calibrate_irt
 from ..utils import check_binary_values, check_empty_agents, check_result_matrix
+from ..utils._protocol import deprecated_alias
+from ..utils._sklearn_compat import (
+    HasMethods,
+    Hidden,
+    Interval,
+    StrOptions,
+    _fit_context,
+)
 from ..utils._validation import accuracy_truth
 from ._subset_io import build_from_items, task_frame
 from ._subset_models import (
@@ -49,16 +57,6 @@ AUTO_SELECTIONS = ("stratified", "predictive")
 _POSTERIOR_MIN_COVERAGE = 0.9
 _CHECK_LEVEL = 0.95
 _FEW_MODELS = 10
-_IRT_ATTRIBUTES = ("discrimination_", "difficulty_", "quadrature_nodes_",
-                   "quadrature_weights_", "n_features_in_")
-
-
-def _default_irt():
-    from ..irt import IRT2PL
-
-    return IRT2PL(model="1PL")
-
-
 def _validate_responses(X, name="X"):
     checked = check_result_matrix(X, allow_nan=True, name=name)
     check_binary_values(checked.values, name=name)
@@ -135,8 +133,8 @@ class SubsetScoreEstimator(SelectorMixin, BaseEstimator):
           reduce the leave-one-out error of a ridge regression of the full
           accuracy on the chosen responses (closed form);
         - ``"auto"``: ``"stratified"`` or ``"predictive"``, chosen by the
-          internal cross-validation (see ``estimator="auto"``).
-    estimator : {"auto", "mean", "irt", "gp-irt", "regression"}, default="auto"
+          internal cross-validation (see ``method="auto"``).
+    method : {"auto", "mean", "irt", "gp-irt", "regression"}, default="auto"
         How the full accuracy is predicted from the chosen responses:
 
         - ``"mean"``: weighted mean of the observed chosen responses;
@@ -150,7 +148,7 @@ class SubsetScoreEstimator(SelectorMixin, BaseEstimator):
           the chosen responses and the ability (metabench's route; with few
           models the regulariser shrinks it back to ``"irt"``);
         - ``"auto"``: chosen by the internal cross-validation: of all
-          (selection, estimator) combinations tried, the simplest whose
+          (selection, method) combinations tried, the simplest whose
           mean absolute error is within one standard error of the best
           (population-free selections before ``"predictive"``, then
           ``"mean"``, ``"irt"``, ``"gp-irt"``, ``"regression"``). Measured:
@@ -173,6 +171,9 @@ class SubsetScoreEstimator(SelectorMixin, BaseEstimator):
     random_state : int, RandomState instance or None, default=None
         Seeds the random choices (random and stratified selection, k-means)
         and the shuffling of the folds.
+    estimator : str, default="deprecated"
+        Former name of ``method`` (deprecated in 0.2, removed in 0.3): a
+        scikit-learn reader expects an estimator object under this name.
 
     Attributes
     ----------
@@ -189,10 +190,11 @@ class SubsetScoreEstimator(SelectorMixin, BaseEstimator):
         ``selected_items_`` (sums to one).
     selection_ : str
         The selection used (``"auto"`` resolved).
-    estimator_ : str
-        The estimator used (``"auto"`` resolved).
+    method_ : str
+        The prediction method used (``"auto"`` resolved). Formerly
+        ``estimator_`` (a deprecated alias until 0.3).
     cv_results_ : dict
-        ``"selection"``, ``"estimator"`` and ``"mae"`` arrays: the
+        ``"selection"``, ``"estimator"`` (the method) and ``"mae"`` arrays: the
         cross-validated mean absolute error of every combination tried.
     cv_mae_ : float
         Cross-validated mean absolute error of the chosen combination.
@@ -249,7 +251,9 @@ class SubsetScoreEstimator(SelectorMixin, BaseEstimator):
     _parameter_constraints: dict = {
         "n_items": [Interval(Integral, 1, None, closed="left")],
         "selection": [StrOptions({"auto", *SELECTIONS})],
-        "estimator": [StrOptions({"auto", *ESTIMATORS})],
+        "method": [StrOptions({"auto", *ESTIMATORS})],
+        "estimator": [StrOptions({"auto", *ESTIMATORS}),
+                      Hidden(StrOptions({"deprecated"}))],
         "irt": [HasMethods(["fit"]), None],
         "regressor": [HasMethods(["fit", "predict"]), None],
         "cv": ["cv_object"],
@@ -261,19 +265,35 @@ class SubsetScoreEstimator(SelectorMixin, BaseEstimator):
         n_items=100,
         *,
         selection="auto",
-        estimator="auto",
+        method="auto",
         irt=None,
         regressor=None,
         cv=5,
         random_state=None,
+        estimator="deprecated",
     ):
         self.n_items = n_items
         self.selection = selection
-        self.estimator = estimator
+        self.method = method
         self.irt = irt
         self.regressor = regressor
         self.cv = cv
         self.random_state = random_state
+        self.estimator = estimator
+
+    def _method(self):
+        """``method``, or the value given under its former name ``estimator``."""
+        if isinstance(self.estimator, str) and self.estimator == "deprecated":
+            return self.method
+        deprecated_alias("SubsetScoreEstimator(estimator=...)", "method")
+        return self.estimator
+
+    @property
+    def estimator_(self):
+        """Deprecated alias of ``method_`` (removed in 0.3)."""
+        check_is_fitted(self, "method_")
+        deprecated_alias("SubsetScoreEstimator.estimator_", "method_")
+        return self.method_
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
@@ -314,7 +334,7 @@ class SubsetScoreEstimator(SelectorMixin, BaseEstimator):
         n_total = values.shape[1]
         n_select = self._resolve_n_items(n_total)
         rng = check_random_state(self.random_state)
-        irt = _calibrate(self.irt, X, n_total)
+        irt = calibrate_irt(self.irt, X)
         bank = _item_bank(irt, values)
         theta = bank.subset(np.arange(n_total)).compute(values, _flat(n_total))[
             "ability"]
@@ -341,7 +361,7 @@ class SubsetScoreEstimator(SelectorMixin, BaseEstimator):
         self.selection_order_ = order
         self.item_weights_ = weights
         self.selection_ = selection
-        self.estimator_ = kind
+        self.method_ = kind
         self.cv_results_ = {
             "selection": np.asarray([c[0] for c in combos], dtype=object),
             "estimator": np.asarray([c[1] for c in combos], dtype=object),
@@ -395,7 +415,8 @@ class SubsetScoreEstimator(SelectorMixin, BaseEstimator):
         """
         selections = (AUTO_SELECTIONS if self.selection == "auto"
                       else (self.selection,))
-        kinds = ESTIMATORS if self.estimator == "auto" else (self.estimator,)
+        method = self._method()
+        kinds = ESTIMATORS if method == "auto" else (method,)
         fixed = {
             name: _select(name, values, target, bank, theta, n_select, rng)
             for name in selections if name != "predictive"
@@ -454,7 +475,7 @@ class SubsetScoreEstimator(SelectorMixin, BaseEstimator):
         return self._predict_from(features)
 
     def _predict_from(self, features):
-        if self.estimator_ == "mean" and np.isnan(features["mean"]).any():
+        if self.method_ == "mean" and np.isnan(features["mean"]).any():
             if np.isnan(self._fitted.fallback):
                 raise ValueError(
                     "Some models have no observed response on the chosen items "
@@ -564,7 +585,7 @@ class SubsetScoreEstimator(SelectorMixin, BaseEstimator):
         Rebuilds a subset chosen elsewhere (for instance by a published
         tinyBenchmarks-style item list) for scoring new models without a
         population: with ``weights`` only, predictions are the weighted mean
-        (``estimator_ == "mean"``); with every item's ``discrimination`` and
+        (``method_ == "mean"``); with every item's ``discrimination`` and
         ``difficulty`` (a calibration of the whole benchmark), they are the
         IRT estimate (``"irt"``, posterior intervals). To restore a fitted
         estimator of any kind, use :func:`read_items_csv`.
@@ -636,7 +657,7 @@ class SubsetScoreEstimator(SelectorMixin, BaseEstimator):
             population), ``discrimination`` and ``difficulty`` (NaN for items
             the calibration left out) and ``coefficient`` (the regression's
             coefficient on the item's response; NaN unless
-            ``estimator_ == "regression"`` with a linear regressor).
+            ``method_ == "regression"`` with a linear regressor).
         """
         check_is_fitted(self, "selected_items_")
         return task_frame(self)
@@ -647,29 +668,6 @@ class SubsetScoreEstimator(SelectorMixin, BaseEstimator):
 # --------------------------------------------------------------------------
 def _flat(n):
     return np.full(n, 1.0 / n)
-
-
-def _calibrate(irt, X, n_items):
-    """The item response model: default 1PL, a clone fitted on X, or frozen."""
-    if irt is not None and not callable(getattr(irt, "icc", None)):
-        raise TypeError(
-            "irt must be an item response model: an IRT2PL (fitted or not) or "
-            f"a FrozenEstimator of one; got {type(irt).__name__}, which has no "
-            "icc method (item characteristic curves)."
-        )
-    model = _default_irt() if irt is None else clone(irt)
-    model.fit(X, None)  # FrozenEstimator.fit requires y
-    missing = [name for name in _IRT_ATTRIBUTES if not hasattr(model, name)]
-    if missing:
-        raise TypeError(
-            f"irt must be an IRT2PL (or a FrozenEstimator of one); "
-            f"{type(model).__name__} lacks {missing}."
-        )
-    if model.n_features_in_ != n_items:
-        raise ValueError(
-            f"irt is calibrated on {model.n_features_in_} items; X has {n_items}."
-        )
-    return model
 
 
 def _item_bank(irt, values):

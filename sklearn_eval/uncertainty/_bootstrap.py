@@ -271,10 +271,14 @@ def _labels_for(estimator, X, unit, statistic_len):
 
 
 def _agent_labels(fitted):
-    """The ranked agents' labels (``agents_``, or ``players_`` for raters)."""
+    """The ranked agents' labels: the ranking protocol's ``agents_``."""
     labels = getattr(fitted, "agents_", None)
     if labels is None:
-        labels = fitted.players_
+        raise TypeError(
+            "Resampling matches aligns players by label, read from the fitted "
+            f"estimator's agents_ (the ranking protocol); {type(fitted).__name__} "
+            "has no agents_."
+        )
     return np.asarray(labels)
 
 

@@ -17,6 +17,7 @@ rows themselves).
 
 
 import numpy as np
+import pandas as pd
 
 from ._jit import jit_kernel, numba_wanted
 
@@ -210,17 +211,6 @@ def _hash_rows(words):
 
 def _factorize_in_order(values):
     """First-appearance codes of a 1-D integer array and each code's first row."""
-    try:
-        import pandas as pd
-    except ImportError:  # pragma: no cover - exercised only without pandas
-        uniques, first, inverse = np.unique(
-            values, return_index=True, return_inverse=True
-        )
-        # Renumber by first appearance, as pandas does.
-        order = np.argsort(first, kind="stable")
-        rank = np.empty_like(order)
-        rank[order] = np.arange(order.shape[0])
-        return rank[inverse].astype(np.int64), first[order]
     # A small size hint: pandas otherwise sizes its table for n distinct
     # values, and lookups spread over that table miss the cache and TLB.
     codes, uniques = pd.factorize(values, size_hint=min(values.shape[0], 1 << 12))

@@ -15,9 +15,12 @@ from __future__ import annotations
 import warnings
 
 import numpy as np
-from sklearn.utils.validation import check_is_fitted
+import pandas as pd
+from sklearn.utils.metaestimators import available_if
+from sklearn.utils.validation import check_array, check_is_fitted
 
 from ._ranks import RANK_RTOL, agent_ranks, rank_scores
+from ._sklearn_compat import _get_feature_names
 from ._validation import check_frame_labels
 
 __all__ = [
@@ -28,18 +31,8 @@ __all__ = [
     "column_labels",
     "competition_rank",
     "deprecated_alias",
-    "import_pandas",
     "row_labels",
 ]
-
-
-def import_pandas(what):
-    """pandas, or an ImportError that says what needed it."""
-    try:
-        import pandas as pd
-    except ImportError as exc:  # pragma: no cover - pandas is a dependency
-        raise ImportError(f"{what} needs pandas: pip install pandas") from exc
-    return pd
 
 
 def competition_rank(scores, rtol=RANK_RTOL):
@@ -123,7 +116,6 @@ class AgentRankerMixin:
         table : pandas.DataFrame of shape (n_agents, n_columns)
         """
         check_is_fitted(self)
-        pd = import_pandas("agent_table()")
         scores = np.asarray(self.agent_scores_, dtype=np.float64)
         ranks = agent_ranks(self)
         columns = {"score": scores, "rank": ranks}
@@ -137,12 +129,28 @@ class AgentRankerMixin:
         return table.iloc[order]
 
 
+def _plays_tasks(estimator):
+    """Whether ``estimator`` learns about tasks: no ``game`` or an agent-vs-task one."""
+    game = getattr(estimator, "game", "agent_vs_task")
+    if game != "agent_vs_task":
+        raise AttributeError(
+            f"task_table() is defined for game='agent_vs_task' only; this "
+            f"{type(estimator).__name__} has game={game!r}, whose columns are the "
+            "agents, not tasks."
+        )
+    return True
+
+
 class TaskTableMixin:
     """``task_table()`` for estimators that learn about tasks.
 
-    Subclasses provide the fitted ``tasks_`` and ``_task_columns()``.
+    Subclasses provide the fitted ``tasks_`` and ``_task_columns()``. An
+    estimator with a ``game`` parameter has ``task_table`` only for
+    ``game="agent_vs_task"`` (``hasattr(est, "task_table")`` is False for an
+    agent-vs-agent game).
     """
 
+    @available_if(_plays_tasks)
     def task_table(self):
         """Per-task results as a DataFrame, in the order of the tasks.
 
@@ -155,7 +163,6 @@ class TaskTableMixin:
         table : pandas.DataFrame of shape (n_tasks, n_columns)
         """
         check_is_fitted(self)
-        pd = import_pandas("task_table()")
         return _frame(pd, self._task_columns(), self.tasks_, "task")
 
 
@@ -182,8 +189,6 @@ def check_fit_input(X, **check_params):
     X_checked : ndarray
     attributes : dict
     """
-    from sklearn.utils.validation import _get_feature_names, check_array
-
     check_frame_labels(X)
     names = _get_feature_names(X)
     X_checked = check_array(X, **check_params)

@@ -20,6 +20,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 import numpy as np
+import pandas as pd
 from joblib import effective_n_jobs
 from scipy.stats import norm
 
@@ -124,13 +125,12 @@ class BootstrapResult:
         return pd.Index(self.labels, name=self.index_name)
 
     def to_frame(self):
-        """The intervals as a DataFrame sorted by rank (needs pandas).
+        """The intervals as a DataFrame sorted by rank.
 
         Indexed by label (index name ``index_name``, ``"agent"`` unless tasks
         are ranked), with columns ``estimate``, ``low``, ``high``, ``rank``,
         ``rank_low`` and ``rank_high``.
         """
-        pd = _pandas("to_frame()")
         frame = pd.DataFrame(
             {
                 "estimate": self.estimate,
@@ -155,7 +155,6 @@ class BootstrapResult:
             Rows and columns in the order of ``labels``, both named
             ``index_name``.
         """
-        pd = _pandas("prob_above_frame()")
         index = self._index(pd)
         return pd.DataFrame(self.prob_above, index=index, columns=index.copy())
 
@@ -167,7 +166,6 @@ class BootstrapResult:
         frame : pandas.DataFrame of shape (n_resamples, n_items)
             Columns named by label (``index_name``), rows by resample number.
         """
-        pd = _pandas("samples_frame()")
         return pd.DataFrame(self.samples, index=pd.RangeIndex(
             self.samples.shape[0], name="resample"), columns=self._index(pd))
 
@@ -212,14 +210,6 @@ def _shown(frame):
 def _short_float(value):
     return f"{value:.4g}" if abs(value) >= 1e4 or 0 < abs(value) < 1e-3 else (
         f"{value:.2f}")
-
-
-def _pandas(what):
-    try:
-        import pandas as pd
-    except ImportError as exc:  # pragma: no cover - pandas is a dependency
-        raise ImportError(f"{what} needs pandas: pip install pandas") from exc
-    return pd
 
 
 def rng_streams(random_state, n_resamples):

@@ -9,10 +9,10 @@ from __future__ import annotations
 from typing import NamedTuple
 
 import numpy as np
+import pandas as pd
 import scipy.sparse as sp
 
 from ._coding import code_label_columns
-from ._coding import optional_pandas as _optional_pandas
 from ._outcomes import outcomes_from_words
 
 __all__ = [
@@ -95,14 +95,7 @@ def _label_missing_mask(labels):
         return np.isnat(labels)
     if labels.dtype.kind != "O":
         return np.zeros(labels.shape, dtype=bool)
-    pd = _optional_pandas()
-    if pd is not None:
-        return np.asarray(pd.isna(labels), dtype=bool)
-    return np.fromiter(  # pragma: no cover - exercised only without pandas
-        (v is None or (isinstance(v, float) and v != v) for v in labels),
-        dtype=bool,
-        count=len(labels),
-    )
+    return np.asarray(pd.isna(labels), dtype=bool)
 
 
 def _match_columns(X):
@@ -411,11 +404,9 @@ def lookup_players(labels, players):
     """
     labels = np.asarray(labels)
     players = np.asarray(players)
-    pd = _optional_pandas()
-    if pd is not None:
-        index = pd.Index(players)
-        if index.is_unique:
-            return np.asarray(index.get_indexer(labels), dtype=np.int64)
+    index = pd.Index(players)
+    if index.is_unique:
+        return np.asarray(index.get_indexer(labels), dtype=np.int64)
     mapping = {v: k for k, v in enumerate(players.tolist())}
     return np.fromiter(
         (mapping.get(v, -1) for v in labels.tolist()), dtype=np.int64, count=len(labels)
@@ -424,7 +415,7 @@ def lookup_players(labels, players):
 
 def _first_duplicate(labels):
     """``(label, first row, second row)`` of the first repeated label, or None."""
-    pd = _optional_pandas()
+
     if pd is not None:
         try:
             repeated = pd.Index(labels).duplicated()
@@ -483,8 +474,7 @@ def check_frame_labels(X, name="X", rows="agent", columns="column"):
 
 def _frame_values(X, name):
     columns = np.asarray(X.columns)
-    pd = _optional_pandas()
-    if pd is not None and not pd.Index(X.columns).is_unique:
+    if not pd.Index(X.columns).is_unique:
         dup = pd.Index(X.columns)[pd.Index(X.columns).duplicated()][0]
         raise ValueError(f"{name} has duplicated column name {_py(dup)!r}.")
     check_frame_labels(X, name)
@@ -593,6 +583,18 @@ def check_result_matrix(X, *, allow_nan=False, name="X"):
 def check_binary_values(A, name="X"):
     """Check that every entry is 0, 1 or NaN.
 
+    Parameters
+    ----------
+    A : array-like
+        Responses.
+    name : str, default="X"
+        Name of ``A`` in the error message.
+
+    Returns
+    -------
+    A : ndarray of float64
+        The checked responses.
+
     Examples
     --------
     >>> import numpy as np
@@ -615,6 +617,20 @@ def check_binary_values(A, name="X"):
 def check_in_bounds(A, low, high, name="X"):
     """Check that every non-NaN entry lies in ``[low, high]``.
 
+    Parameters
+    ----------
+    A : array-like
+        Values, NaN allowed.
+    low, high : float
+        Bounds of the allowed interval (inclusive).
+    name : str, default="X"
+        Name of ``A`` in the error message.
+
+    Returns
+    -------
+    A : ndarray of float64
+        The checked values.
+
     Examples
     --------
     >>> from sklearn_eval.utils import check_in_bounds
@@ -634,6 +650,18 @@ def check_in_bounds(A, low, high, name="X"):
 
 def check_square(A, name="payoff"):
     """Check that ``A`` is a 2-D square matrix with at least two rows.
+
+    Parameters
+    ----------
+    A : array-like of shape (n_agents, n_agents)
+        The matrix.
+    name : str, default="payoff"
+        Name of ``A`` in the error message.
+
+    Returns
+    -------
+    A : ndarray of float64
+        The checked matrix.
 
     Examples
     --------
@@ -665,6 +693,20 @@ def check_antisymmetric(A, *, tol=1e-8, name="payoff"):
 
     The tolerance is relative to the largest magnitude in ``A`` (absolute when
     that is below 1).
+
+    Parameters
+    ----------
+    A : array-like of shape (n_agents, n_agents)
+        The payoff matrix.
+    tol : float, default=1e-8
+        Largest allowed ``|A + A.T|``, relative to ``max(1, max|A|)``.
+    name : str, default="payoff"
+        Name of ``A`` in the error message.
+
+    Returns
+    -------
+    A : ndarray of float64
+        The checked matrix.
 
     Examples
     --------

@@ -464,7 +464,6 @@ def test_demo_summarises_builtin_data(demo_run):
 
 
 def test_demo_writes_the_atari_report(demo_run):
-    pytest.importorskip("matplotlib")
     code, text, path, _ = demo_run
     assert code == 0
     assert f"report written to {path}" in text

@@ -40,7 +40,7 @@ def test_alpharank_on_a_win_rate_matrix_matches_the_estimator(tmp_path, capsys):
     code, out, err = run(["alpharank", path, "--input", "win-rates", "--alpha",
                           "10", "-q", "--csv", csv], capsys)
     assert code == 0, err
-    model = AlphaRank(alpha=10.0).fit(soccer.data)
+    model = AlphaRank(game="agent_vs_agent", alpha=10.0).fit(soccer.data)
     header, rows = read_table(csv)
     mass = {row[1]: float(row[2]) for row in rows}
     for name, expected in zip(soccer.agent_names, model.agent_distribution_,

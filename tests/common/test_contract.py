@@ -19,6 +19,7 @@ import warnings
 from pathlib import Path
 
 import numpy as np
+import pandas as pd
 import pytest
 from scipy.special import expit
 from sklearn.base import BaseEstimator
@@ -145,7 +146,7 @@ CONFIGS = {
         False,
     ),
     "AlphaRank(agent_vs_agent)": (
-        lambda: AlphaRank(alpha=10.0),
+        lambda: AlphaRank(game="agent_vs_agent", alpha=10.0),
         lambda: (expit(_logits()), None, None),
         False,  # square: dropping a column is not a valid "wrong width" probe
     ),
@@ -276,7 +277,7 @@ CONFIGS = {
     ),
     "SubsetScoreEstimator(anchor,gp-irt,y)": (
         lambda: SubsetScoreEstimator(n_items=3, selection="anchor",
-                                     estimator="gp-irt", random_state=0),
+                                     method="gp-irt", random_state=0),
         lambda: (_complete_responses(), np.linspace(0.2, 0.8, 60), None),
         True,
     ),
@@ -461,7 +462,6 @@ TRANSFORMERS = [
 def test_set_output_pandas_keeps_agents_and_names(config):
     # DESIGN.md section 5: set_output(transform="pandas") works for every
     # transformer, outputs indexed by the agent labels of the input
-    pd = pytest.importorskip("pandas")
     make, data, _ = CONFIGS[config]
     X, y, fit_params = data()
     frame = pd.DataFrame(

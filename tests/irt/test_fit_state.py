@@ -11,6 +11,7 @@ import pickle
 import warnings
 
 import numpy as np
+import pandas as pd
 import pytest
 
 from sklearn_eval.datasets import make_irt_responses
@@ -19,8 +20,6 @@ from sklearn_eval.irt import _fit as fit_module
 from sklearn_eval.irt import _generality as generality_module
 from sklearn_eval.irt import _irt2pl as irt2pl_module
 from sklearn_eval.irt import _responses as responses_module
-
-pd = pytest.importorskip("pandas")
 
 pytestmark = pytest.mark.filterwarnings("ignore::UserWarning")
 

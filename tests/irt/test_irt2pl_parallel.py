@@ -1,5 +1,5 @@
-"""IRT2PL's E-step in chunks of agents through joblib (issue 9): n_jobs, chunk_size,
-and joblib's dask backend."""
+"""IRT2PL's E-step in chunks of agents through joblib (user guide, IRT: "How it is
+estimated"): n_jobs, chunk_size, and joblib's dask backend."""
 
 import numpy as np
 import pytest

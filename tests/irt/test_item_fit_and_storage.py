@@ -3,6 +3,7 @@ item-fit statistic's rest-of-test posteriors, the block storage of responses
 and the starting values."""
 
 import numpy as np
+import pandas as pd
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -141,7 +142,6 @@ def test_column_summaries_in_row_blocks(monkeypatch):
 
 
 def test_fit_responses_are_checked_before_any_work():
-    pd = pytest.importorskip("pandas")
     frame = pd.DataFrame([[0, 1, 1], [1, 0, 1]], columns=["x", 1, "z"])
     with pytest.raises(TypeError, match="string names"):
         _check_fit_responses(frame)

@@ -23,6 +23,7 @@ import sys
 import warnings
 
 import numpy as np
+import pandas as pd
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -221,7 +222,6 @@ def test_win_probabilities_matrix(matches):
 
 
 def test_agent_table_is_indexed_by_player_best_first(matches):
-    pd = pytest.importorskip("pandas")
     X, y, _ = matches
     est = EloRanker().fit(X, y)
     table = est.agent_table()
@@ -238,7 +238,6 @@ def test_agent_table_is_indexed_by_player_best_first(matches):
 
 
 def test_rating_table_is_a_deprecated_alias_of_agent_table(matches):
-    pytest.importorskip("pandas")
     X, y, _ = matches
     est = EloRanker().fit(X, y)
     with pytest.warns(FutureWarning, match="agent_table"):
@@ -247,7 +246,6 @@ def test_rating_table_is_a_deprecated_alias_of_agent_table(matches):
 
 
 def test_dataframe_feature_names(matches):
-    pd = pytest.importorskip("pandas")
     X, y, _ = matches
     frame = pd.DataFrame(X, columns=["home", "away"])
     est = EloRanker().fit(frame, y)
@@ -794,7 +792,6 @@ def test_runs_without_numba_in_a_fresh_interpreter():
 # --------------------------------------------------------------- real data
 def test_real_international_football_results(shared_dir):
     """49,520 international football matches since 1872 (CC0), 23% draws."""
-    pd = pytest.importorskip("pandas")
     path = shared_dir / "data" / "pairwise" / "martj42_international_results_full.csv"
     data = pd.read_csv(path).dropna(subset=["home_score", "away_score"])
     goal_difference = np.sign(data["home_score"] - data["away_score"]).to_numpy()
@@ -823,7 +820,6 @@ def test_real_international_football_results(shared_dir):
 
 def test_real_vicuna80_human_judgements(shared_dir):
     """Human pairwise preferences between 9 chatbots (PRD, MIT): 1 = A, 3 = tie."""
-    pd = pytest.importorskip("pandas")
     data = pd.read_csv(shared_dir / "data" / "pairwise" /
                        "prd_vicuna80_human_pairwise.csv")
     y = data["score"].map({1: 1.0, 2: 0.0, 3: 0.5}).to_numpy()

@@ -9,6 +9,7 @@ import ast
 import pickle
 
 import numpy as np
+import pandas as pd
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -284,7 +285,6 @@ def test_embedding_and_table(cyclic_matches):
     for bad in (2, -1, 0.5):
         with pytest.raises(ValueError, match="component"):
             est.embedding(bad)
-    pd = pytest.importorskip("pandas")
     table = est.agent_table()
     assert isinstance(table, pd.DataFrame)
     assert list(table.columns) == ["score", "rank", "transitive_rating"]

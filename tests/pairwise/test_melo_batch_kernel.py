@@ -11,8 +11,6 @@ from threadpoolctl import threadpool_info
 
 from sklearn_eval.pairwise import MultiElo, _batch, _kernels
 
-numba = pytest.importorskip("numba")
-
 
 def _stats(rng, n_players, n_matches, ordered):
     first = rng.integers(0, n_players, n_matches)

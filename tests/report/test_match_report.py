@@ -34,7 +34,6 @@ def vicuna():
 
 @pytest.fixture(scope="module")
 def vicuna_page(vicuna, tmp_path_factory):
-    pytest.importorskip("matplotlib")
     path = tmp_path_factory.mktemp("vicuna") / "vicuna.html"
     result = write_report(vicuna[1], path)
     return path.read_text(encoding="utf-8"), result
@@ -117,7 +116,6 @@ def _hostile_matches(rng, n_rounds=8):
 
 
 def test_hostile_names_are_escaped_in_every_section_and_drawn(tmp_path):
-    pytest.importorskip("matplotlib")
     X, y = _hostile_matches(np.random.default_rng(0))
     analysis = analyze_matches(
         prepare_matches(X, y, name="<b>bold</b> & matches"), n_resamples=50
@@ -208,7 +206,6 @@ def test_bootstrap_intervals_on_request():
 
 
 def test_notes_and_captions_follow_the_data():
-    pytest.importorskip("matplotlib")
     from sklearn_eval.datasets import load_international_football
 
     votes = load_vicuna80()
