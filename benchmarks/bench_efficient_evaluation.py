@@ -157,7 +157,7 @@ def case_timing(catsim_python, catsim_examinees, repeat):
     print(f"data: {source}, {X.shape[0]} x {X.shape[1]} (best of {repeat}; wall / "
           "CPU seconds, single-threaded BLAS: CPU is what a quiet machine takes)")
     print(f"SubsetScoreEstimator fit + predict 1,000 (+ intervals): {fit_wall:.2f} / "
-          f"{fit_cpu:.2f} s (target <= 5 s) [{est.selection_}/{est.estimator_}]")
+          f"{fit_cpu:.2f} s (target <= 5 s) [{est.selection_}/{est.method_}]")
     print(f"AdaptiveTester.simulate 1,000 x 50 items: {sim_wall:.2f} / {sim_cpu:.2f} s "
           "(target <= 10 s)")
     if catsim_python:
@@ -236,7 +236,7 @@ def _cv_table(X, sizes, seed=0):
                     est.fit(X[train])
                     predictions[selection, estimator, n][test] = est.predict(X[test])
                     if selection == "auto":
-                        chosen[n].append(f"{est.selection_}/{est.estimator_}")
+                        chosen[n].append(f"{est.selection_}/{est.method_}")
     mae = {key: float(np.mean(np.abs(p - truth))) for key, p in predictions.items()}
     return mae, chosen
 

@@ -21,6 +21,9 @@ extensions = [
     "sphinx.ext.autosummary",
     "sphinx.ext.intersphinx",
     "sphinx.ext.mathjax",
+    # MathJax 3 bundled in the package (copied to _static/mathjax): formulas
+    # render without internet, where the default would load it from a CDN
+    "sphinx-mathjax-offline",
     "numpydoc",
     "sphinx_gallery.gen_gallery",
 ]

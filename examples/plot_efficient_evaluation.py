@@ -99,7 +99,7 @@ print(f"adaptive after 25 / 50 items: {adaptive_error[24]:.4f} / "
 est = SubsetScoreEstimator(n_items=50, random_state=0).fit(X[:250])
 new_model = X[250:251, est.selected_items_]  # responses on the chosen items
 low, high = est.predict_interval(new_model)
-print(f"chosen by {est.selection_}/{est.estimator_}; predicted "
+print(f"chosen by {est.selection_}/{est.method_}; predicted "
       f"{est.predict(new_model)[0]:.3f} in [{low[0]:.3f}, {high[0]:.3f}], "
       f"true {accuracy[250]:.3f}")
 print(est.task_table().head())

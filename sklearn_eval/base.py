@@ -21,10 +21,8 @@ The ranking protocol's mixins (``agent_table()``, ``task_table()``) are
 re-exported here, so an estimator's bases all come from this module.
 """
 
-from sklearn.base import _fit_context
-from sklearn.utils.validation import _get_feature_names, _num_features
-
 from .utils._protocol import AgentRankerMixin, TaskTableMixin, assign_fitted
+from .utils._sklearn_compat import _fit_context, _get_feature_names, _num_features
 
 __all__ = [
     "AgentRankerMixin",

@@ -6,7 +6,7 @@ import warnings
 
 import numpy as np
 
-from ._nash import game_matrix
+from ._nash import add_input_kind, game_matrix
 from ._options import (
     add_match_input,
     add_matrix_input,
@@ -29,16 +29,9 @@ def add_parser(commands):
     parser = commands.add_parser(
         "alpharank", help="alpha-Rank: rank agents by long-run evolutionary survival"
     )
-    add_matrix_input(parser)
-    add_match_input(parser)
-    parser.add_argument(
-        "--input",
-        choices=("scores", "win-rates", "matches"),
-        default="scores",
-        help="scores: agents x tasks, two populations (default); win-rates: "
-        "square matrix of P(row beats column); matches: a matches CSV "
-        "(unplayed pairs filled by mElo)",
-    )
+    add_matrix_input(parser, matches=True)
+    add_match_input(parser, defaults_known=True)
+    add_input_kind(parser, "agents x tasks, two populations (default)")
     parser.add_argument(
         "--alpha",
         type=alpha_value,

@@ -6,8 +6,13 @@ import warnings
 
 import numpy as np
 
-from ._inputs import read_scores
-from ._options import add_matrix_input, non_negative_int, positive_int
+from ._inputs import drop_empty_agents, read_scores
+from ._options import (
+    add_drop_empty,
+    add_matrix_input,
+    non_negative_int,
+    positive_int,
+)
 from ._output import CommandError, OutputError, say
 
 __all__ = []
@@ -20,6 +25,7 @@ def add_parser(commands):
         "accuracy, and write them to an item file",
     )
     add_matrix_input(parser)
+    add_drop_empty(parser)
     parser.add_argument(
         "--n-items", type=positive_int, default=100, help="items to keep (100)"
     )
@@ -31,10 +37,13 @@ def add_parser(commands):
         help="how items are chosen (auto: by cross-validation, default)",
     )
     parser.add_argument(
+        "--method",
         "--estimator",
+        dest="method",
         choices=("auto", "mean", "irt", "gp-irt", "regression"),
         default="auto",
-        help="how the full accuracy is estimated (auto: by cross-validation)",
+        help="how the full accuracy is estimated (auto: by cross-validation); "
+        "--estimator is its former name",
     )
     parser.add_argument(
         "--random-state", type=non_negative_int, default=0, help="seed (0)"
@@ -52,7 +61,8 @@ def run(args, out):
     from ..selection import SubsetScoreEstimator, write_items_csv
 
     table = read_scores(args)
-    values = table.values
+    rows = drop_empty_agents(args, table.values, table.agents)
+    values, agents = table.values[rows], table.agents[rows]
     observed = values[~np.isnan(values)]
     if observed.size and not np.isin(observed, (0.0, 1.0)).all():
         raise CommandError(
@@ -66,7 +76,7 @@ def run(args, out):
         )
     import pandas as pd
 
-    frame = pd.DataFrame(values, index=table.agents,
+    frame = pd.DataFrame(values, index=agents,
                          columns=[str(t) for t in table.tasks])
     say(args, f"choosing {args.n_items} of {values.shape[1]} items "
               f"({values.shape[0]} models)")
@@ -74,7 +84,7 @@ def run(args, out):
         warnings.simplefilter("ignore", UserWarning)
         est = SubsetScoreEstimator(
             n_items=args.n_items, selection=args.selection,
-            estimator=args.estimator, random_state=args.random_state,
+            method=args.method, random_state=args.random_state,
         ).fit(frame)
     try:
         write_items_csv(est, args.output)
@@ -83,7 +93,7 @@ def run(args, out):
         raise OutputError(f"cannot write {args.output}: {reason}") from None
     out.write(
         f"{est.selected_items_.size} items chosen ({est.selection_} selection, "
-        f"{est.estimator_} estimate); cross-validated mean absolute error of the "
+        f"{est.method_} estimate); cross-validated mean absolute error of the "
         f"full accuracy {est.cv_mae_:.4f}\n"
     )
     out.write(f"item file written to {args.output}\n")

@@ -82,21 +82,34 @@ def datasets_table():
     )
 
 
-def mean_rank_table(bench):
-    """Agents by mean per-game rank over the games every agent played."""
+def agent_table(bench, analysis):
+    """Agents in the report's order (IRT ability), their mean per-game rank beside.
+
+    The terminal and the report name the same agents first, second, ...: the
+    report ranks by IRT ability; the mean per-game rank (a uniform average
+    over the games every agent played) is shown for comparison.
+    """
     scores = bench.scores
     complete = ~np.isnan(scores).any(axis=0)
     ranks = np.argsort(np.argsort(-scores[:, complete], axis=0), axis=0) + 1
     mean_rank = ranks.mean(axis=1)
-    order = np.argsort(mean_rank, kind="stable")
+    irt = analysis.irt
+    if irt is None:  # the IRT fit failed: the mean rank alone orders them
+        key, header = -mean_rank, ["#", "agent", "mean rank"]
+    else:
+        key, header = irt.ability, ["#", "agent", "IRT ability", "mean rank"]
+    order = np.argsort(-key, kind="stable")
     rows = [
-        [k, bench.agents[a], float(mean_rank[a])] for k, a in enumerate(order, start=1)
+        [k, bench.agents[a], *([float(irt.ability[a])] if irt is not None else []),
+         float(mean_rank[a])]
+        for k, a in enumerate(order, start=1)
     ]
     return Table(
-        ["#", "agent", "mean rank"],
+        header,
         rows,
-        [str, None, fixed(1)],
-        title="Agents by mean per-game rank (uniform average over games):",
+        [str, None, *([fixed(2)] if irt is not None else []), fixed(1)],
+        title="Agents as the report ranks them (IRT ability), with their mean "
+        "per-game rank over the games every agent played:",
         key="agents",
     )
 
@@ -124,12 +137,12 @@ def run(args, out):
             "Reference agents (shown apart, not ranked; --include-reference ranks "
             f"them): {', '.join(reference.agents)}\n"
         )
-    agents = mean_rank_table(bench)
-    show_table(args, out, agents)
-    save_csv(args, out, [agents, datasets])
     out.write(
         "\nReport on Atari: success = human-normalised score >= 100 "
         "(random = 0, human = 100)\n"
     )
     analysis, result = write(args, bench)
+    agents = agent_table(bench, analysis)
+    show_table(args, out, agents)
+    save_csv(args, out, [agents, datasets])
     return finish(analysis, result, out, show_reference=False)

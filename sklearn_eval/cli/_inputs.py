@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import NamedTuple
+
 import numpy as np
 
 from ._output import CommandError, UsageError, say
@@ -32,8 +34,64 @@ def read_scores(args):
     return table
 
 
+class MatchInput(NamedTuple):
+    """The matches of a file, as the match estimators take them."""
+
+    X: np.ndarray
+    y: np.ndarray
+    sample_weight: np.ndarray | None
+    source: str
+    covariates: object = None  # DataFrame of the --covariates columns
+
+    @property
+    def model_X(self):
+        """``X`` for ``EloRanker.fit``: the players, then any covariates."""
+        if self.covariates is None:
+            return self.X
+        import pandas as pd
+
+        frame = pd.DataFrame(
+            {"first": self.X[:, 0], "second": self.X[:, 1]}, dtype=object
+        )
+        return pd.concat([frame, self.covariates], axis=1)
+
+
+def read_covariates(path, columns, sep, n_rows):
+    """The numeric ``--covariates`` columns of a match file, as a DataFrame."""
+    import pandas as pd
+
+    from ..report import read_csv
+
+    header, rows = read_csv(path, sep=sep)
+    if len(set(columns)) != len(columns):
+        raise UsageError(f"--covariates names a column twice: {columns}")
+    data = {}
+    for column in columns:
+        if column not in header:
+            raise CommandError(
+                f"{path}: no column {column!r} (--covariates); the columns are "
+                + ", ".join(repr(h) for h in header)
+            )
+        index = header.index(column)
+        values = np.empty(len(rows))
+        for k, row in enumerate(rows):
+            try:
+                values[k] = float(row[index])
+            except ValueError:
+                values[k] = np.nan
+            if not np.isfinite(values[k]):
+                raise CommandError(
+                    f"{path}, data row {k + 1}, column {column!r} (--covariates): "
+                    f"{row[index]!r} is not a finite number"
+                )
+        data[column] = values
+    if len(rows) != n_rows:  # pragma: no cover - both readers skip blank lines
+        raise CommandError(f"{path}: the covariate rows do not match the matches")
+    return pd.DataFrame(data)
+
+
 def read_match_file(args):
-    """The matches of ``args.path``: players, outcomes and weights."""
+    """The matches of ``args.path``: players, outcomes, weights, covariates."""
     from ..report import read_matches
 
     if (args.first_score_col is None) != (args.second_score_col is None):
@@ -50,8 +108,90 @@ def read_match_file(args):
         weight_col=args.weight_col,
         sep=args.sep,
     )
+    covariates = None
+    if getattr(args, "covariates", None):
+        covariates = read_covariates(
+            args.path, list(args.covariates), args.sep, len(table.y)
+        )
     say(args, f"read {len(table.y)} matches from {args.path}")
-    return table
+    return MatchInput(table.X, table.y, table.sample_weight, table.source, covariates)
+
+
+def rating_options(args):
+    """EloRanker's ties and first_advantage from the command line."""
+    params = {}
+    if getattr(args, "ties", None) is not None:
+        params["ties"] = args.ties
+    if getattr(args, "first_advantage", None) is not None:
+        params["first_advantage"] = args.first_advantage
+    return params
+
+
+def input_format(args):
+    """The input's format: given, implied by the columns named, or detected.
+
+    One rule for every command that reads both result tables and matches:
+    naming a match column (``--first-col``, ...) means a table of matches,
+    naming ``--task-col`` / ``--score-col`` a long result table; otherwise
+    the file's header decides (:func:`~sklearn_eval.report.detect_format`).
+    """
+    from ..report import detect_format
+
+    match_columns = (
+        args.first_col,
+        args.second_col,
+        args.outcome_col,
+        args.first_score_col,
+        args.second_score_col,
+        args.weight_col,
+        getattr(args, "covariates", None),
+    )
+    named_match = any(column is not None for column in match_columns)
+    named_long = args.task_col is not None or args.score_col is not None
+    if args.format != "auto":
+        if named_match and args.format != "matches":
+            raise UsageError(
+                f"--format {args.format} does not read match columns "
+                "(--first-col, --outcome-col, ...); use --format matches"
+            )
+        if named_long and args.format == "matches":
+            raise UsageError(
+                "--task-col and --score-col name columns of a result table, "
+                "not of matches"
+            )
+        return args.format
+    if named_match and named_long:
+        raise UsageError(
+            "give the columns of either a table of matches (--first-col, ...) or "
+            "of a long result table (--task-col, --score-col), not both"
+        )
+    if named_match:
+        return "matches"
+    if named_long:
+        return "long"
+    return detect_format(
+        args.path,
+        first_col=args.first_col or "first",
+        second_col=args.second_col or "second",
+        sep=args.sep,
+    )
+
+
+def drop_empty_agents(args, values, agents):
+    """The rows to keep under the one rule for agents with no result.
+
+    Raises (exit 2, naming how many and which) unless ``--drop-empty``, which
+    leaves them out with a warning naming them
+    (:func:`~sklearn_eval.utils.check_empty_agents`).
+    """
+    from ..utils import check_empty_agents
+
+    return check_empty_agents(
+        values, agents, drop_empty=getattr(args, "drop_empty", False),
+        what=str(args.path),
+        remedy="remove them, or pass --drop-empty to leave them out with a "
+        "warning",
+    )
 
 
 def baselines(args, table):
@@ -113,6 +253,9 @@ def benchmark(args, table):
     """Scores and 0/1 successes of the table (see ``prepare_benchmark``)."""
     from ..report import prepare_benchmark
 
+    rows = drop_empty_agents(args, table.values, table.agents)
+    if not rows.all():
+        table = _rows_of(table, rows)
     low, high = baselines(args, table)
     repeated = table.counts is not None and (table.counts > 1).any()
     references = reference_agents(args)
@@ -132,4 +275,17 @@ def benchmark(args, table):
         name=args.title or str(args.path),
         reference_agents=references,
         include_reference=getattr(args, "include_reference", False),
+    )
+
+
+def _rows_of(table, rows):
+    """The result table restricted to ``rows`` (its agents)."""
+    def keep(matrix):
+        return None if matrix is None else matrix[rows]
+
+    return table._replace(
+        values=table.values[rows],
+        agents=table.agents[rows],
+        stds=keep(table.stds),
+        counts=keep(table.counts),
     )

@@ -16,7 +16,7 @@ __all__ = ["main"]
 # estimators are not needed to answer --version)
 COMMANDS = (
     "_rank", "_nash", "_alpharank", "_vote", "_irt", "_generality", "_select",
-    "_compress", "_score", "_report", "_demo",
+    "_compress", "_score", "_report", "_demo", "_compare", "_plan",
 )
 
 EXIT_OK = 0
@@ -68,7 +68,10 @@ def _run(args, out):
         return _fail(args, one_line(exc), EXIT_FAILED)
     except (CommandError, ValueError, TypeError) as exc:
         # CSVError is a ValueError; the library's ValueErrors reject the data
-        return _fail(args, _naming_the_file(args, one_line(exc)), EXIT_BAD_INPUT)
+        message = one_line(exc)
+        if not getattr(exc, "names_its_file", False):  # e.g. the --items file
+            message = _naming_the_file(args, message)
+        return _fail(args, message, EXIT_BAD_INPUT)
     except Exception as exc:  # never a traceback: one line, details on --debug
         message = f"{type(exc).__name__}: {one_line(exc)}"
         return _fail(

@@ -6,14 +6,14 @@ import warnings
 
 import numpy as np
 
-from ._inputs import read_match_file, read_scores
+from ._inputs import input_format, read_match_file, read_scores
 from ._options import (
     add_match_input,
     add_matrix_input,
     add_table_output,
     clip_fraction,
 )
-from ._output import CommandError, Table, emit, fixed, say
+from ._output import CommandError, Table, UsageError, emit, fixed, say
 
 __all__ = []
 
@@ -23,16 +23,9 @@ NORMALIZE = {"minmax": "minmax", "zscore": "zscore", "none": None}
 
 def add_parser(commands):
     parser = commands.add_parser("nash", help="Nash averaging of agents (and tasks)")
-    add_matrix_input(parser)
-    add_match_input(parser)
-    parser.add_argument(
-        "--input",
-        choices=("scores", "win-rates", "matches"),
-        default="scores",
-        help="scores: agents x tasks (default); "
-        "win-rates: square matrix of P(row beats column); matches: "
-        "a matches CSV (unplayed pairs filled by mElo)",
-    )
+    add_matrix_input(parser, matches=True)
+    add_match_input(parser, defaults_known=True)
+    add_input_kind(parser, "agents x tasks (default)")
     parser.add_argument(
         "--normalize",
         choices=tuple(NORMALIZE),
@@ -52,11 +45,38 @@ def add_parser(commands):
     return parser
 
 
+def add_input_kind(parser, scores):
+    parser.add_argument(
+        "--input",
+        choices=("scores", "win-rates", "matches"),
+        default="scores",
+        help=f"scores: {scores}; win-rates: square matrix of P(row beats "
+        "column); matches: a matches CSV (unplayed pairs filled by mElo). A "
+        "table of matches is also recognised as the report recognises it: "
+        "by its player columns, a match column option (--first-col, ...) or "
+        "--format matches",
+    )
+
+
+def reads_matches(args):
+    """Whether the input is a table of matches (--input, or as the report)."""
+    if args.input == "matches":
+        return True
+    fmt = input_format(args)
+    if fmt == "matches" and args.input != "scores":
+        raise UsageError(
+            f"--input {args.input} reads a matrix, but {args.path} is read as a "
+            "table of matches (its player columns, a match column option or "
+            "--format matches)"
+        )
+    return fmt == "matches"
+
+
 def game_matrix(args):
     """The game: (matrix, row labels, column labels, game)."""
     from ..game import complete_submatrix, fill_win_rates
 
-    if args.input == "matches":
+    if reads_matches(args):
         matches = read_match_file(args)
         say(args, "win rates from the matches (unplayed pairs filled by mElo)")
         P, players, _ = fill_win_rates(matches.X, matches.y, matches.sample_weight)
@@ -113,19 +133,22 @@ def transitive_share(model, game):
     return hodge_decomposition(payoff).transitive_share
 
 
-def agent_table(model, labels):
+def agent_table(model):
+    """The estimator's ``agent_table()``, with the uniform average beside it."""
+    table = model.agent_table()
     # the uniform average: mean payoff against all tasks (or all agents)
-    uniform = model.payoff_.mean(axis=1)
-    order = np.lexsort((-uniform, -model.agent_skill_))
+    uniform = dict(
+        zip(map(str, model.agents_), model.payoff_.mean(axis=1), strict=True)
+    )
     rows = [
         [
-            rank,
-            labels[a],
-            float(model.agent_distribution_[a]),
-            float(model.agent_skill_[a]),
-            float(uniform[a]),
+            int(row["rank"]),
+            agent,
+            float(row["mass"]),
+            float(row["score"]),
+            float(uniform[str(agent)]),
         ]
-        for rank, a in enumerate(order, start=1)
+        for agent, row in table.iterrows()
     ]
     return Table(
         ["rank", "agent", "Nash probability", "Nash average", "uniform average"],
@@ -136,16 +159,15 @@ def agent_table(model, labels):
     )
 
 
-def core_task_table(model, labels):
-    tasks = np.argsort(-model.difficulty_, kind="stable")
+def core_task_table(model):
+    """The core tasks of the estimator's ``task_table()``, hardest first."""
+    table = model.task_table()
+    table = table[table["mass"] > 0].sort_values(
+        "difficulty", ascending=False, kind="stable"
+    )
     rows = [
-        [
-            labels[t],
-            float(model.task_distribution_[t]),
-            float(model.difficulty_[t]),
-        ]
-        for t in tasks
-        if model.task_distribution_[t] > 0
+        [task, float(row["mass"]), float(row["difficulty"])]
+        for task, row in table.iterrows()
     ]
     return Table(
         ["task", "Nash probability", "Nash difficulty"],
@@ -169,17 +191,24 @@ def run(args, out):
         f"solving the {game.replace('_', '-')} game ({matrix.shape[0]} x "
         f"{matrix.shape[1]})",
     )
+    import pandas as pd
+
+    frame = pd.DataFrame(
+        matrix,
+        index=pd.Index(np.asarray(row_labels, dtype=object)),
+        columns=[str(c) for c in col_labels],
+    )
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", UserWarning)
-        model = estimator.fit(matrix)
+        model = estimator.fit(frame)
     # below 1e-12 the digits are rounding noise (they differ between -0.0 and
     # 0.0 inputs); print the bound instead
     gap = model.exploitability_
     gap_text = f"{gap:.1e}" if gap >= 1e-12 else "< 1e-12"
     out.write(f"value {model.value_:.4f}, exploitability {gap_text}\n")
     out.write(f"Hodge transitive share: {transitive_share(model, game):.1%}\n")
-    tables = [agent_table(model, row_labels)]
+    tables = [agent_table(model)]
     if game == "agent_vs_task":
-        tables.append(core_task_table(model, col_labels))
+        tables.append(core_task_table(model))
     emit(args, out, *tables)
     return 0

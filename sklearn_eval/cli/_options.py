@@ -163,6 +163,15 @@ def add_matrix_input(parser, *, matches=False):
     parser.add_argument("--title", default=None, help="name of the benchmark")
 
 
+def add_drop_empty(parser):
+    parser.add_argument(
+        "--drop-empty",
+        action="store_true",
+        help="leave out the agents with no result at all, with a warning "
+        "naming them (default: such agents are an error that names them)",
+    )
+
+
 def add_success_options(parser):
     parser.add_argument(
         "--threshold",
@@ -191,6 +200,7 @@ def add_success_options(parser):
         "weak priors a ~ N(1, 2), b ~ N(0, 2), needed with few "
         "agents)",
     )
+    add_drop_empty(parser)
 
 
 def add_selection_options(parser):
@@ -289,4 +299,49 @@ def add_report_output(parser):
     )
     parser.add_argument(
         "--no-figures", action="store_true", help="tables only (no matplotlib needed)"
+    )
+
+
+def first_advantage(text):
+    """``fit`` or a number: EloRanker's ``first_advantage``."""
+    if text == "fit":
+        return text
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(
+            f"must be 'fit' or a number; got {text!r}"
+        ) from None
+    if not math.isfinite(value):
+        raise argparse.ArgumentTypeError(f"must be finite; got {text!r}")
+    return value
+
+
+def add_rating_model_options(parser, *, ties_default="half"):
+    """EloRanker's ties, first_advantage and covariates, with the API's names."""
+    parser.add_argument(
+        "--ties",
+        choices=("half", "davidson", "rao-kupper"),
+        default=None,
+        help="how a draw enters the ratings (EloRanker's ties): half a win and "
+        "half a loss (half), or a fitted three-outcome model (davidson, "
+        f"rao-kupper); default {ties_default}",
+    )
+    parser.add_argument(
+        "--first-advantage",
+        type=first_advantage,
+        default=None,
+        metavar="{fit,NUMBER}",
+        help="advantage of the first player (home advantage, first-shown "
+        "answer) on the rating scale, or 'fit' to estimate it (EloRanker's "
+        "first_advantage; default 0)",
+    )
+    parser.add_argument(
+        "--covariates",
+        nargs="+",
+        default=None,
+        metavar="COL",
+        help="numeric columns of the file fitted jointly with the ratings, "
+        "as per-match covariates of the first player's advantage (the "
+        "covariate columns of EloRanker's X)",
     )

@@ -20,6 +20,15 @@ class CommandError(Exception):
     """An error in the user's input (a file or the data), shown as one line."""
 
 
+class FileError(CommandError):
+    """An error about a file its message names (another than the input file).
+
+    Shown as it is: the input file's path is not prefixed.
+    """
+
+    names_its_file = True
+
+
 class UsageError(Exception):
     """Options that do not fit together, shown as one line with "(see --help)"."""
 

@@ -6,9 +6,11 @@ import warnings
 
 import numpy as np
 
-from ._inputs import read_match_file
+from ..utils._ranks import agent_ranks
+from ._inputs import rating_options, read_match_file
 from ._options import (
     add_match_input,
+    add_rating_model_options,
     add_resampling,
     add_separator,
     add_table_output,
@@ -66,7 +68,12 @@ def add_parser(commands):
         "--n-components", type=positive_int, default=1, help="mElo cyclic planes"
     )
     parser.add_argument("--scale", choices=("elo", "logit"), default="elo")
+    add_rating_model_options(parser)
     add_resampling(parser, default=0, aliases=("--intervals",), what="the matches")
+    parser.add_argument(
+        "--tiers", action="store_true",
+        help="also print simultaneous 95%% rank sets and tiers (rank_sets)",
+    )
     add_table_output(parser)
     parser.set_defaults(handler=run)
     return parser
@@ -100,8 +107,14 @@ def estimator(args, model, method):
         params["k_factor"] = args.k_factor
     elif args.alpha is not None:
         params["alpha"] = args.alpha
+    extended = rating_options(args)
     if model == "elo":
-        return EloRanker(**params)
+        return EloRanker(**params, **extended)
+    if extended or args.covariates:
+        given = "--ties" if "ties" in extended else (
+            "--first-advantage" if extended else "--covariates"
+        )
+        raise UsageError(f"{given} is an option of --model elo (EloRanker)")
     return MultiElo(
         n_components=args.n_components, random_state=args.random_state, **params
     )
@@ -114,9 +127,9 @@ def intervals(args, model, matches):
     weights = matches.sample_weight
     return bootstrap_ranking(
         model,
-        matches.X,
+        matches.model_X,
         matches.y,
-        statistic="ratings_",
+        statistic="agent_scores_",
         resample="matches",
         n_resamples=args.n_resamples,
         random_state=args.random_state,
@@ -135,8 +148,11 @@ def games_played(X, players):
 
 
 def ratings_table(model, matches, bounds, title):
-    games = games_played(matches.X, model.players_)
-    order = np.argsort(-model.ratings_, kind="stable")
+    agents = np.asarray(model.agents_, dtype=object)
+    scores = np.asarray(model.agent_scores_, dtype=np.float64)
+    games = games_played(matches.X, agents)
+    ranks = agent_ranks(model)  # the estimator's ranks: ties up to rounding share
+    order = np.lexsort((-scores, ranks))  # by score within a tie
     header = ["rank", "player", "rating", "games"]
     formats = [str, None, fixed(1), str]
     if bounds is not None:
@@ -147,8 +163,8 @@ def ratings_table(model, matches, bounds, title):
         header.append("transitive rating")
         formats.append(fixed(1))
     rows = []
-    for rank, k in enumerate(order, start=1):
-        row = [rank, model.players_[k], float(model.ratings_[k]), int(games[k])]
+    for k in order:
+        row = [int(ranks[k]), agents[k], float(scores[k]), int(games[k])]
         if bounds is not None:
             row += [
                 float(bounds.low[k]),
@@ -170,12 +186,42 @@ def run(args, out):
     name = type(unfitted).__name__
     say(args, f"fitting {name} ({method})")
     model = clone(unfitted).fit(
-        matches.X, matches.y, sample_weight=matches.sample_weight
+        matches.model_X, matches.y, sample_weight=matches.sample_weight
     )
     bounds = intervals(args, unfitted, matches) if args.n_resamples else None
     title = (
-        f"{name} ({method}) ratings of {len(model.players_)} players from "
+        f"{name} ({method}) ratings of {len(model.agents_)} players from "
         f"{len(matches.y)} matches"
     )
-    emit(args, out, ratings_table(model, matches, bounds, title))
+    for line in extended_lines(model):
+        out.write(line + "\n")
+    tables = [ratings_table(model, matches, bounds, title)]
+    if args.tiers:
+        from ._tiers import tiers_table
+
+        tables.append(tiers_table(args, unfitted, matches))
+    emit(args, out, *tables)
     return 0
+
+
+def extended_lines(model):
+    """The fitted tie parameter, first-player advantage and covariate effects."""
+    lines = []
+    tie = getattr(model, "tie_param_", None)
+    if tie is not None:
+        lines.append(f"tie parameter ({model.ties}): {tie:.4g}")
+    se = getattr(model, "first_advantage_se_", None)
+    if se is not None:
+        lines.append(
+            f"first-player advantage: {model.first_advantage_:.1f} "
+            f"(standard error {se:.1f})"
+        )
+    names = getattr(model, "covariate_names_", None)
+    if names is not None:
+        for name, coef, err in zip(
+            names, model.covariate_coef_, model.covariate_se_, strict=True
+        ):
+            lines.append(
+                f"covariate {name}: {coef:.4g} per unit (standard error {err:.2g})"
+            )
+    return lines

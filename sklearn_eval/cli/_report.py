@@ -12,10 +12,17 @@ import sys
 
 import numpy as np
 
-from ._inputs import benchmark, read_match_file, read_scores
+from ._inputs import (
+    benchmark,
+    input_format,
+    rating_options,
+    read_match_file,
+    read_scores,
+)
 from ._options import (
     add_match_input,
     add_matrix_input,
+    add_rating_model_options,
     add_reference_options,
     add_report_output,
     add_resampling,
@@ -43,6 +50,12 @@ def add_parser(commands):
     add_success_options(parser)
     add_reference_options(parser)
     add_selection_options(parser)
+    parser.add_argument(
+        "--include-flagged-tasks",
+        action="store_true",
+        help="let the recommended subset hold flagged tasks (0%% or 100%% "
+        "success, negative IRT discrimination), left out by default",
+    )
     group = parser.add_argument_group("match reports")
     group.add_argument(
         "--interval-method",
@@ -57,6 +70,11 @@ def add_parser(commands):
         default=None,
         help="L2 prior of the Bradley-Terry fit (default: none when maximum "
         "likelihood has finite ratings, else 0.01, said in the report)",
+    )
+    add_rating_model_options(
+        group,
+        ties_default="half without draws, else davidson or rao-kupper, "
+        "whichever has the higher held-out likelihood (said in the report)",
     )
     group.add_argument(
         "--n-components",
@@ -78,46 +96,8 @@ def add_parser(commands):
 
 
 def report_format(args):
-    """The input's format: given, implied by the columns named, or detected."""
-    from ..report import detect_format
-
-    match_columns = (
-        args.first_col,
-        args.second_col,
-        args.outcome_col,
-        args.first_score_col,
-        args.second_score_col,
-        args.weight_col,
-    )
-    named_match = any(column is not None for column in match_columns)
-    named_long = args.task_col is not None or args.score_col is not None
-    if args.format != "auto":
-        if named_match and args.format != "matches":
-            raise UsageError(
-                f"--format {args.format} does not read match columns "
-                "(--first-col, --outcome-col, ...); use --format matches"
-            )
-        if named_long and args.format == "matches":
-            raise UsageError(
-                "--task-col and --score-col name columns of a result table, "
-                "not of matches"
-            )
-        return args.format
-    if named_match and named_long:
-        raise UsageError(
-            "give the columns of either a table of matches (--first-col, ...) or "
-            "of a long result table (--task-col, --score-col), not both"
-        )
-    if named_match:
-        return "matches"
-    if named_long:
-        return "long"
-    return detect_format(
-        args.path,
-        first_col=args.first_col or "first",
-        second_col=args.second_col or "second",
-        sep=args.sep,
-    )
+    """The input's format (see :func:`._inputs.input_format`)."""
+    return input_format(args)
 
 
 def _write(args, analysis):
@@ -153,6 +133,7 @@ def write(args, bench):
         random_state=args.random_state,
         n_jobs=args.n_jobs,
         progress=progress,
+        include_flagged_tasks=getattr(args, "include_flagged_tasks", False),
     )
     return analysis, _write(args, analysis)
 
@@ -169,8 +150,11 @@ def print_summary(analysis, out):
             nash.core_agents[np.argsort(-nash.agent_probability[nash.core_agents])]
         ]
         out.write(f"Nash core agents ({len(core)}): {_names(core)}\n")
-        tasks = block.tasks[
-            nash.core_tasks[np.argsort(-nash.task_probability[nash.core_tasks])]
+        core = nash.core_tasks[np.argsort(-nash.task_probability[nash.core_tasks])]
+        flags = _block_flags(analysis)
+        tasks = [
+            block.tasks[t] if not flags[t] else f"{block.tasks[t]} [{flags[t]}]"
+            for t in core
         ]
         out.write(f"Nash core tasks ({len(tasks)}): {_names(tasks)}\n")
     if irt is not None:
@@ -197,6 +181,14 @@ def print_summary(analysis, out):
             f"{selection.agreement.kendall_tau:.3f}"
         )
     out.write(line + "\n")
+
+
+def _block_flags(analysis):
+    """The task flags of the report (see the tasks section) on the block."""
+    block, irt = analysis.block, analysis.irt
+    if irt is None:
+        return np.full(len(block.tasks), "", dtype=object)
+    return irt.flags[block.task_mask]
 
 
 def print_reference(analysis, out):
@@ -235,7 +227,15 @@ def print_match_summary(analysis, out):
         core = nash.players[nash.core[np.argsort(-nash.probability[nash.core])]]
         out.write(f"Nash core players ({len(core)}): {_names(core)}\n")
     if hodge is not None and not hodge.zero:
-        out.write(f"Hodge transitive share (win-rate game): {hodge.transitive:.1%}\n")
+        line = f"Hodge transitive share (win-rate game): {hodge.transitive:.1%}"
+        if hodge.get("null") is not None:
+            line += (
+                f"; cyclic share {hodge.cyclic:.1%} against "
+                f"{hodge.null.mean:.1%} expected from the ratings alone ("
+                + ("cyclic beyond noise" if hodge.beyond_noise else "within noise")
+                + ")"
+            )
+        out.write(line + "\n")
     if melo is not None:
         out.write(
             f"mElo log-loss {melo.log_loss:.4f} (ratings alone "
@@ -297,6 +297,7 @@ def run_matches(args, out):
         name=args.title or str(args.path),
         reference_agents=args.reference_agent or None,
         include_reference=args.include_reference,
+        covariates=table.covariates,
     )
     analysis = analyze_matches(
         matches,
@@ -308,6 +309,7 @@ def run_matches(args, out):
         random_state=args.random_state,
         n_jobs=args.n_jobs,
         progress=None if args.quiet else True,
+        **rating_options(args),
     )
     return finish(analysis, _write(args, analysis), out)
 

@@ -8,7 +8,7 @@ import numpy as np
 
 from ._inputs import read_scores
 from ._options import add_matrix_input, add_table_output
-from ._output import CommandError, Table, emit, fixed, say
+from ._output import CommandError, FileError, Table, emit, fixed, say
 
 __all__ = []
 
@@ -33,14 +33,21 @@ def add_parser(commands):
 
 
 def _read_items(path):
+    """The estimator of the ``--items`` file; errors name that file."""
     from ..selection import read_items_csv
 
     try:
         return read_items_csv(path)
     except FileNotFoundError:
-        raise CommandError(f"item file not found: {path}") from None
-    except (ValueError, KeyError) as exc:
-        raise CommandError(f"{path}: not a usable item file ({exc})") from None
+        raise FileError(f"--items {path}: item file not found") from None
+    except IsADirectoryError:
+        raise FileError(f"--items {path} is a directory, not an item file") from None
+    except OSError as exc:
+        reason = exc.strerror or exc
+        raise FileError(f"--items {path}: cannot read the item file ({reason})") \
+            from None
+    except ValueError as exc:  # the message starts with the file's name
+        raise FileError(f"--items {exc}") from None
 
 
 def run(args, out):

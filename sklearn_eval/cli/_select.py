@@ -12,7 +12,12 @@ import warnings
 import numpy as np
 
 from ._inputs import benchmark, read_scores
-from ._options import add_matrix_input, add_selection_options, add_table_output
+from ._options import (
+    add_drop_empty,
+    add_matrix_input,
+    add_selection_options,
+    add_table_output,
+)
 from ._output import CommandError, Table, emit, fixed, say
 
 __all__ = []
@@ -24,6 +29,7 @@ def add_parser(commands):
     )
     add_matrix_input(parser)
     add_selection_options(parser)
+    add_drop_empty(parser)
     add_table_output(parser)
     parser.set_defaults(handler=run, threshold=None, low_agent=None, high_agent=None)
     return parser

@@ -6,8 +6,8 @@ import warnings
 
 import numpy as np
 
-from ._inputs import read_scores
-from ._options import add_matrix_input, add_table_output
+from ._inputs import input_format, read_match_file, read_scores
+from ._options import add_match_input, add_matrix_input, add_table_output
 from ._output import Table, emit, fixed, printable, say
 
 __all__ = []
@@ -23,13 +23,17 @@ def add_parser(commands):
         "vote",
         help="rank agents by a voting rule, every task a voter (Kemeny-Young, ...)",
     )
-    add_matrix_input(parser)
+    add_matrix_input(parser, matches=True)
+    add_match_input(parser, defaults_known=True)
     parser.add_argument(
         "--method",
         choices=METHODS,
         default="kemeny_young",
         help="the voting rule (default kemeny_young, exact); each task ranks "
-        "the agents by its scores, missing results are abstentions",
+        "the agents by its scores, missing results are abstentions. On a "
+        "table of matches (recognised as the report recognises it) each "
+        "player is a voter ranking its opponents by their win rate against "
+        "it; pairs that never met are abstentions",
     )
     add_table_output(parser)
     parser.set_defaults(handler=run)
@@ -56,13 +60,18 @@ def run(args, out):
 
     from ..game import VotingRanker
 
-    table = read_scores(args)
-    frame = pd.DataFrame(
-        table.values,
-        index=pd.Index(np.asarray(table.agents, dtype=object)),
-        columns=[str(t) for t in table.tasks],
-    )
-    say(args, f"{args.method} over {frame.shape[1]} tasks, {frame.shape[0]} agents")
+    if input_format(args) == "matches":
+        frame = match_voters(read_match_file(args))
+        voters = "players as voters"
+    else:
+        table = read_scores(args)
+        frame = pd.DataFrame(
+            table.values,
+            index=pd.Index(np.asarray(table.agents, dtype=object)),
+            columns=[str(t) for t in table.tasks],
+        )
+        voters = "tasks"
+    say(args, f"{args.method} over {frame.shape[1]} {voters}, {frame.shape[0]} agents")
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", UserWarning)
         model = VotingRanker(method=args.method).fit(frame)
@@ -74,3 +83,25 @@ def run(args, out):
     )
     emit(args, out, agent_table(model))
     return 0
+
+
+def match_voters(matches):
+    """Players x voters: each player's win rate against each voter.
+
+    Column ``j`` holds every player's empirical win rate against player
+    ``j`` (draws count half); a player does not vote on itself and pairs
+    that never met are abstentions (NaN).
+    """
+    import pandas as pd
+
+    from ..utils import matches_to_win_rate
+
+    rates, counts, players = matches_to_win_rate(
+        matches.X, matches.y, matches.sample_weight
+    )
+    rates = np.where(counts > 0, rates, np.nan)
+    np.fill_diagonal(rates, np.nan)
+    labels = np.asarray(players, dtype=object)
+    return pd.DataFrame(
+        rates, index=pd.Index(labels), columns=[str(p) for p in labels]
+    )

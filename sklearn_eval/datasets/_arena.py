@@ -3,9 +3,10 @@
 import json
 
 import numpy as np
+import pandas as pd
 from sklearn.utils import Bunch
 
-from ._base import _import_pandas, _load_descr, _open_text
+from ._base import _load_descr, _open_text
 from ._references import mark_frame, reference_agents
 
 __all__ = ["load_chatbot_arena"]
@@ -40,7 +41,6 @@ def _counts_bunch(models, pairs, counts, as_frame):
     data = models[pairs]
     frame = None
     if as_frame:
-        pd = _import_pandas("as_frame=True")
         frame = pd.DataFrame(
             {"model_a": data[:, 0], "model_b": data[:, 1],
              **{name: counts[:, k] for k, name in enumerate(COUNT_NAMES)}}
@@ -70,7 +70,6 @@ def _rows_bunch(models, pairs, counts, as_frame):
     target = np.array([_OUTCOME[name] for name in COUNT_NAMES])[kind]
     frame = None
     if as_frame:
-        pd = _import_pandas("as_frame=True")
         frame = pd.DataFrame({
             "model_a": data[:, 0], "model_b": data[:, 1], "outcome": outcome,
             "count": weight, "target": target,

@@ -6,8 +6,8 @@ Game names use one spelling everywhere (dqn_zoo's snake_case, e.g.
 
 import numpy as np
 from sklearn.utils import Bunch
-from sklearn.utils._param_validation import StrOptions, validate_params
 
+from ..utils._sklearn_compat import StrOptions, validate_params
 from ._base import _load_descr, _open_text, _read_csv_rows
 from ._bunches import (
     _float_column,

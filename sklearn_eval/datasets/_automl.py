@@ -3,8 +3,8 @@
 import re
 
 import numpy as np
-from sklearn.utils._param_validation import StrOptions, validate_params
 
+from ..utils._sklearn_compat import StrOptions, validate_params
 from ._base import _read_csv_rows
 from ._bunches import _float_column, _long_table_bunch, _result_matrix_bunch, _to_float
 

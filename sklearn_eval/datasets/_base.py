@@ -10,19 +10,6 @@ __all__ = []
 PACKAGE = "sklearn_eval.datasets"
 
 
-def _import_pandas(caller):
-    """Import pandas lazily, with a message naming what needed it."""
-    try:
-        import pandas as pd
-    except ImportError as exc:  # pragma: no cover - pandas is in the test env
-        raise ImportError(
-            f"{caller} requires pandas, a dependency of sklearn-eval that is "
-            "missing from this environment: `pip install pandas` (or reinstall "
-            "sklearn-eval)."
-        ) from exc
-    return pd
-
-
 def _open_text(filename, folder="data"):
     """Return the text of a file shipped in the package (gunzipped if ``.gz``)."""
     raw = resources.files(PACKAGE).joinpath(folder, filename).read_bytes()

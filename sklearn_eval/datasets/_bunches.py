@@ -13,9 +13,10 @@ Conventions shared by all loaders:
 """
 
 import numpy as np
+import pandas as pd
 from sklearn.utils import Bunch
 
-from ._base import _import_pandas, _load_descr
+from ._base import _load_descr
 from ._references import mark_frame, reference_agents
 
 __all__ = []
@@ -38,7 +39,6 @@ def _str_column(rows, index):
 
 
 def _result_matrix_frame(data, agent_names, feature_names, agent_label, task_label):
-    pd = _import_pandas("as_frame=True")
     return pd.DataFrame(
         data,
         index=pd.Index(agent_names, name=agent_label),
@@ -99,7 +99,6 @@ def _long_table_bunch(
         dataset or descr, columns[agent_column]
     )
     if as_frame:
-        pd = _import_pandas("as_frame=True")
         frame = pd.DataFrame({name: columns[name] for name in names})
         frame = mark_frame(frame.astype(dtypes), references)
         data = frame
@@ -133,7 +132,6 @@ def _matches_bunch(
     target = y
     data = X
     if as_frame:
-        pd = _import_pandas("as_frame=True")
         frame = pd.DataFrame(
             {names[0]: first, names[1]: second, **extra_columns, "y": y}
         ).astype(dtypes)

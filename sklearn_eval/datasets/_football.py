@@ -1,8 +1,8 @@
 """Men's international football results, 1872 onwards, as a match table."""
 
 import numpy as np
-from sklearn.utils._param_validation import StrOptions, validate_params
 
+from ..utils._sklearn_compat import StrOptions, validate_params
 from ._base import _read_csv_rows
 from ._bunches import _matches_bunch
 

@@ -3,8 +3,8 @@
 import re
 
 import numpy as np
-from sklearn.utils._param_validation import validate_params
 
+from ..utils._sklearn_compat import validate_params
 from ._base import _open_text
 from ._bunches import _result_matrix_bunch
 

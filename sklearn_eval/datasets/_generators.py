@@ -8,9 +8,11 @@ that numpy's ``RandomState`` supports. All numeric outputs are float64.
 from numbers import Integral, Real
 
 import numpy as np
+import pandas as pd
 from scipy.special import expit
 from sklearn.utils import check_random_state
-from sklearn.utils._param_validation import Interval, StrOptions, validate_params
+
+from ..utils._sklearn_compat import Interval, StrOptions, validate_params
 
 __all__ = [
     "make_agent_task_scores",
@@ -416,8 +418,7 @@ def make_agent_task_scores(
         Seed for reproducible output.
     as_frame : bool, default=False
         If True, return a pandas DataFrame indexed by agent names
-        ``"agent_00", ...`` with task names ``"task_00", ...`` as columns
-        (requires pandas).
+        ``"agent_00", ...`` with task names ``"task_00", ...`` as columns.
     return_params : bool, default=False
         If True, also return a dict with ``"ability"`` and ``"difficulty"``.
 
@@ -442,9 +443,6 @@ def make_agent_task_scores(
     scores = expit(ability[:, None] - difficulty[None, :] + noise * eps)
 
     if as_frame:
-        from ._base import _import_pandas
-
-        pd = _import_pandas("make_agent_task_scores(as_frame=True)")
         scores = pd.DataFrame(
             scores,
             index=pd.Index(_player_labels(n_agents, "agent"), name="agent"),

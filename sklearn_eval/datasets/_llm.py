@@ -1,9 +1,10 @@
 """Evaluations of large language models: ChemBench items and Vicuna80 judgments."""
 
 import numpy as np
-from sklearn.utils._param_validation import validate_params
+import pandas as pd
 
-from ._base import _import_pandas, _read_csv_rows
+from ..utils._sklearn_compat import validate_params
+from ._base import _read_csv_rows
 from ._bunches import _matches_bunch, _result_matrix_bunch, _str_column
 
 __all__ = ["load_chembench", "load_vicuna80"]
@@ -69,7 +70,6 @@ def load_chembench(*, as_frame=False):
         target=target,
     )
     if as_frame:
-        pd = _import_pandas("as_frame=True")
         bunch.target = pd.Series(target, index=bunch.frame.index, name="score")
     return bunch
 

@@ -9,7 +9,6 @@ import numpy as np
 import scipy.sparse as sp
 from sklearn.base import BaseEstimator
 from sklearn.exceptions import ConvergenceWarning
-from sklearn.utils._param_validation import Interval, StrOptions, validate_params
 from sklearn.utils.validation import check_is_fitted
 
 from ..base import AgentRankerMixin, FitTemplateMixin, TaskTableMixin
@@ -18,6 +17,7 @@ from ..utils._protocol import (
     column_labels,
     row_labels,
 )
+from ..utils._sklearn_compat import Interval, StrOptions, validate_params
 from ..utils._stack import find_stack_level
 from ._intervals import task_resampling_plan
 from ._markov import (
@@ -28,12 +28,26 @@ from ._markov import (
     sink_components,
     stationary_from_log_rates,
 )
+from ._maxent_nash import _unit_scale
+from ._nash_scaling import (
+    antisymmetric_part,
+    antisymmetry_ratio,
+    column_normalization,
+    normalize_columns,
+)
 
 __all__ = ["AlphaRank", "infinite_alpha_limit"]
 
 # gains within this fraction of the largest |gain| are neutral (ties) in the
 # infinite-alpha limit, where only their sign matters
 _TIE_RTOL = 1e-12
+# beyond this largest |alpha * gain| * (m - 1) the log rates approach the
+# double range: the chain is solved in leading order (its alpha -> inf form
+# at the given alpha), which is exact there
+_SATURATED = 1e300
+# |alpha * gain| above which a fixation probability is 1 or exp(-(m-1)|u|)
+# to double precision
+_SATURATED_U = 800.0
 
 
 # ---------------------------------------------------------------- the moves
@@ -78,8 +92,54 @@ def _stationary(moves, n_states, alpha, m):
     src, dst, gain, eta = moves
     if np.isinf(alpha):
         return _limit(moves, n_states, m)[0], "limit"
+    top = float(np.max(np.abs(gain))) if gain.size else 0.0
+    with np.errstate(over="ignore"):
+        reach = alpha * top * (m - 1.0)
+    if not reach <= _SATURATED:
+        return _saturated_stationary(moves, n_states, alpha, m), "leading-order"
     log_rate = np.log(eta) + log_fixation(alpha * gain, m)
     return stationary_from_log_rates(src, dst, log_rate, n_states)
+
+
+def _saturated_stationary(moves, n_states, alpha, m):
+    """Stationary distribution where ``alpha * |gain|`` nears the double range.
+
+    A move with ``|u| = alpha |gain|`` beyond ``_SATURATED_U`` has rate
+    ``eta`` (improving) or ``eta exp(-(m - 1) |u|)`` (worsening) to double
+    precision; writing the latter as coefficient ``eta`` and resistance
+    ``(m - 1) |gain|`` (``alpha`` is a common factor of all resistances),
+    the leading-order elimination gives the distribution without ever
+    forming ``exp`` or ``alpha * gain`` sums that overflow. Smaller ``|u|``
+    keep their exact rate with zero resistance. From ``SPARSE_MIN_STATES``
+    profiles on, the infinite-alpha limit is used instead.
+    """
+    src, dst, gain, eta = moves
+    if n_states >= SPARSE_MIN_STATES:
+        # a dense O(n^3) elimination is out of reach: every fixation is
+        # saturated, so the chain is the infinite-alpha one (moves within
+        # _TIE_RTOL of neutral aside)
+        return _limit(moves, n_states, m)[0]
+    with np.errstate(over="ignore", invalid="ignore"):
+        u = np.where(gain == 0, 0.0, alpha * gain)
+    moderate = np.abs(u) <= _SATURATED_U
+    coefficient = np.full(gain.shape, eta)
+    coefficient[moderate] = eta * np.exp(log_fixation(u[moderate], m))
+    resistance = np.where(moderate | (gain > 0), 0.0, (m - 1.0) * np.abs(gain))
+    rate = np.zeros((n_states, n_states))
+    R = np.zeros((n_states, n_states))
+    rate[src, dst] = coefficient
+    R[src, dst] = resistance
+    return leading_order_stationary(rate, R)
+
+
+def _unit_moves(M, ava):
+    """The moves of the game ``M / s`` and ``s``, a power of two with
+    ``max|M| / s`` in [1, 2): gains are differences of payoffs, which
+    overflow near the largest double and lose digits near the smallest, so
+    the chain uses ``alpha * s`` on the unit-scale game (exact rescaling)."""
+    s = _unit_scale(M)
+    U = M / s
+    return (_single_population_moves(U) if ava else _two_population_moves(U)), s
 
 
 def _response_graph(moves, n_states, m):
@@ -274,6 +334,9 @@ class AlphaRank(AgentRankerMixin, TaskTableMixin, FitTemplateMixin, BaseEstimato
       states are (agent, task) profiles and the agent distribution is the
       marginal over tasks.
 
+    The game is rescaled by a power of two to unit size first (``alpha``
+    correspondingly), so payoffs anywhere in the double range, from 1e-300
+    to 1.7e308, give the distribution of the unit-scale game.
     Fixation probabilities are computed in log space and the stationary
     distribution by an elimination that never subtracts (GTH), so no
     exponential overflows at any ``alpha`` (OpenSpiel's ``compute`` overflows
@@ -292,8 +355,10 @@ class AlphaRank(AgentRankerMixin, TaskTableMixin, FitTemplateMixin, BaseEstimato
         absolute difference) of the previous one; the sweep is stored.
     population_size : int, default=50
         Size ``m`` of each population (at least 2).
-    game : {"agent_vs_agent", "agent_vs_task"}, default="agent_vs_agent"
-        Which game ``X`` describes.
+    game : {"agent_vs_task", "agent_vs_agent"}, default="agent_vs_task"
+        Which game ``X`` describes (the default of every game estimator,
+        as :class:`NashAverager`). An agent-vs-agent game needs a square
+        matrix and says so.
     payoff : {"probability", "logit", "payoff"}, default="probability"
         Agent vs agent only: ``X`` holds win probabilities (``X[i, j] + X[j,
         i] = 1``, the diagonal ignored), log-odds (antisymmetric) or any
@@ -348,8 +413,10 @@ class AlphaRank(AgentRankerMixin, TaskTableMixin, FitTemplateMixin, BaseEstimato
     payoff_ : ndarray
         The payoff matrix used (normalised scores for agent vs task).
     solver_ : str
-        ``"gth"``, ``"gth-log"`` (some rate underflowed), ``"sparse"`` or
-        ``"limit"``.
+        ``"gth"``, ``"gth-log"`` (some rate underflowed), ``"sparse"``,
+        ``"leading-order"`` (``alpha * |gain|`` so large that the log rates
+        near the double range: every fixation is saturated and the chain is
+        solved in leading order, exactly) or ``"limit"``.
     n_features_in_ : int
         Number of columns of ``X``.
     feature_names_in_ : ndarray of shape (n_columns,)
@@ -382,13 +449,14 @@ class AlphaRank(AgentRankerMixin, TaskTableMixin, FitTemplateMixin, BaseEstimato
     >>> import numpy as np
     >>> from sklearn_eval.game import AlphaRank
     >>> rps = np.array([[0.5, 0.0, 1.0], [1.0, 0.5, 0.0], [0.0, 1.0, 0.5]])
-    >>> AlphaRank(alpha=10.0).fit(rps).agent_distribution_.round(4)
+    >>> ar = AlphaRank(alpha=10.0, game="agent_vs_agent").fit(rps)
+    >>> ar.agent_distribution_.round(4)
     array([0.3333, 0.3333, 0.3333])
 
     A transitive game concentrates on the best agent as alpha grows:
 
     >>> P = np.array([[0.5, 0.7, 0.9], [0.3, 0.5, 0.6], [0.1, 0.4, 0.5]])
-    >>> ar = AlphaRank(alpha=np.inf).fit(P)
+    >>> ar = AlphaRank(alpha=np.inf, game="agent_vs_agent").fit(P)
     >>> ar.agent_distribution_
     array([1., 0., 0.])
     >>> ar.agent_table()  # doctest: +NORMALIZE_WHITESPACE
@@ -417,7 +485,7 @@ class AlphaRank(AgentRankerMixin, TaskTableMixin, FitTemplateMixin, BaseEstimato
         self,
         alpha="auto",
         population_size=50,
-        game="agent_vs_agent",
+        game="agent_vs_task",
         payoff="probability",
         normalize=None,
         antisymmetry_tol=1e-8,
@@ -473,26 +541,26 @@ class AlphaRank(AgentRankerMixin, TaskTableMixin, FitTemplateMixin, BaseEstimato
         n_rows, n_cols = X.shape
         if ava:
             M = _agent_vs_agent_payoff(X, self.payoff, self.antisymmetry_tol)
-            moves = _single_population_moves(M)
             shape = (n_rows,)
         else:
             M = _normalize_tasks(X, self.normalize)
-            moves = _two_population_moves(M)
             shape = (n_rows, n_cols)
+        moves, unit = _unit_moves(M, ava)
         n_states = int(np.prod(shape))
         m = self.population_size
         limit, graph, sinks = _limit(moves, n_states, m)
         out = {}
         if self.alpha == "auto":
             alphas, path, pi, solver = _sweep(
-                moves, n_states, shape, m, self.sweep_tol, self.max_doublings
+                moves, n_states, shape, m, self.sweep_tol, self.max_doublings,
+                unit,
             )
             out.update(alphas_=alphas, alpha_path_=path)
             alpha = float(alphas[-1])
         else:
             alpha = float(self.alpha)
-            pi, solver = (limit, "limit") if np.isinf(alpha) else _stationary(
-                moves, n_states, alpha, m
+            pi, solver = (limit, "limit") if np.isinf(alpha) else _stationary_at(
+                moves, n_states, alpha, unit, m
             )
         pi = pi.reshape(shape)
         agent_pi = pi if ava else pi.sum(axis=1)
@@ -529,14 +597,13 @@ class AlphaRank(AgentRankerMixin, TaskTableMixin, FitTemplateMixin, BaseEstimato
         if alphas.size == 0 or np.any(~(alphas > 0)):
             raise ValueError("alphas must be a non-empty array of positive values.")
         ava = self.game == "agent_vs_agent"
-        moves = (_single_population_moves(self.payoff_) if ava
-                 else _two_population_moves(self.payoff_))
+        moves, unit = _unit_moves(self.payoff_, ava)
         n_states = int(np.prod(self._shape))
         rows = [
             _marginal(
-                _stationary(moves, n_states, a, self.population_size)[0].reshape(
-                    self._shape
-                ),
+                _stationary_at(
+                    moves, n_states, a, unit, self.population_size
+                )[0].reshape(self._shape),
                 ava,
             )
             for a in alphas
@@ -547,9 +614,6 @@ class AlphaRank(AgentRankerMixin, TaskTableMixin, FitTemplateMixin, BaseEstimato
         in_sink = self._sink_mask()
         in_sink = in_sink if in_sink.ndim == 1 else in_sink.any(axis=1)
         return {"limit": self.limit_distribution_, "in_sink": in_sink}
-
-    def _rank_rtol(self):
-        return 1e-9  # stationary masses are solver results
 
     def _task_columns(self):
         if self.game != "agent_vs_task":
@@ -593,7 +657,22 @@ def _marginal(pi, ava):
     return pi if ava else pi.sum(axis=1)
 
 
-def _sweep(moves, n_states, shape, m, tol, max_doublings):
+def _stationary_at(moves, n_states, alpha, unit, m):
+    """The distribution at the payoffs' ``alpha`` on the unit-scale moves;
+    a finite ``alpha * unit`` beyond the double range saturates every
+    fixation (leading order), ``alpha = inf`` is the limit."""
+    if np.isinf(alpha):
+        return _stationary(moves, n_states, alpha, m)
+    with np.errstate(over="ignore"):
+        scaled = alpha * unit
+    if np.isinf(scaled):
+        return _saturated_stationary(moves, n_states, scaled, m), "leading-order"
+    return _stationary(moves, n_states, scaled, m)
+
+
+def _sweep(moves, n_states, shape, m, tol, max_doublings, unit=1.0):
+    """The ``alpha="auto"`` sweep on the unit-scale game; the alphas are
+    returned on the scale of the payoffs (``alpha_unit / unit``)."""
     gain = moves[2]
     scale = float(np.max(np.abs(gain)))
     ava = len(shape) == 1
@@ -606,12 +685,20 @@ def _sweep(moves, n_states, shape, m, tol, max_doublings):
     for _ in range(max_doublings + 1):
         pi, solver = _stationary(moves, n_states, alpha, m)
         agent = _marginal(pi.reshape(shape), ava)
-        alphas.append(alpha)
+        alphas.append(alpha / unit)
         path.append(agent)
         if previous is not None and np.max(np.abs(pi - previous)) <= tol:
             break
         previous = pi
         alpha *= 2.0
+        if not np.isfinite(2.0 * alpha / unit):
+            warnings.warn(
+                "alpha='auto' stopped where alpha reaches the largest double "
+                f"({alphas[-1]:.3g}); the distribution is the one there.",
+                ConvergenceWarning,
+                stacklevel=4,
+            )
+            break
     else:
         warnings.warn(
             f"alpha='auto' did not settle within {max_doublings} doublings "
@@ -648,8 +735,8 @@ def _agent_vs_agent_payoff(X, payoff, tol):
         np.fill_diagonal(P, 0.5)
         return P
     scale = max(1.0, float(np.max(np.abs(X))))
-    _check_excess(np.abs(X + X.T) / scale, X, tol, "A[i, j] = -A[j, i]")
-    return 0.5 * (X - X.T)
+    _check_excess(antisymmetry_ratio(X, scale), X, tol, "A[i, j] = -A[j, i]")
+    return antisymmetric_part(X)
 
 
 def _check_excess(excess, X, tol, rule):
@@ -666,15 +753,9 @@ def _check_excess(excess, X, tol, rule):
 def _normalize_tasks(X, normalize):
     if normalize is None:
         return X.copy()
-    if normalize == "minmax":
-        shift = X.min(axis=0)
-        scale = X.max(axis=0) - shift
-    else:
-        shift = X.mean(axis=0)
-        size = np.max(np.abs(X), axis=0)
-        size = np.where(size > 0, size, 1.0)
-        scale = size * (X / size).std(axis=0)
-    flat = ~(scale > 0)
+    # max - min, X - shift and the mean overflow near the largest double:
+    # the shared helpers of Nash averaging evaluate them on halves
+    shift, half, flat = column_normalization(X, normalize)
     if flat.any():
         warnings.warn(
             f"Tasks (columns) {np.flatnonzero(flat).tolist()} are constant; "
@@ -682,6 +763,6 @@ def _normalize_tasks(X, normalize):
             UserWarning,
             stacklevel=find_stack_level(),
         )
-    Z = (X - shift) / np.where(flat, 1.0, scale)
+    Z = normalize_columns(X, shift, half)
     Z[:, flat] = 0.0
     return Z

@@ -226,8 +226,9 @@ def fill_win_rates(X, y, sample_weight=None, *, estimator=None, min_count=1.0):
     sample_weight : array-like of shape (n_matches,), default=None
     estimator : estimator or None, default=None
         An unfitted match model with ``fit(X, y)``, ``predict_proba`` and
-        ``players_``; ``MultiElo(n_components=1, method="batch", alpha=0.01,
-        random_state=0)`` (order-independent) when None.
+        the ranking protocol's ``agents_``; ``MultiElo(n_components=1,
+        method="batch", alpha=0.01, random_state=0)`` (order-independent)
+        when None.
         It is cloned before fitting.
     min_count : float, default=1.0
         Pairs with less total weight of games than this are filled.
@@ -281,9 +282,14 @@ def fill_win_rates(X, y, sample_weight=None, *, estimator=None, min_count=1.0):
             model.fit(X, y, sample_weight=sample_weight)
         rows, cols = np.nonzero(filled)
         pairs = np.column_stack([players[rows], players[cols]])
-        model_players = np.asarray(model.players_)
+        model_players = np.asarray(model.agents_)
         if len(model_players) != n or not np.array_equal(model_players, players):
-            raise ValueError("The estimator's players_ differ from the match players.")
+            raise ValueError("The estimator's agents_ differ from the match players.")
+        names = getattr(model, "feature_names_in_", None)
+        if names is not None:  # fitted on a DataFrame: predict on one too
+            import pandas as pd
+
+            pairs = pd.DataFrame(pairs, columns=names, dtype=object)
         P[rows, cols] = np.asarray(model.predict_proba(pairs))[:, 1]
     P = 0.5 * (P + 1.0 - P.T)
     np.fill_diagonal(P, 0.5)

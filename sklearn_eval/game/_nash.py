@@ -7,7 +7,6 @@ import warnings
 
 import numpy as np
 from sklearn.base import BaseEstimator, TransformerMixin
-from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from ..base import AgentRankerMixin, FitTemplateMixin, TaskTableMixin
@@ -17,6 +16,7 @@ from ..utils._protocol import (
     deprecated_alias,
     row_labels,
 )
+from ..utils._sklearn_compat import Interval, StrOptions
 from ..utils._stack import find_stack_level
 from ._intervals import nash_interval_plan
 from ._maxent_nash import maxent_nash, symmetric_maxent_nash

@@ -8,7 +8,6 @@ import warnings
 import numpy as np
 from sklearn.base import BaseEstimator
 from sklearn.exceptions import ConvergenceWarning
-from sklearn.utils._param_validation import Interval, StrOptions
 
 from ..base import AgentRankerMixin, FitTemplateMixin, TaskTableMixin
 from ..utils._protocol import (
@@ -16,6 +15,8 @@ from ..utils._protocol import (
     column_labels,
     row_labels,
 )
+from ..utils._ranks import RANK_RTOL
+from ..utils._sklearn_compat import Interval, StrOptions
 from ..utils._stack import find_stack_level
 from . import _voting_methods as rules
 from ._intervals import task_resampling_plan
@@ -301,8 +302,9 @@ class VotingRanker(AgentRankerMixin, TaskTableMixin, FitTemplateMixin, BaseEstim
         return columns
 
     def _rank_rtol(self):
-        return {"maximal_lotteries": rules.SOLVER_RTOL, "sco": rules.SOLVER_RTOL,
-                "plurality": rules.COUNT_RTOL}.get(self.method, 0.0)
+        # the library's rule, widened to the solver's accuracy for LP scores
+        return max(RANK_RTOL, {"maximal_lotteries": rules.SOLVER_RTOL,
+                               "sco": rules.SOLVER_RTOL}.get(self.method, 0.0))
 
     def _task_columns(self):
         return self._task_agreement

@@ -4,10 +4,9 @@ import numpy as np
 from scipy.special import expit, log_expit
 from sklearn.utils.parallel import delayed
 
+from ._blocks import _as_float_block, run_chunks
 from ._estep import _e_step
 from ._kernels import kernel
-from ._responses import _as_float_block
-from ._sparse_responses import run_chunks
 
 
 def _map_raw_block(Y, M, a, b, theta):
@@ -70,10 +69,12 @@ def _ability_estimates(data, a, b, grid, method, moments=None):
         moments = _e_step(data, a, b, grid, counts=False, moments=True)
     if method == "eap":
         return moments["mean"].copy(), moments["sd"].copy()
-    if getattr(data, "is_sparse", False):
-        return _sparse_map(data, a, b, moments["mean"])
-    tasks = [(rows, Y, M, a, b, moments["mean"][rows])
-             for rows, Y, M in data.raw_blocks()]
+    return data.map_abilities(a, b, moments["mean"])
+
+
+def _dense_map(data, a, b, start):
+    """MAP abilities on dense storage: Newton per block of agents."""
+    tasks = [(rows, Y, M, a, b, start[rows]) for rows, Y, M in data.raw_blocks()]
     if data.parallel is None or len(tasks) == 1:
         parts = [_map_raw_block(*task[1:]) for task in tasks]
     else:

@@ -17,30 +17,34 @@ from __future__ import annotations
 from numbers import Integral, Real
 
 import numpy as np
+import pandas as pd
 from scipy.special import expit
-from sklearn.base import BaseEstimator, clone
+from sklearn.base import BaseEstimator
 from sklearn.utils import check_random_state
-from sklearn.utils._param_validation import HasMethods, Interval
 from sklearn.utils.validation import check_is_fitted
 
 from ..base import FitTemplateMixin
 from ..utils import check_binary_values, check_result_matrix
+from ..utils._sklearn_compat import HasMethods, Interval
+from ..utils._validation import accuracy_truth
+from ._calibration import CALIBRATION_ATTRIBUTES, calibrate_irt
 
 __all__ = ["AdaptiveTester"]
 
 _FLOOR = 1e-12
-_IRT_ATTRIBUTES = ("discrimination_", "difficulty_", "quadrature_nodes_",
-                   "quadrature_weights_", "n_features_in_", "icc")
 # Gain of an uncalibrated item: below any calibrated one, above "not available".
 _UNINFORMATIVE = -np.finfo(np.float64).max
 
 
-def _default_irt():
-    from ._irt2pl import IRT2PL
-
-    return IRT2PL(model="1PL")
-
-
+def _check_irt_kind(irt):
+    """Refuse, before any fitting, an ``irt`` that is no item response model."""
+    if irt is None or callable(getattr(irt, "icc", None)):
+        return
+    raise TypeError(
+        "irt must be an item response model: an IRT2PL (fitted or not) or a "
+        f"FrozenEstimator of one; got {type(irt).__name__}, which has no icc "
+        "method (item characteristic curves)."
+    )
 def _is_fitted(model):
     try:
         check_is_fitted(model, "difficulty_")
@@ -172,6 +176,7 @@ class AdaptiveTester(FitTemplateMixin, BaseEstimator):
         return super().fit(X, y)
 
     def _check_fit_data(self, X, y=None):
+        _check_irt_kind(self.irt)
         if X is None:
             if self.irt is None or not _is_fitted(self.irt):
                 raise ValueError(
@@ -187,16 +192,11 @@ class AdaptiveTester(FitTemplateMixin, BaseEstimator):
         if X is None:
             irt, rate, names = self.irt, None, None
         else:
-            irt = (_default_irt() if self.irt is None else clone(self.irt)).fit(X, None)
+            irt = calibrate_irt(self.irt, X)
             with np.errstate(invalid="ignore", divide="ignore"):
                 rate = np.nansum(values, axis=0) / np.sum(~np.isnan(values), axis=0)
             names = checked.tasks
-            if irt.n_features_in_ != values.shape[1]:
-                raise ValueError(
-                    f"irt is calibrated on {irt.n_features_in_} items; X has "
-                    f"{values.shape[1]}."
-                )
-        missing = [name for name in _IRT_ATTRIBUTES if not hasattr(irt, name)]
+        missing = [name for name in CALIBRATION_ATTRIBUTES if not hasattr(irt, name)]
         if missing:
             raise TypeError(
                 f"irt must be an IRT2PL (or a FrozenEstimator of one); "
@@ -301,7 +301,6 @@ n_features)
             that response ``ability`` (EAP), ``se`` (posterior sd) and
             ``accuracy`` (estimated full-benchmark accuracy).
         """
-        import pandas as pd
 
         log, _ = self._run(X)
         return pd.DataFrame(log)
@@ -336,12 +335,13 @@ n_features)
         -------
         float
         """
+        truth = self._check_truth(X, y)
         prediction = self.predict(X)
-        if y is None:
-            truth = np.nanmean(check_result_matrix(X, allow_nan=True).values, axis=1)
-        else:
-            truth = np.asarray(y, dtype=np.float64).reshape(-1)
         return -float(np.mean(np.abs(prediction - truth)))
+
+    def _check_truth(self, X, y):
+        """The true accuracies for :meth:`score`, refusing what has none."""
+        return accuracy_truth(self._validate_X(X), y)
 
     def task_table(self):
         """Item parameters and information as a DataFrame indexed by item.
@@ -352,7 +352,6 @@ n_features)
             Index ``task``; columns ``discrimination``, ``difficulty`` and
             ``information`` (averaged over the ability prior).
         """
-        import pandas as pd
 
         check_is_fitted(self, "irt_")
         return pd.DataFrame(

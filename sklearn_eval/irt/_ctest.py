@@ -10,9 +10,9 @@ from numbers import Real
 
 import numpy as np
 from scipy import special
-from sklearn.utils._param_validation import StrOptions, validate_params
 
 from ..utils import check_in_bounds, check_result_matrix
+from ..utils._sklearn_compat import StrOptions, validate_params
 
 __all__ = ["ctest_score", "policy_difficulty", "theoretical_generality"]
 

@@ -5,6 +5,7 @@ of an IRT model fitted on the responses (or a frozen, already fitted one).
 """
 
 import numpy as np
+import pandas as pd
 from scipy import sparse
 from sklearn.base import clone
 from sklearn.frozen import FrozenEstimator
@@ -155,7 +156,6 @@ def _like(X, values):
     if isinstance(X, ResultMatrix):
         return ResultMatrix(values, X.agents, X.tasks)
     if hasattr(X, "iloc"):
-        import pandas as pd
 
         return pd.DataFrame(values, index=X.index, columns=X.columns)
     return values

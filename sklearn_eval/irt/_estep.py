@@ -12,9 +12,8 @@ import numpy as np
 from scipy.special import log_expit
 from sklearn.utils.parallel import delayed
 
+from ._blocks import _as_float_block, run_chunks
 from ._kernels import TAIL_NATS, kernel
-from ._responses import _as_float_block
-from ._sparse_responses import run_chunks
 
 
 def _log_normalise(log_joint):
@@ -46,13 +45,27 @@ def _e_step(data, a, b, grid, *, counts=True, moments=False):
     log-likelihoods. The blocks of agents are independent: with
     ``data.parallel`` set they are computed concurrently and their partial
     sums are added in block order, so the result does not depend on the
-    number of workers.
+    number of workers. The store ``data`` runs the pass its own way
+    (:func:`_dense_e_step`, :func:`_sparse_e_step`).
     """
-    if getattr(data, "is_sparse", False):
-        return _sparse_e_step(data, a, b, grid, counts=counts, moments=moments)
+    return data.e_step(a, b, grid, counts=counts, moments=moments)
+
+
+def _dense_e_step(data, a, b, grid, *, counts=True, moments=False):
+    """:func:`_e_step` on dense storage: matrix products per block of agents."""
+    logits = a * (grid.nodes[:, None] - b)  # (K, J)
+    return _dense_table_e_step(data, logits, log_expit(-logits), grid,
+                               counts=counts, moments=moments)
+
+
+def _dense_table_e_step(data, logits, log_fail, grid, *, counts=True,
+                        moments=False):
+    """:func:`_dense_e_step` for any binary item model.
+
+    ``logits`` is ``log P - log(1 - P)`` and ``log_fail`` is ``log(1 - P)``
+    per (node, item).
+    """
     nodes, log_w = grid.nodes, grid.log_weights
-    logits = a * (nodes[:, None] - b)  # (K, J)
-    log_fail = log_expit(-logits)
     K, J = logits.shape
     args = (logits, log_fail, log_w, nodes, counts, moments)
     if data.parallel is None or len(data._starts) == 1:
@@ -212,7 +225,45 @@ def _count_chunk(colptr, codes, post, lo, hi, n_nodes):
 
 def _sparse_e_step(data, a, b, grid, *, counts, moments):
     """:func:`_e_step` on sparse storage: the same dict, in O(responses)."""
-    posteriors = _sparse_posteriors(data, a, b, grid)
+    return _e_step_output(data, _sparse_posteriors(data, a, b, grid), grid,
+                          counts, moments)
+
+
+def _table_posteriors(data, log_p, log_q, grid, cut=TAIL_NATS):
+    """Posteriors of every agent for any binary item model (sparse storage)."""
+    tables = (np.ascontiguousarray(log_p.T), np.ascontiguousarray(log_q.T))
+    arguments = [(*data.rows(start, stop), *tables, grid.nodes, grid.log_weights,
+                  cut) for start, stop in data.row_chunks]
+    parts = run_chunks(data.parallel, _table_posterior_chunk, arguments)
+    out = _Posteriors(data.n_agents, len(grid))
+    for (start, stop), part in zip(data.row_chunks, parts, strict=True):
+        rows = slice(start, stop)
+        out.post[rows], out.lo[rows], out.hi[rows] = part[:3]
+        out.lse[rows], out.mean[rows], out.sd[rows] = part[3:]
+        out.loglik += float(part[3].sum())
+    return out
+
+
+def _table_posterior_chunk(indptr, codes, log_p, log_q, nodes, log_w, cut):
+    """:func:`_table_posteriors` of one chunk of agents (runs on a worker)."""
+    n_rows = indptr.shape[0] - 1
+    post = np.zeros((n_rows, nodes.shape[0]))
+    lo = np.empty(n_rows, dtype=np.int64)
+    hi = np.empty(n_rows, dtype=np.int64)
+    lse, mean, sd = np.empty(n_rows), np.empty(n_rows), np.empty(n_rows)
+    kernel("posterior_rows_tables")(indptr, codes, log_p, log_q, nodes, log_w, cut,
+                                    post, lo, hi, lse, mean, sd)
+    return post, lo, hi, lse, mean, sd
+
+
+def _sparse_table_e_step(data, log_p, log_q, grid, *, counts=True, moments=False):
+    """:func:`_dense_table_e_step` on sparse storage, in O(responses)."""
+    return _e_step_output(data, _table_posteriors(data, log_p, log_q, grid), grid,
+                          counts, moments)
+
+
+def _e_step_output(data, posteriors, grid, counts, moments):
+    """The E-step dict from the posteriors of every agent (sparse storage)."""
     out = {"loglik": posteriors.loglik, "mass": _node_mass(posteriors, len(grid))}
     if counts:
         out["r"], out["n"] = _sparse_counts(data, posteriors, grid)

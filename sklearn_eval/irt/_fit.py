@@ -7,9 +7,12 @@ are computed, so a failure leaves its previous fitted state untouched.
 """
 
 import warnings
+from contextlib import nullcontext
 
 import numpy as np
+from joblib import effective_n_jobs
 from sklearn.exceptions import ConvergenceWarning
+from sklearn.utils.parallel import Parallel
 
 from ..utils._stack import find_stack_level
 from ._abilities import _ability_estimates
@@ -21,16 +24,25 @@ from ._responses import _item_summary, _make_storage
 _N_FREE_PARAMS = {"2PL": lambda J: 2 * J, "1PL": lambda J: J + 1, "Rasch": lambda J: J}
 
 
+def _executor(n_jobs):
+    """A running ``joblib.Parallel`` (threads: the passes release the GIL;
+    ``joblib.parallel_config(backend="dask")`` overrides), or None."""
+    if effective_n_jobs(n_jobs) == 1:
+        return nullcontext(None)
+    return Parallel(n_jobs=n_jobs, prefer="threads")
+
+
 def _fit_model(values, labels, *, settings, grid, ability_grid, ability_method,
-               chunk_size, parallel, rng, algorithm="auto"):
+               chunk_size, parallel, rng, algorithm="auto", summary=None):
     """Everything ``IRT2PL.fit`` learns, as a dict of fitted attributes.
 
     Item parameters by EM on the informative items, the orientation of the
     latent axis, standard errors and the training agents' abilities (on
     ``ability_grid``; the fit's posterior moments are reused when it is
-    ``grid``). Reads nothing from and writes nothing to an estimator.
+    ``grid``). ``summary``: the validation's item summary (computed here
+    when None). Reads nothing from and writes nothing to an estimator.
     """
-    keep, rate, n_observed = _item_summary(values)
+    keep, rate, n_observed = _item_summary(values) if summary is None else summary
     constant = ~keep
     if constant.any():
         warnings.warn(

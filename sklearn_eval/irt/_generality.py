@@ -23,15 +23,21 @@ import numbers
 import warnings
 
 import numpy as np
+import pandas as pd
 from scipy import sparse
 from sklearn.base import BaseEstimator, TransformerMixin
 from sklearn.utils import Bunch
-from sklearn.utils._param_validation import HasMethods, Interval, StrOptions
-from sklearn.utils.validation import _get_feature_names, check_is_fitted
+from sklearn.utils.validation import check_is_fitted
 
 from ..base import AgentRankerMixin, FitTemplateMixin, TaskTableMixin
 from ..utils import check_in_bounds, check_result_matrix
 from ..utils._protocol import column_labels
+from ..utils._sklearn_compat import (
+    HasMethods,
+    Interval,
+    StrOptions,
+    _get_feature_names,
+)
 from ..utils._sparse import check_sparse_result, is_sparse_input, observed_mask
 from ..utils._stack import find_stack_level
 from ._binning import (
@@ -595,7 +601,6 @@ class GeneralityScorer(
         raw_curve, variance = self._curves(responses)
         curve = _fill_empty_bins(raw_curve, self.empty_bins)
         if hasattr(X, "iloc"):
-            import pandas as pd
 
             labels = self._bin_labels()
             curve = pd.DataFrame(curve, index=X.index, columns=labels)
@@ -715,7 +720,7 @@ class GeneralityScorer(
 
     # ------------------------------------------------------------- tables
     def agent_table(self):
-        """The training agents ranked by capability, one row each (needs pandas).
+        """The training agents ranked by capability, one row each.
 
         Returns
         -------
@@ -732,7 +737,7 @@ class GeneralityScorer(
         return dict(zip(FEATURE_NAMES, self._agent_indicators.T, strict=True))
 
     def task_table(self):
-        """Difficulty and bin of every task, one row each (needs pandas).
+        """Difficulty and bin of every task, one row each.
 
         Returns
         -------

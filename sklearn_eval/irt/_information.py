@@ -8,11 +8,15 @@ import numpy as np
 from scipy.special import expit, log_expit
 from sklearn.utils.parallel import delayed
 
-from ._estep import _log_likelihood_table, _log_normalise, _sparse_posteriors
+from ._blocks import _as_float_block, run_chunks
+from ._estep import (
+    _log_likelihood_table,
+    _log_normalise,
+    _sparse_posteriors,
+    _table_posteriors,
+)
 from ._kernels import kernel
 from ._mstep import _add_priors, _to_discrimination_difficulty
-from ._responses import _as_float_block
-from ._sparse_responses import run_chunks
 
 
 def _item_information_louis(data, a, b, grid, a_prior, b_prior):
@@ -22,15 +26,10 @@ def _item_information_louis(data, a, b, grid, a_prior, b_prior):
     computed block by block; returns the three entries of the symmetric 2x2
     matrix in (a, b) coordinates.
     """
-    nodes, log_w = grid.nodes, grid.log_weights
-    logits = a * (nodes[:, None] - b)
-    P = expit(logits)
-    log_fail = log_expit(-logits)
-    if getattr(data, "is_sparse", False):
-        r, n, outer = _sparse_louis_sums(data, a, b, grid, P)
-    else:
-        r, n, outer = _louis_sums(data, logits, log_fail, log_w, nodes, P)
-    J = logits.shape[1]
+    nodes = grid.nodes
+    P = expit(a * (nodes[:, None] - b))
+    r, n, outer = data.louis_sums(a, b, grid, P)
+    J = P.shape[1]
     q = nodes[:, None]
     complete = n * P * (1.0 - P)
     second = r * (1.0 - 2.0 * P) + n * P * P
@@ -46,8 +45,11 @@ def _item_information_louis(data, a, b, grid, a_prior, b_prior):
     return info_ab
 
 
-def _louis_sums(data, logits, log_fail, log_w, nodes, P):
+def _louis_sums(data, a, b, grid, P):
     """Expected counts and ``sum_i E s E s^T`` (aa, ad, dd) over dense blocks."""
+    nodes, log_w = grid.nodes, grid.log_weights
+    logits = a * (nodes[:, None] - b)
+    log_fail = log_expit(-logits)
     K, J = logits.shape
     r = np.zeros((K, J))
     n = np.zeros((K, J))
@@ -106,6 +108,47 @@ def _louis_block(Y, M, logits, log_fail, log_w, nodes, P):
         np.einsum("ij,ij->j", e_a, e_d),
         np.einsum("ij,ij->j", e_d, e_d),
     )
+
+
+def _dense_score_products(data, log_p, log_q, grid, g1, g0):
+    """``sum_i E_i[s_ij] E_i[s_ij]^T`` per item over dense blocks.
+
+    ``g1``, ``g0`` (n_nodes, n_items, n_params): the score of every item's
+    parameters at every node for a success and for a failure.
+    """
+    n_params = g1.shape[2]
+    outer = np.zeros((data.n_items, n_params, n_params))
+    logits, log_fail = log_p - log_q, log_q
+    for _, Y, M in data.blocks():
+        table = _log_likelihood_table(Y, M, logits, log_fail) + grid.log_weights
+        _, post = _log_normalise(table)
+        fail = (1.0 - Y) if M is None else M - Y
+        expected = [Y * (post @ g1[:, :, c]) + fail * (post @ g0[:, :, c])
+                    for c in range(n_params)]
+        for c in range(n_params):
+            for c2 in range(c, n_params):
+                outer[:, c, c2] += np.einsum("ij,ij->j", expected[c], expected[c2])
+                outer[:, c2, c] = outer[:, c, c2]
+    return outer
+
+
+def _sparse_score_products(data, log_p, log_q, grid, g1, g0):
+    """:func:`_dense_score_products` on sparse storage, chunks of items."""
+    posteriors = _table_posteriors(data, log_p, log_q, grid)
+    arguments = [(*data.columns(start, stop), posteriors,
+                  np.ascontiguousarray(g1[:, start:stop].transpose(1, 0, 2)),
+                  np.ascontiguousarray(g0[:, start:stop].transpose(1, 0, 2)))
+                 for start, stop in data.column_chunks]
+    parts = run_chunks(data.parallel, _score_chunk, arguments)
+    return np.concatenate(parts, axis=0)
+
+
+def _score_chunk(colptr, codes, posteriors, g1, g0):
+    """Score products of one chunk of items (runs on a worker)."""
+    outer = np.zeros((g1.shape[0], g1.shape[2], g1.shape[2]))
+    kernel("score_columns")(colptr, codes, posteriors.post, posteriors.lo,
+                            posteriors.hi, g1, g0, outer)
+    return outer
 
 
 def _standard_errors(info, model):

@@ -120,7 +120,7 @@ def irt_intervals(
         high=estimate + z * sd, prob_above=normal_prob_above(estimate, cov),
         method="posterior" if target == "abilities" else "observed information",
         note=_ABILITY_NOTE if target == "abilities" else _ITEM_NOTE,
-        covariance=cov,
+        covariance=cov, index_name="agent" if target == "abilities" else "task",
     )
 
 

@@ -12,30 +12,26 @@ the EM engine (:mod:`._em`, :mod:`._estep`, :mod:`._mstep`, starting values in
 (:mod:`._abilities`) and item fit (:mod:`._item_fit`).
 """
 
-from contextlib import nullcontext
 from numbers import Integral, Real
 
 import numpy as np
-from joblib import effective_n_jobs
 from scipy.special import expit
 from scipy.stats import chi2
 from sklearn.base import BaseEstimator, TransformerMixin
 from sklearn.utils import check_random_state
-from sklearn.utils._param_validation import Interval, StrOptions
-from sklearn.utils.parallel import Parallel
 from sklearn.utils.validation import check_is_fitted
 
 from ..base import AgentRankerMixin, FitTemplateMixin, TaskTableMixin
+from ..utils._sklearn_compat import Interval, StrOptions
 from ._abilities import _ability_estimates
 from ._em import _check_prior, _EMSettings
 from ._estep import _e_step
-from ._fit import _calibration_state, _fit_model, _scatter
+from ._fit import _calibration_state, _executor, _fit_model, _scatter
 from ._information import _finite_theta, _information_at
 from ._intervals import irt_interval_plan
 from ._item_fit import _item_fit_on
 from ._quadrature import make_grid
 from ._responses import (
-    _agent_labels,
     _check_fit_responses,
     _check_input_features,
     _check_responses,
@@ -163,6 +159,8 @@ class IRT2PL(
         numba is installed (measured 1.2-6x faster there), else dense; scipy
         sparse input is never made dense below that share. All choices give
         the same fit to rounding (tested to 1e-10).
+    drop_empty : bool, default=False
+        Agents with no response: ``fit`` raises, or drops them with a warning.
 
     Attributes
     ----------
@@ -221,9 +219,8 @@ class IRT2PL(
     -----
     The latent axis is oriented so that abilities correlate positively with
     the agents' proportion of successes (a reflection flips every ``a``, ``b``
-    and ``theta`` together). An agent with no observed response among the
-    estimated items gets the prior (ability 0, sd 1) in ``transform``; in
-    ``fit`` an agent with no observed response at all is an error.
+    and ``theta`` together). An agent with no response on the estimated
+    items gets the prior (ability 0, sd 1) in ``transform``.
 
     References
     ----------
@@ -288,7 +285,9 @@ class IRT2PL(
         "n_jobs": [Integral, None],
         "chunk_size": [Interval(Integral, 1, None, closed="left"), None],
         "algorithm": [StrOptions({"auto", "dense", "sparse"})],
+        "drop_empty": ["boolean"],
     }
+    _model = "irt2pl"
 
     def __init__(
         self,
@@ -309,6 +308,7 @@ class IRT2PL(
         n_jobs=None,
         chunk_size=None,
         algorithm="auto",
+        drop_empty=False,
     ):
         self.model = model
         self.quadrature = quadrature
@@ -326,8 +326,7 @@ class IRT2PL(
         self.n_jobs = n_jobs
         self.chunk_size = chunk_size
         self.algorithm = algorithm
-
-    _model = "irt2pl"
+        self.drop_empty = drop_empty
 
     def __sklearn_eval_intervals__(self, target=None):
         """How :func:`~sklearn_eval.uncertainty.ranking_intervals` resamples.
@@ -375,10 +374,10 @@ class IRT2PL(
         return super().fit(X, y)
 
     def _check_fit_data(self, X, y=None):
-        return X, _check_fit_responses(X)
+        return X, _check_fit_responses(X, drop_empty=self.drop_empty)
 
     def _solve(self, checked):
-        X, (values, labels) = checked
+        X, (values, labels, summary, agents) = checked
         settings = _EMSettings(
             model=self.model,
             a_prior=_check_prior(self.a_prior, "a_prior"),
@@ -401,9 +400,9 @@ class IRT2PL(
                 chunk_size=self.chunk_size,
                 parallel=parallel,
                 rng=check_random_state(self.random_state),
-                algorithm=self.algorithm,
+                algorithm=self.algorithm, summary=summary,
             )
-        fitted["agents_"] = _agent_labels(X, values.shape[0])
+        fitted["agents_"] = agents
         return {**_input_features(X, labels), **fitted}
 
     def item_fit(self, X):
@@ -486,7 +485,7 @@ class IRT2PL(
 
 
     def task_table(self, X=None):
-        """Item parameters and diagnostics, one row per item (needs pandas).
+        """Item parameters and diagnostics, one row per item.
 
         Parameters
         ----------
@@ -548,7 +547,7 @@ class IRT2PL(
         return self.task_table(X)
 
     def agent_table(self):
-        """The training agents ranked by ability, one row each (needs pandas).
+        """The training agents ranked by ability, one row each.
 
         Returns
         -------
@@ -612,11 +611,8 @@ class IRT2PL(
                              chunk_size=self.chunk_size, parallel=parallel)
 
     def _executor(self):
-        """A running ``joblib.Parallel`` (threads: the passes release the GIL;
-        ``joblib.parallel_config(backend="dask")`` overrides), or None."""
-        if effective_n_jobs(self.n_jobs) == 1:
-            return nullcontext(None)
-        return Parallel(n_jobs=self.n_jobs, prefer="threads")
+        """A running ``joblib.Parallel`` of ``n_jobs`` threads, or None."""
+        return _executor(self.n_jobs)
 
     def _ability_grid(self, grid):
         # EAP on 21 Gauss-Hermite nodes collapses with steep items: use 121 nodes

@@ -3,10 +3,9 @@
 import numpy as np
 from scipy.special import expit, log_expit
 
+from ._blocks import run_chunks
 from ._estep import _log_likelihood_table, _log_normalise, _sparse_posteriors
 from ._kernels import TAIL_NATS, kernel
-from ._responses import _dense_rows
-from ._sparse_responses import run_chunks
 
 # P is clipped to [_P_FLOOR, 1 - _P_FLOOR] when the item is divided out, which
 # can raise a posterior weight by up to 1 / _P_FLOOR: the sparse posteriors
@@ -26,9 +25,7 @@ def _rank_key(rest_theta):
 
 def _item_fit_on(data, values, keep, a, b, grid):
     """Item fit on the storage ``data`` of ``values``'s kept items."""
-    if data.is_sparse:
-        return _sparse_item_fit(data, a, b, grid)
-    return _item_fit(_dense_rows(values, slice(None), keep), a, b, grid)
+    return data.item_fit(a, b, grid)
 
 
 def _item_fit(values, a, b, grid, max_groups=10):

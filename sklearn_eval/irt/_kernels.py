@@ -29,10 +29,10 @@ missing numba leaves the pure-Python loops (correct, slow: meant for small
 data; ``IRT2PL(algorithm="auto")`` then keeps the dense path).
 """
 
-import importlib.util
-import os
 
 import numpy as np
+
+from ..utils._jit import jit_kernel, numba_wanted
 
 # Posterior weights below e^-_TAIL_NATS of the mode's are dropped (see above).
 TAIL_NATS = 37.0
@@ -348,6 +348,89 @@ def item_derivatives(a, b, r, n, nodes, out):
             out[4, j] += weight
 
 
+def posterior_rows_tables(indptr, codes, log_p, log_q, nodes, log_w, cut, post,
+                          lo, hi, lse, mean, sd):
+    """Ability posteriors of a block of agents from per-item log tables.
+
+    For any binary item model: ``log_p`` and ``log_q`` (n_items, n_nodes) hold
+    ``log P_j(node)`` and ``log(1 - P_j(node))``. Every node is evaluated (the
+    log-likelihood need not be concave in theta, as with a guessing floor);
+    nodes more than ``cut`` nats below the mode get weight 0 and the rest is
+    written in compact rows as :func:`posterior_rows` does.
+    """
+    n_nodes = log_w.shape[0]
+    values = np.empty(n_nodes)
+    for i in range(indptr.shape[0] - 1):
+        start, stop = indptr[i], indptr[i + 1]
+        for m in range(n_nodes):
+            values[m] = log_w[m]
+        for e in range(start, stop):
+            j = codes[e] >> 1
+            if codes[e] & 1:
+                for m in range(n_nodes):
+                    values[m] += log_p[j, m]
+            else:
+                for m in range(n_nodes):
+                    values[m] += log_q[j, m]
+        peak = -np.inf
+        for m in range(n_nodes):
+            peak = max(peak, values[m])
+        kept_low = n_nodes - 1
+        kept_high = 0
+        for m in range(n_nodes):
+            if values[m] >= peak - cut:
+                kept_low = min(kept_low, m)
+                kept_high = max(kept_high, m)
+        total = 0.0
+        for m in range(kept_low, kept_high + 1):
+            weight = np.exp(values[m] - peak) if values[m] >= peak - cut else 0.0
+            post[i, m - kept_low] = weight
+            total += weight
+        lo[i] = kept_low
+        hi[i] = kept_high
+        lse[i] = peak + np.log(total) if stop > start else 0.0
+        m1 = 0.0
+        for m in range(kept_low, kept_high + 1):
+            post[i, m - kept_low] /= total
+            m1 += post[i, m - kept_low] * nodes[m]
+        m2 = 0.0
+        for m in range(kept_low, kept_high + 1):
+            m2 += post[i, m - kept_low] * (nodes[m] - m1) * (nodes[m] - m1)
+        mean[i] = m1
+        sd[i] = np.sqrt(m2)
+
+
+def score_columns(colptr, codes, post, lo, hi, g1, g0, outer):
+    """``sum_i E_i[s] E_i[s]^T`` per item of a block of items (CSC codes).
+
+    ``g1`` and ``g0`` (n_block_items, n_nodes, n_params) hold the score of the
+    item's parameters at every node for a success and for a failure;
+    ``outer`` (n_block_items, n_params, n_params) receives the sums over the
+    item's observed responses of the outer product of the posterior-mean
+    score.
+    """
+    n_params = g1.shape[2]
+    expected = np.empty(n_params)
+    for j in range(colptr.shape[0] - 1):
+        for e in range(colptr[j], colptr[j + 1]):
+            i = codes[e] >> 1
+            for c in range(n_params):
+                expected[c] = 0.0
+            if codes[e] & 1:
+                for m in range(lo[i], hi[i] + 1):
+                    weight = post[i, m - lo[i]]
+                    for c in range(n_params):
+                        expected[c] += weight * g1[j, m, c]
+            else:
+                for m in range(lo[i], hi[i] + 1):
+                    weight = post[i, m - lo[i]]
+                    for c in range(n_params):
+                        expected[c] += weight * g0[j, m, c]
+            for c in range(n_params):
+                for c2 in range(n_params):
+                    outer[j, c, c2] += expected[c] * expected[c2]
+
+
 def transpose_codes(indptr, codes, colptr, column_codes):
     """By-item codes ``2 * agent + x`` from by-agent codes ``2 * item + x``.
 
@@ -366,10 +449,7 @@ def transpose_codes(indptr, codes, colptr, column_codes):
             fill[j] += 1
 
 
-def _numba_wanted():
-    if os.environ.get("SKLEARN_EVAL_DISABLE_NUMBA", "").strip() not in ("", "0"):
-        return False
-    return importlib.util.find_spec("numba") is not None
+_numba_wanted = numba_wanted
 
 
 HAVE_NUMBA = _numba_wanted()
@@ -382,6 +462,8 @@ _PYTHON = {
     "item_objective": item_objective,
     "item_derivatives": item_derivatives,
     "transpose_codes": transpose_codes,
+    "posterior_rows_tables": posterior_rows_tables,
+    "score_columns": score_columns,
 }
 _COMPILED = {}
 
@@ -394,8 +476,6 @@ def kernel(name):
     if not HAVE_NUMBA:
         return _PYTHON[name]
     if not _COMPILED:
-        import numba
-
-        jit = numba.njit(cache=True, nogil=True)
+        jit = jit_kernel
         _COMPILED.update({key: jit(function) for key, function in _PYTHON.items()})
     return _COMPILED[name]

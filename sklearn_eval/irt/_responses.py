@@ -9,13 +9,26 @@ sparse storage of :mod:`._sparse_responses` by the share of observed
 responses.
 """
 
+from typing import NamedTuple
+
 import numpy as np
-from sklearn.utils.validation import _get_feature_names, validate_data
+from sklearn.utils.validation import validate_data
 
 from ..base import input_attributes
-from ..utils import ResultMatrix, check_binary_values, check_result_matrix
+from ..utils import (
+    ResultMatrix,
+    check_binary_values,
+    check_empty_agents,
+    check_result_matrix,
+)
 from ..utils._protocol import column_labels, row_labels
+from ..utils._sklearn_compat import _get_feature_names
 from ..utils._sparse import check_sparse_result, is_sparse_input
+from ._abilities import _dense_map
+from ._blocks import _as_float_block
+from ._estep import _dense_e_step, _dense_table_e_step
+from ._information import _dense_score_products, _louis_sums
+from ._item_fit import _item_fit
 from ._kernels import HAVE_NUMBA
 from ._sparse_responses import (
     _SparseResponses,
@@ -46,8 +59,6 @@ class _Responses:
     responses). ``parallel`` is None (serial E-step) or a running
     ``joblib.Parallel`` that computes the blocks of an E-step concurrently.
     """
-
-    is_sparse = False
 
     def __init__(self, values, keep=None, *, chunk_size=None, parallel=None):
         columns = slice(None) if keep is None or keep.all() else keep
@@ -112,6 +123,39 @@ class _Responses:
             observed += Y.shape[0] if M is None else M.sum(axis=0)
         return successes, observed
 
+    # ------------------------------------------- the operations of a store
+    def e_step(self, a, b, grid, *, counts=True, moments=False):
+        """Log-likelihood, node mass, expected counts, posterior moments."""
+        return _dense_e_step(self, a, b, grid, counts=counts, moments=moments)
+
+    def e_step_tables(self, log_p, log_q, grid, *, counts=True, moments=False):
+        """:meth:`e_step` for any binary item model, from its log tables."""
+        return _dense_table_e_step(self, log_p - log_q, log_q, grid,
+                                   counts=counts, moments=moments)
+
+    def score_products(self, log_p, log_q, grid, g1, g0):
+        """Per item, ``sum_i E_i[s] E_i[s]^T`` of the parameter scores."""
+        return _dense_score_products(self, log_p, log_q, grid, g1, g0)
+
+    def louis_sums(self, a, b, grid, P):
+        """Expected counts and posterior score products per item (Louis)."""
+        return _louis_sums(self, a, b, grid, P)
+
+    def map_abilities(self, a, b, start):
+        """MAP abilities and their sd, Newton from ``start``."""
+        return _dense_map(self, a, b, start)
+
+    def item_fit(self, a, b, grid):
+        """Rest-of-test item-fit statistics and the number of groups."""
+        return _item_fit(self.with_nan(), a, b, grid)
+
+    def with_nan(self):
+        """The stored responses as float64, NaN where missing."""
+        out = np.empty((self.n_agents, self.n_items))
+        for rows, Y, M in self.blocks():
+            out[rows] = Y if M is None else np.where(M > 0, Y, np.nan)
+        return out
+
     def item_moments(self, total):
         """Per item, over observed responses: n, sum x, sum t, sum x t, sum t^2."""
         sums = np.zeros((5, self.n_items))
@@ -162,24 +206,8 @@ def _make_storage(values, keep, *, algorithm="auto", chunk_size=None,
 
 
 def _n_observed_cells(values, keep):
-    if is_sparse_input(values):
-        return float(sparse_column_counts(values)[1][_all_if_none(keep, values)].sum())
-    total = 0
-    for rows in _row_blocks(values):
-        part = values[rows] if keep is None else values[rows][:, keep]
-        total += int(np.count_nonzero(~np.isnan(part)))
-    return float(total)
-
-
-def _all_if_none(keep, values):
-    return slice(None) if keep is None else keep
-
-
-def _as_float_block(Y, M):
-    """float64 views (or copies, for uint8 storage) of a block of responses."""
-    if Y.dtype == np.float64:
-        return Y, M
-    return Y.astype(np.float64), None if M is None else M.astype(np.float64)
+    observed = _column_counts(values)[1]
+    return float(observed.sum() if keep is None else observed[keep].sum())
 
 
 def _row_blocks(values):
@@ -202,28 +230,34 @@ def _check_binary_in_blocks(values):
     return values
 
 
-def _empty_rows(values):
-    """Boolean mask of the agents with no observed response (row blocks)."""
-    if is_sparse_input(values):
-        return sparse_row_counts(values)[1] == 0
-    out = np.empty(values.shape[0], dtype=bool)
-    for rows in _row_blocks(values):
-        out[rows] = np.isnan(values[rows]).all(axis=1)
-    return out
+def _input_counts(values):
+    """Per item: successes and observed responses; per agent: observed responses.
 
-
-def _column_counts(values):
-    """Successes and observed responses per item, computed in row blocks."""
+    One pass over validated responses (dense row blocks or the stored
+    entries of a CSR), with no full-size temporaries.
+    """
     if is_sparse_input(values):
-        return sparse_column_counts(values)
+        return (*sparse_column_counts(values), sparse_row_counts(values)[1])
     successes = np.zeros(values.shape[1])
     observed = np.zeros(values.shape[1])
+    per_agent = np.empty(values.shape[0])
     for rows in _row_blocks(values):
         part = values[rows]
         seen = ~np.isnan(part)
         successes += np.where(seen, part, 0.0).sum(axis=0)
         observed += seen.sum(axis=0)
-    return successes, observed
+        per_agent[rows] = seen.sum(axis=1)
+    return successes, observed, per_agent
+
+
+def _empty_rows(values):
+    """Boolean mask of the agents with no observed response."""
+    return _input_counts(values)[2] == 0
+
+
+def _column_counts(values):
+    """Successes and observed responses per item."""
+    return _input_counts(values)[:2]
 
 
 def _informative_items(values):
@@ -232,23 +266,33 @@ def _informative_items(values):
     return keep, ~keep
 
 
-def _item_summary(values):
-    """Informative items, success rate per item, observed responses to them.
+class _ItemSummary(NamedTuple):
+    """What a fit needs to know about the items before storing responses.
 
-    One pass over the responses: ``keep`` marks the items with both
-    successes and failures, ``rate`` is NaN for an item never observed.
+    ``keep`` marks the items with both successes and failures, ``rate`` is
+    the success rate per item (NaN for an item never observed) and
+    ``n_observed`` the number of observed responses to kept items.
     """
-    successes, observed = _column_counts(values)
+
+    keep: np.ndarray
+    rate: np.ndarray
+    n_observed: float
+
+
+def _summary_from_counts(successes, observed):
     keep = (successes > 0) & (successes < observed)
     with np.errstate(invalid="ignore", divide="ignore"):
         rate = np.where(observed > 0, successes / observed, np.nan)
-    return keep, rate, float(observed[keep].sum())
+    return _ItemSummary(keep, rate, float(observed[keep].sum()))
+
+
+def _item_summary(values):
+    """:class:`_ItemSummary` of validated responses (one pass over them)."""
+    return _summary_from_counts(*_column_counts(values))
 
 
 def _column_rate(values):
-    successes, observed = _column_counts(values)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        return np.where(observed > 0, successes / observed, np.nan)
+    return _item_summary(values).rate
 
 
 def _unpack(X):
@@ -329,8 +373,14 @@ def _agent_labels(X, n_agents):
     return row_labels(X, n_agents)
 
 
-def _check_fit_responses(X):
-    """Validated 0/1 responses for ``IRT2PL.fit`` and the item labels."""
+def _check_fit_responses(X, *, drop_empty=False):
+    """Validated 0/1 responses for a fit, the item labels, the item summary and
+    the labels of the agents kept (all but the empty ones, with ``drop_empty``).
+
+    Returns ``(values, labels, summary, agents)`` with ``summary`` an
+    :class:`_ItemSummary`: the counts per item are computed once, here, and
+    the fit reuses them.
+    """
     values, agents, tasks = _check_responses(X)
     _get_feature_names(X)  # rejects mixed column-name types before fitting
     n_agents, n_items = values.shape
@@ -342,26 +392,29 @@ def _check_fit_responses(X):
         raise ValueError(
             f"IRT2PL needs at least 2 agents (rows); got {n_agents}."
         )
-    empty = _empty_rows(values)
-    if empty.any():
-        row = int(np.flatnonzero(empty)[0])
-        name = "" if agents is None else f" ({agents[row]!r})"
-        # scikit-learn reads absent sparse entries as 0: say they are missing
-        why = (" (an absent entry of sparse X is a missing response, not 0)"
-               if is_sparse_input(values) else "")
-        raise ValueError(
-            f"Agent at row {row}{name} has no observed response{why}; every "
-            "agent needs at least one 0/1 response in fit."
-        )
-    keep, _ = _informative_items(values)
-    if keep.sum() < 2:
+    # one rule for agents without any response (raise, or drop with a
+    # warning); scikit-learn reads absent sparse entries as 0: the message
+    # says "no observed response", and they are missing here
+    rows = check_empty_agents(
+        values, agents, drop_empty=drop_empty, what="IRT2PL.fit"
+    )
+    if not rows.all():
+        values = values[rows]
+        if values.shape[0] < 2:
+            raise ValueError(
+                "IRT2PL needs at least 2 agents with a response; got "
+                f"{values.shape[0]}."
+            )
+    successes, observed, _ = _input_counts(values)
+    summary = _summary_from_counts(successes, observed)
+    if summary.keep.sum() < 2:
         raise ValueError(
             "IRT2PL needs at least 2 items with both successes and failures; "
-            f"got {int(keep.sum())} of {n_items}."
+            f"got {int(summary.keep.sum())} of {n_items}."
         )
     labels = (
         np.asarray(tasks, dtype=object)
         if tasks is not None
         else column_labels(X, n_items)
     )
-    return values, labels
+    return values, labels, summary, _agent_labels(X, rows.shape[0])[rows]

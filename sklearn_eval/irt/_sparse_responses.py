@@ -11,8 +11,11 @@ items.
 
 import numpy as np
 from scipy import sparse
-from sklearn.utils.parallel import delayed
 
+from ._abilities import _sparse_map
+from ._estep import _sparse_e_step, _sparse_table_e_step
+from ._information import _sparse_louis_sums, _sparse_score_products
+from ._item_fit import _sparse_item_fit
 from ._kernels import HAVE_NUMBA, kernel
 
 # Target number of responses per chunk (of agents or of items).
@@ -180,7 +183,6 @@ class _SparseResponses:
     ``parallel`` is None or a running ``joblib.Parallel``.
     """
 
-    is_sparse = True
     has_missing = True
 
     def __init__(self, indptr, codes, n_items, *, chunk_size=None, parallel=None):
@@ -244,6 +246,32 @@ class _SparseResponses:
             successes[start:stop] = _segment_sums(pointer, codes & 1)
         return successes, np.diff(self.colptr).astype(np.float64)
 
+    # ------------------------------------------- the operations of a store
+    def e_step(self, a, b, grid, *, counts=True, moments=False):
+        """Log-likelihood, node mass, expected counts, posterior moments."""
+        return _sparse_e_step(self, a, b, grid, counts=counts, moments=moments)
+
+    def e_step_tables(self, log_p, log_q, grid, *, counts=True, moments=False):
+        """:meth:`e_step` for any binary item model, from its log tables."""
+        return _sparse_table_e_step(self, log_p, log_q, grid, counts=counts,
+                                    moments=moments)
+
+    def score_products(self, log_p, log_q, grid, g1, g0):
+        """Per item, ``sum_i E_i[s] E_i[s]^T`` of the parameter scores."""
+        return _sparse_score_products(self, log_p, log_q, grid, g1, g0)
+
+    def louis_sums(self, a, b, grid, P):
+        """Expected counts and posterior score products per item (Louis)."""
+        return _sparse_louis_sums(self, a, b, grid, P)
+
+    def map_abilities(self, a, b, start):
+        """MAP abilities and their sd, Newton from ``start``."""
+        return _sparse_map(self, a, b, start)
+
+    def item_fit(self, a, b, grid):
+        """Rest-of-test item-fit statistics and the number of groups."""
+        return _sparse_item_fit(self, a, b, grid)
+
     def item_moments(self, total):
         """Per item, over observed responses: n, sum x, sum t, sum x t, sum t^2."""
         sums = np.empty((5, self.n_items))
@@ -261,15 +289,3 @@ def _segment_sums(pointer, values):
     """Sums of ``values`` over the segments ``pointer[k]:pointer[k + 1]``."""
     segment = np.repeat(np.arange(pointer.shape[0] - 1), np.diff(pointer))
     return np.bincount(segment, weights=values, minlength=pointer.shape[0] - 1)
-
-
-def run_chunks(parallel, function, arguments):
-    """``function(*args)`` for every ``args``, on ``parallel`` when given.
-
-    Results come back in the order of ``arguments`` whatever the backend, so
-    sums over chunks do not depend on the number of workers.
-    """
-    if parallel is None or len(arguments) <= 1:
-        return [function(*args) for args in arguments]
-    task = delayed(function)
-    return list(parallel(task(*args) for args in arguments))

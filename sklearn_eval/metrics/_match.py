@@ -248,13 +248,17 @@ def three_outcome_log_loss(y_true, y_prob, *, sample_weight=None):
 
 
 three_outcome_log_loss_scorer = make_scorer(
-    three_outcome_log_loss, greater_is_better=False, response_method="predict_proba"
+    three_outcome_log_loss,
+    greater_is_better=False,
+    response_method=("predict_outcome_proba", "predict_proba"),
 )
 three_outcome_log_loss_scorer.__doc__ = """Scorer: minus three_outcome_log_loss.
 
-Calls the estimator's ``predict_proba`` (three columns: second player wins,
-tie, first player wins) and returns ``-three_outcome_log_loss(y, proba)``
-(greater is better), e.g. to choose between ``ties="davidson"`` and
-``"rao-kupper"`` or an L2 prior with ``GridSearchCV``. Supports
-``sample_weight`` through metadata routing like any scikit-learn scorer.
+Calls the estimator's ``predict_outcome_proba`` when it has one (every
+``EloRanker``, including ``ties="half"``), else ``predict_proba`` (three
+columns: second player wins, tie, first player wins) and returns
+``-three_outcome_log_loss(y, proba)`` (greater is better), e.g. to choose
+between ``ties="half"``, ``"davidson"`` and ``"rao-kupper"`` or an L2 prior
+with ``GridSearchCV``. Supports ``sample_weight`` through metadata routing
+like any scikit-learn scorer.
 """

@@ -7,8 +7,10 @@ too; :func:`sklearn_eval.uncertainty.ranking_intervals` finds them through
 each estimator's ``__sklearn_eval_intervals__``.
 """
 
+from ._active import ActiveSampler
 from ._base import RatingDivergenceError
 from ._elo import EloRanker
+from ._existence import maximum_likelihood_exists
 from ._intervals import (
     bootstrap_bradley_terry,
     bootstrap_online_elo,
@@ -18,6 +20,7 @@ from ._intervals import (
 from ._melo import MultiElo
 
 __all__ = [
+    "ActiveSampler",
     "EloRanker",
     "MultiElo",
     "RatingDivergenceError",
@@ -25,4 +28,5 @@ __all__ = [
     "bootstrap_online_elo",
     "bradley_terry_covariance",
     "bradley_terry_intervals",
+    "maximum_likelihood_exists",
 ]

@@ -16,7 +16,6 @@ from typing import NamedTuple
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.exceptions import ConvergenceWarning
-from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from ..base import AgentRankerMixin, FitTemplateMixin, input_attributes
@@ -28,6 +27,7 @@ from ..utils import (
     lookup_players,
 )
 from ..utils._protocol import deprecated_alias
+from ..utils._sklearn_compat import Interval, StrOptions
 from ..utils._stack import find_stack_level
 from . import _kernels
 from ._batch import aggregate_pairs, strong_components

@@ -5,12 +5,16 @@ from numbers import Real
 
 import numpy as np
 from sklearn.exceptions import ConvergenceWarning
-from sklearn.utils._param_validation import Interval, StrOptions
+from sklearn.utils.validation import check_is_fitted
 
+from ..metrics import three_outcome_log_loss
+from ..utils import check_matches
+from ..utils._sklearn_compat import Interval, StrOptions
 from ..utils._stack import find_stack_level
 from . import _kernels
 from ._base import BaseMatchRater, _mean_positive, effective_alpha
 from ._batch import fit_bradley_terry
+from ._covariates import reject_extra_columns
 from ._extended import fit_extended, tie_parameter, warn_not_converged
 from ._intervals import elo_interval_plan
 from ._ties import TIE_MODELS
@@ -45,9 +49,13 @@ class EloRanker(BaseMatchRater):
     or ``"rao-kupper"`` fits a three-outcome model (y = 0.5 is a tie) with
     its tie parameter learned (``tie_param_``); ``predict_proba`` then has
     three columns (``classes_ = [0., 0.5, 1.]``: second player wins, tie,
-    first player wins) and :meth:`score` is the mean three-outcome
-    log-likelihood. Numeric columns of ``X`` after the two player columns are
-    per-match covariates (e.g. the difference in answer length between the
+    first player wins). :meth:`score` is the mean three-outcome
+    log-likelihood for every ``ties`` setting (so that a grid search over
+    ``ties`` compares like with like): ``ties="half"`` predicts a tie with
+    the share of ties seen in training (``tie_probability_``) and splits
+    the rest by its win probability (:meth:`predict_outcome_proba`).
+    Numeric columns of ``X`` after the two player columns are per-match
+    covariates (e.g. the difference in answer length between the
     two chatbots), fitted jointly with the ratings (``covariate_coef_``),
     so the ratings are controlled for them. ``first_advantage="fit"``
     estimates the first player's advantage (``first_advantage_``). The
@@ -120,6 +128,11 @@ class EloRanker(BaseMatchRater):
         ``sqrt`` of the win odds: ``P(tie) = nu / (e^(d/2) + nu + e^(-d/2))``)
         or Rao-Kupper's ``theta >= 1`` (``P(win) = 1 / (1 + theta e^-d)``).
         0 and 1 mean no ties.
+    tie_probability_ : float
+        With ``ties="half"``: the probability of a tie that
+        :meth:`predict_outcome_proba` and :meth:`score` use, the
+        (weighted) share of ties among the matches seen (0 when no match has
+        a positive weight).
     first_advantage_ : float
         The first-player advantage used, in the units of ``scale``: fitted
         with ``first_advantage="fit"``, else the given value.
@@ -352,7 +365,11 @@ class EloRanker(BaseMatchRater):
         X, table, matches, players, first, second = checked
         if not self._is_extended(table):
             fitted = super()._solve(checked)
-            return {**fitted, "first_advantage_": float(self.first_advantage)}
+            return {
+                **fitted,
+                "first_advantage_": float(self.first_advantage),
+                **_tie_share(matches),
+            }
         units = self._units_per_logit()
         weight_scale = _mean_positive(matches.sample_weight)
         fit_advantage = self.first_advantage == "fit"
@@ -383,6 +400,8 @@ class EloRanker(BaseMatchRater):
             fitted["first_advantage_se_"] = result.advantage_se * units
         if tie_model is not None:
             fitted["tie_param_"] = tie_parameter(tie_model, state["tie"])
+        else:
+            fitted.update(_tie_share(matches))
         if table.covariates is not None:
             fitted["covariate_coef_"] = state["coef"] * units
             fitted["covariate_se_"] = result.coef_se * units
@@ -414,9 +433,26 @@ class EloRanker(BaseMatchRater):
         """
         return super().partial_fit(X, y, sample_weight)
 
+    def _check_partial_fit_data(self, X, y, sample_weight):
+        # the online update takes no covariates, numeric or not: say so
+        # before reading the extra columns as covariates
+        reject_extra_columns(
+            X, "EloRanker.partial_fit",
+            "runs Elo's online update, which takes only the two player "
+            "columns; per-match covariates are fitted by fit with "
+            "method='batch' on all the matches.",
+        )
+        return super()._check_partial_fit_data(X, y, sample_weight)
+
     def _solve_partial(self, checked):
+        previous = getattr(self, "_ties_seen", None)
         fitted = super()._solve_partial(checked)
         fitted.setdefault("first_advantage_", float(self.first_advantage))
+        seen = _tie_totals(checked.matches.y, checked.matches.sample_weight)
+        if hasattr(self, "players_") and previous is not None:
+            seen = _add_totals(previous, seen)
+        fitted["_ties_seen"] = seen
+        fitted["tie_probability_"] = _share(seen)
         return fitted
 
     # ------------------------------------------------------------ prediction
@@ -434,6 +470,84 @@ class EloRanker(BaseMatchRater):
 
     def _published(self, state):
         return {"ratings_": self._to_reported(state["ratings"])}
+
+    def _three_outcome_proba(self, logits):
+        """P(second wins), P(tie), P(first wins) for every ``ties`` setting."""
+        if self._tie_model is not None:
+            return self._outcome_proba(logits)
+        win = self._outcome_proba(logits)[:, 1]
+        tie = float(getattr(self, "tie_probability_", 0.0))
+        return np.column_stack(
+            [(1.0 - tie) * (1.0 - win), np.full(win.shape, tie), (1.0 - tie) * win]
+        )
+
+    def predict_outcome_proba(self, X):
+        """Probability of each of the three outcomes, for every ``ties``.
+
+        With a tie model this is :meth:`predict_proba`. With
+        ``ties="half"`` a tie has the probability ``t = tie_probability_``
+        (the share of ties in training) and the decided matches split as
+        the win probability ``p`` (column 1 of :meth:`predict_proba`):
+        ``[(1 - t)(1 - p), t, (1 - t) p]``, so that the win probability
+        given a decided match is ``predict_proba``'s.
+
+        Parameters
+        ----------
+        X : array-like or DataFrame of shape (n_matches, 2 + n_covariates)
+            Pairs of player labels (unseen players get ``initial_rating``),
+            then the covariates.
+
+        Returns
+        -------
+        proba : ndarray of shape (n_matches, 3)
+            P(second player wins), P(tie), P(first player wins).
+
+        Examples
+        --------
+        >>> from sklearn_eval.pairwise import EloRanker
+        >>> X = [["a", "b"], ["b", "c"], ["a", "c"], ["c", "a"]]
+        >>> elo = EloRanker(method="batch", alpha=0.1).fit(X, [1, 0.5, 1, 0])
+        >>> elo.tie_probability_
+        0.25
+        >>> elo.predict_outcome_proba([["a", "b"]]).round(3).tolist()
+        [[0.048, 0.25, 0.702]]
+        """
+        return self._three_outcome_proba(self.decision_function(X))
+
+    def score(self, X, y, sample_weight=None):
+        """Mean three-outcome log-likelihood per match (higher is better).
+
+        The log-probability of the observed outcome (win, tie or loss) under
+        :meth:`predict_outcome_proba`,
+        ``-sklearn_eval.metrics.three_outcome_log_loss(y,
+        predict_outcome_proba(X))`` (probabilities clipped at machine
+        epsilon), weighted by ``sample_weight``. The same quantity for every
+        ``ties`` setting, so ``GridSearchCV`` over ``ties`` chooses by
+        held-out fit. (Before 0.2 the score of ``ties="half"`` was the
+        two-outcome ``-match_log_loss(y, p)`` that counts a tie as half a
+        win.)
+
+        Parameters
+        ----------
+        X : array-like or DataFrame of shape (n_matches, 2 + n_covariates)
+        y : array-like of shape (n_matches,)
+            Outcome for the first player: 1 win, 0 loss, 0.5 draw.
+        sample_weight : array-like of shape (n_matches,), default=None
+
+        Returns
+        -------
+        score : float
+        """
+        check_is_fitted(self)
+        table = self._parse(X)
+        matches = check_matches(table.players, y, sample_weight, require_y=True)
+        logits = self._logits_for(X, table, matches)
+        if not matches.sample_weight.sum() > 0:
+            raise ValueError("sample_weight sums to zero; the score is undefined.")
+        return -three_outcome_log_loss(
+            matches.y, self._three_outcome_proba(logits),
+            sample_weight=matches.sample_weight,
+        )
 
     def __sklearn_eval_intervals__(self, target=None):
         """How :func:`~sklearn_eval.uncertainty.ranking_intervals` resamples.
@@ -453,3 +567,35 @@ class EloRanker(BaseMatchRater):
         """
         return elo_interval_plan(self, target)
 
+
+def _tie_share(matches):
+    """The tie totals of validated matches and their share (fitted values)."""
+    seen = _tie_totals(matches.y, matches.sample_weight)
+    return {"_ties_seen": seen, "tie_probability_": _share(seen)}
+
+
+def _tie_totals(y, weight):
+    """(share of ties, total weight) of validated matches, without overflow."""
+    top = float(np.max(weight, initial=0.0))
+    if not top > 0:
+        return 0.0, 0.0
+    unit = weight / top
+    total = float(unit.sum())
+    return float(unit[y == 0.5].sum()) / total, min(top * total, _LARGEST)
+
+
+def _add_totals(old, new):
+    """The tie share of two batches of matches together."""
+    (share_a, total_a), (share_b, total_b) = old, new
+    top = max(total_a, total_b)
+    if not top > 0:
+        return 0.0, 0.0
+    a, b = total_a / top, total_b / top
+    return (share_a * a + share_b * b) / (a + b), min(total_a + total_b, _LARGEST)
+
+
+def _share(totals):
+    return float(totals[0])
+
+
+_LARGEST = float(np.finfo(np.float64).max)

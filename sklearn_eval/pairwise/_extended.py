@@ -26,6 +26,7 @@ from ._ties import (
 __all__ = [
     "ADVANTAGE_NAME",
     "ExtendedFit",
+    "covariate_units",
     "expected_score",
     "fit_extended",
     "outcome_probabilities",
@@ -62,6 +63,11 @@ def tie_parameter(model, tie):
 
 def _check_outcomes(ties, y, weight):
     """Tie models need decided matches; without ties they reduce to Bradley-Terry."""
+    if not float(weight.sum()) > 0:
+        raise ValueError(
+            "sample_weight is zero for every match: there is nothing to fit "
+            "(give at least one match a positive weight)."
+        )
     if ties == "half":
         return ties
     decided = float(weight[y != 0.5].sum())
@@ -120,10 +126,42 @@ def fit_extended(first, second, y, weight, players, covariates, names, *, ties,
         )
 
 
+def covariate_units(covariates):
+    """Per-column powers of two bringing each covariate to unit size.
+
+    The fit runs on ``covariates / units`` (an exact rescaling) and the
+    coefficients and their standard errors are mapped back by ``/ units``:
+    the estimates are equivariant, so covariates measured in 1e-300 or 1e300
+    are neither called collinear nor slow to converge.
+    """
+    top = np.max(np.abs(covariates), axis=0)
+    exponent = np.frexp(np.where(top > 0, top, 1.0))[1] - 1
+    return np.ldexp(1.0, exponent)
+
+
+def _to_covariate_scale(values, units, names, what):
+    """Coefficients (or SEs) of the unit-size fit on the covariates' scale."""
+    with np.errstate(over="ignore"):
+        out = values / units
+    bad = np.isinf(out) & np.isfinite(values)
+    if bad.any():
+        k = int(np.argmax(bad))
+        raise ValueError(
+            f"The covariate {names[k]!r} is too small in magnitude (largest "
+            f"|value| {units[k]:.3g}): its {what} exceeds the largest double. "
+            "Rescale it (e.g. multiply it by 1e100)."
+        )
+    return out
+
+
 def _fit_extended(first, second, y, weight, players, covariates, names, *, ties,
                   fit_advantage, fixed_advantage, alpha, tol, max_iter):
     n = players.shape[0]
     model = _check_outcomes(ties, y, weight)
+    units = None
+    if covariates is not None:
+        units = covariate_units(covariates)
+        covariates = covariates / units
     ordered = fit_advantage or fixed_advantage != 0.0
     stats = aggregate_pairs(first, second, y, weight, n, ordered=True)
     alpha, flagged = effective_alpha(stats, players, alpha, "EloRanker")
@@ -142,36 +180,82 @@ def _fit_extended(first, second, y, weight, players, covariates, names, *, ties,
         )
     except NoMaximumError as exc:
         if alpha >= VANISHING_ALPHA:
-            raise ValueError(
-                f"EloRanker(ties={ties!r}): the likelihood has no maximum even "
-                f"with the prior alpha={alpha:g} (Newton's Hessian became "
-                "singular); increase alpha."
-            ) from exc
+            raise _no_maximum(ties, alpha, all_names) from exc
         # e.g. a player who never loses and only ties with someone who never
         # wins: the tie model's likelihood has no maximum, the tie parameter
         # and some ratings run off to infinity
         _warn_no_estimate(ties)
         alpha, flagged = VANISHING_ALPHA, True
-        theta, n_iter, converged = fit_tie_model(
-            cells, model, alpha=alpha, tol=tol, max_iter=max_iter
-        )
+        try:
+            theta, n_iter, converged = fit_tie_model(
+                cells, model, alpha=alpha, tol=tol, max_iter=max_iter
+            )
+        except NoMaximumError as again:
+            # the prior holds the ratings only: a coefficient still runs off
+            raise _no_maximum(ties, alpha, all_names) from again
     q = cells.design.shape[1]
     se = np.zeros(0)
     if q:
         cov = parameter_covariance(cells, model, theta, alpha=alpha, ratings=False)
-        se = np.sqrt(np.clip(np.diag(cov)[:q], 0.0, None))
+        se = _standard_errors(np.diag(cov)[:q], all_names)
     coef = theta[n:n + q]
     state = {
         "ratings": theta[:n].copy(),
         "coef": coef[q - p:].copy(),
         "advantage": np.array(coef[0] if fit_advantage else fixed_advantage),
     }
+    if p:
+        state["coef"] = _to_covariate_scale(state["coef"], units, names,
+                                            "coefficient")
+        se = np.concatenate([se[:q - p], _to_covariate_scale(
+            se[q - p:], units, names, "standard error")])
     if ties != "half":
         state["tie"] = np.array(theta[-1] if model != "half" else _NO_TIE[ties])
     return ExtendedFit(
         state, se[q - p:], float(se[0]) if fit_advantage else None, n_iter,
         converged, flagged,
     )
+
+
+def _no_maximum(ties, alpha, names):
+    """The ValueError of a likelihood without maximum, naming what can cause it."""
+    if names:
+        listed = ", ".join(repr(name) for name in names)
+        return ValueError(
+            f"EloRanker(ties={ties!r}): the likelihood has no maximum (Newton's "
+            f"Hessian became singular with the prior alpha={alpha:g} on the "
+            f"ratings): a coefficient runs off to infinity, typically because "
+            f"one of {listed} separates the outcomes (e.g. every match with a "
+            "positive value won). Drop or coarsen that column."
+        )
+    return ValueError(
+        f"EloRanker(ties={ties!r}): the likelihood has no maximum even with the "
+        f"prior alpha={alpha:g} (Newton's Hessian became singular); increase "
+        "alpha."
+    )
+
+
+def _standard_errors(variances, names):
+    """Standard errors from the diagonal of the covariance, never zero.
+
+    A coefficient whose variance is zero, negative or not finite has no
+    finite maximum-likelihood estimate (e.g. a covariate that separates the
+    outcomes: the likelihood keeps growing as its coefficient runs off):
+    its standard error is reported as inf, with a warning naming it.
+    """
+    with np.errstate(invalid="ignore"):
+        se = np.sqrt(np.where(variances > 0, variances, np.nan))
+    lost = ~np.isfinite(se)
+    if lost.any():
+        listed = ", ".join(repr(names[k]) for k in np.flatnonzero(lost))
+        warnings.warn(
+            f"EloRanker: the coefficient of {listed} has no finite estimate "
+            "(its covariate separates the outcomes, or is collinear at the "
+            "estimate): its standard error is reported as inf.",
+            ConvergenceWarning,
+            stacklevel=6,
+        )
+    return np.where(lost, np.inf, se)
 
 
 def _warn_no_estimate(ties):

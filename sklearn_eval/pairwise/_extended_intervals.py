@@ -20,9 +20,11 @@ import numpy as np
 from threadpoolctl import threadpool_limits
 
 from ..utils import check_and_encode_matches
+from ..utils._resampling import multinomial_counts
 from ._base import VANISHING_ALPHA, _mean_positive, effective_alpha, rating_state
 from ._batch import aggregate_pairs, code_played_players
 from ._covariates import split_covariates
+from ._extended import covariate_units
 from ._ties import (
     Cells,
     NoMaximumError,
@@ -57,6 +59,11 @@ def as_frequencies(count, weight):
             "matches, so the weights must be whole numbers; got e.g. "
             f"{weight[np.argmax(np.abs(units - rounded))]!r}."
         )
+    if not rounded.sum() > 0:
+        raise ValueError(
+            "frequency_weights=True reads each weight as a number of identical "
+            "matches, and every weight is zero: there is no match to resample."
+        )
     return rounded
 
 
@@ -80,6 +87,7 @@ class ExtendedRows:
         weight = matches.sample_weight
         self.n_players = n
         self.n_matches = int(first.shape[0])
+        self.covariate_units = None
         if table.covariates is None:
             code = np.rint(2.0 * matches.y).astype(np.int64)
             w_values, w_code = np.unique(weight, return_inverse=True)
@@ -98,9 +106,15 @@ class ExtendedRows:
             self.weight = weight
             self.count = np.ones(first.shape[0])
             self.category = np.arange(first.shape[0])
-            self.covariates = table.covariates
+            # refits run on unit-size covariates, as the estimator's fit does
+            self.covariate_units = covariate_units(table.covariates)
+            self.covariates = table.covariates / self.covariate_units
+        # the size of one unit of weight in the refits: the estimator's
+        # (weights rescaled to mean one), or the mean count of frequencies
+        self.unit_scale = _mean_positive(weight)
         if frequency_weights:
             self.count = as_frequencies(self.count, self.weight)
+            self.unit_scale = _mean_positive(self.count)
             self.weight = np.ones_like(self.weight)
             self.n_matches = int(self.count.sum())
             self.category = None
@@ -124,17 +138,20 @@ class ExtendedRows:
             picks = rng.integers(0, self.n_matches, size=self.n_matches)
             counts = np.bincount(self.category[picks], minlength=self.count.shape[0])
             return counts.astype(np.float64)
-        return rng.multinomial(self.n_matches, self.count / self.count.sum()).astype(
-            np.float64
-        )
+        return multinomial_counts(rng, self.n_matches, self.count)
 
 
-def full_parameters(estimator):
-    """The fitted parameter vector (logits): ratings, coefficients, tie."""
+def full_parameters(estimator, covariate_units=None):
+    """The fitted parameter vector (logits): ratings, coefficients, tie.
+
+    With ``covariate_units`` the covariates' coefficients are those of the
+    unit-size covariates ``covariates / covariate_units`` (as refitted).
+    """
     state = rating_state(estimator)
     coef = [np.atleast_1d(state.advantage)] if state.fitted_advantage else []
     if state.coef is not None:
-        coef.append(state.coef)
+        units = 1.0 if covariate_units is None else covariate_units
+        coef.append(state.coef * units)
     tie = [np.atleast_1d(state.tie)] if state.tie is not None else []
     return np.concatenate([state.ratings, *coef, *tie])
 
@@ -168,7 +185,7 @@ def refit_extended(rows, counts, estimator, init):
     first, second = rows.first[used], rows.second[used]
     present, code = code_played_players(first, second, n)
     weights = counts[used] * rows.weight[used]
-    scale = _mean_positive(rows.weight)
+    scale = rows.unit_scale
     weights = weights / scale
     state = rating_state(estimator)
     model = state.tie_model or "half"
@@ -213,10 +230,10 @@ class Resampler:
     def __init__(self, rows, estimator):
         self.rows = rows
         self.estimator = estimator
-        self.init = full_parameters(estimator)
+        self.init = full_parameters(estimator, rows.covariate_units)
         self.state = rating_state(estimator)
         self.model = self.state.tie_model or "half"
-        self.scale = _mean_positive(rows.weight)
+        self.scale = rows.unit_scale
         self.alpha = float(estimator.alpha) / self.scale
         fit_advantage, fixed, ordered = _settings(estimator)
         self.cells, index = build_cells(
@@ -309,13 +326,24 @@ def extended_parameter_covariance(estimator, X, y, sample_weight, *, covariance,
                                 ordered=True)
         alpha, _ = effective_alpha(stats, estimator.players_, alpha, "EloRanker")
     model = rating_state(estimator).tie_model or "half"
-    theta = full_parameters(estimator)
+    # in the coordinates of the unit-size covariates: the rating block, all
+    # that the callers use, is the same in any units
+    theta = full_parameters(estimator, rows.covariate_units)
     if (model == "davidson" and not np.isfinite(theta[-1])) or (
         model == "rao-kupper" and theta[-1] <= 0
     ):
         # no tie in the data: the tie parameter is on its boundary, fixed
         model, theta = "half", theta[:-1]
     with threadpool_limits(limits=1, user_api="blas"):
-        return parameter_covariance(cells, model, theta, alpha=alpha,
-                                    covariance=covariance,
-                                    frequency_weights=frequency_weights)
+        cov = parameter_covariance(cells, model, theta, alpha=alpha,
+                                   covariance=covariance,
+                                   frequency_weights=frequency_weights)
+    if rows.covariate_units is None:
+        return cov
+    # back to the covariates' own units (the coefficients scale as 1 / unit;
+    # their variances may underflow at extreme units, the ratings' never)
+    units = np.ones(cov.shape[0])
+    start = rows.n_players + (estimator.first_advantage == "fit")
+    units[start:start + rows.covariate_units.shape[0]] = rows.covariate_units
+    with np.errstate(over="ignore", under="ignore"):
+        return cov / np.outer(units, units)

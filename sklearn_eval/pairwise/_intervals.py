@@ -21,6 +21,7 @@ fitted first-player advantage; see ``_extended_intervals``), and both accept
 from __future__ import annotations
 
 import warnings
+from functools import partial
 
 import numpy as np
 from joblib import Parallel, delayed
@@ -34,6 +35,7 @@ from ..utils import check_and_encode_matches
 from ..utils._resampling import (
     IntervalPlan,
     check_resampling,
+    multinomial_counts,
     normal_draws,
     normal_prob_above,
     resample_chunks,
@@ -49,6 +51,12 @@ from ._batch import (
     aggregate_pairs,
     code_played_players,
     fit_bradley_terry,
+)
+from ._clusters import (
+    cluster_chunk,
+    cluster_counts,
+    cluster_meat,
+    extended_cluster_covariance,
 )
 from ._extended_intervals import (
     ExtendedRows,
@@ -114,10 +122,11 @@ def _bound(function, estimator):
 
 
 def _analytic(estimator):
-    def path(X, y, sample_weight, *, confidence_level, n_draws, random_state):
+    def path(X, y, sample_weight, *, confidence_level, n_draws, random_state,
+             **options):
         return bradley_terry_intervals(
             estimator, X, y, sample_weight, confidence_level=confidence_level,
-            n_draws=n_draws, random_state=random_state,
+            n_draws=n_draws, random_state=random_state, **options,
         )
 
     return path
@@ -139,6 +148,7 @@ def elo_interval_plan(estimator, target):
         requires_y=_NEEDS_OUTCOMES.format("EloRanker"),
         bootstrap=fast, analytic=_analytic(estimator) if batch else None,
         fitted_state=rating_state,
+        options=("groups", "frequency_weights") if batch else (),
     )
 
 
@@ -300,9 +310,7 @@ def _draw_counts(outcomes, rng):
             outcomes.category[picks], minlength=outcomes.count.shape[0]
         )
         return counts.astype(np.float64)
-    return rng.multinomial(n_matches, outcomes.count / outcomes.count.sum()).astype(
-        np.float64
-    )
+    return multinomial_counts(rng, n_matches, outcomes.count)
 
 
 def _resample_chunk(outcomes, estimator, init, seeds):
@@ -349,6 +357,7 @@ def bootstrap_bradley_terry(
     n_jobs=None,
     note="",
     frequency_weights=False,
+    groups=None,
 ):
     """Bootstrap of batch Bradley-Terry ratings by multinomial match counts.
 
@@ -381,6 +390,11 @@ def bootstrap_bradley_terry(
         units). True: a weight k stands for k identical matches (vote counts
         given as weighted rows; weights must be whole numbers), and the
         ``sum(sample_weight)`` matches are what is resampled.
+    groups : array-like of shape (n_matches,), default=None
+        A cluster label per match (a prompt, a session): whole clusters are
+        drawn with replacement (cluster bootstrap), for outcomes correlated
+        within clusters. A row's votes stay together, so
+        ``frequency_weights`` makes no difference then.
 
     Returns
     -------
@@ -412,7 +426,10 @@ def bootstrap_bradley_terry(
     check_resampling(n_resamples, confidence_level, "matches")
     full = _fit_full(estimator, X, y, sample_weight)
     seeds = rng_streams(random_state, n_resamples)
-    if is_extended(full):
+    if groups is not None:
+        results = _clustered_bootstrap(full, X, y, sample_weight, groups, seeds,
+                                       n_resamples, n_jobs)
+    elif is_extended(full):
         resampler = Resampler(
             ExtendedRows(full, X, y, sample_weight, frequency_weights), full
         )
@@ -431,6 +448,25 @@ def bootstrap_bradley_terry(
     return summarize_samples(
         full.players_, full.ratings_, samples, confidence_level=confidence_level,
         higher_is_better=True, note=note,
+        method="percentile bootstrap" if groups is None else "cluster bootstrap",
+    )
+
+
+def _clustered_bootstrap(full, X, y, sample_weight, groups, seeds, n_resamples,
+                         n_jobs):
+    """Cluster-bootstrap refits: unit counts from whole clusters drawn."""
+    if is_extended(full):
+        rows = ExtendedRows(full, X, y, sample_weight, False)
+        refit = Resampler(rows, full).refit
+        draws = cluster_counts(groups, rows.category, rows.count.shape[0])
+    else:
+        outcomes = _encode(full, X, y, sample_weight)
+        refit = partial(_fit_counts, outcomes, estimator=full,
+                        init=_logit_ratings(full))
+        draws = cluster_counts(groups, outcomes.category, outcomes.count.shape[0])
+    return Parallel(n_jobs=n_jobs)(
+        delayed(cluster_chunk)(refit, draws, [seeds[k] for k in chunk])
+        for chunk in resample_chunks(n_resamples, n_jobs)
     )
 
 
@@ -547,7 +583,8 @@ def _bread_inverse(hessian, alpha):
 
 
 def bradley_terry_covariance(estimator, X, y, sample_weight=None, *,
-                             covariance="sandwich", frequency_weights=False):
+                             covariance="sandwich", frequency_weights=False,
+                             groups=None):
     """Covariance of fitted batch Bradley-Terry ratings (reported scale).
 
     With ``L(p)`` the weighted Laplacian of the comparison graph with pair
@@ -578,6 +615,12 @@ def bradley_terry_covariance(estimator, X, y, sample_weight=None, *,
         the meat sums ``w (y - p)^2`` instead of ``w^2 (y - p)^2``; weights
         must be whole numbers. The observed information is the same either
         way.
+    groups : array-like of shape (n_matches,), default=None
+        A cluster label per match: the cluster-robust sandwich, whose meat
+        sums the scores within each cluster before their outer product
+        (times ``G / (G - 1)``), valid when outcomes are correlated within
+        clusters. With a tie model, covariates or a fitted advantage, the
+        scores of all the parameters are summed.
 
     Returns
     -------
@@ -590,6 +633,10 @@ def bradley_terry_covariance(estimator, X, y, sample_weight=None, *,
         )
     _check_frequency_flag(frequency_weights)
     state = rating_state(estimator)
+    if groups is not None and covariance == "sandwich" and is_extended(estimator):
+        n = estimator.players_.shape[0]
+        cov = extended_cluster_covariance(estimator, X, y, sample_weight, groups)
+        return cov[:n, :n] * state.units_per_logit ** 2
     if is_extended(estimator):
         n = estimator.players_.shape[0]
         cov = extended_parameter_covariance(
@@ -608,6 +655,10 @@ def bradley_terry_covariance(estimator, X, y, sample_weight=None, *,
     bread = _bread_inverse(hessian, alpha)
     if covariance == "observed":
         cov = bread
+    elif groups is not None:
+        meat = cluster_meat(r, state.advantage, X, y, sample_weight,
+                            groups)
+        cov = bread @ meat @ bread
     else:
         meat_weight = outcomes.count * outcomes.weight**2 * (outcomes.y - p) ** 2
         meat = _laplacian(outcomes.first, outcomes.second, meat_weight, n)
@@ -627,6 +678,7 @@ def bradley_terry_intervals(
     n_draws=2000,
     random_state=None,
     frequency_weights=False,
+    groups=None,
 ):
     """Analytic (Wald) intervals for batch Bradley-Terry ratings.
 
@@ -657,6 +709,9 @@ def bradley_terry_intervals(
     frequency_weights : bool, default=False
         Read each weight as that many identical matches (vote counts); see
         :func:`bradley_terry_covariance`.
+    groups : array-like of shape (n_matches,), default=None
+        A cluster label per match: cluster-robust sandwich (see
+        :func:`bradley_terry_covariance`).
 
     Returns
     -------
@@ -681,13 +736,16 @@ def bradley_terry_intervals(
     check_resampling(n_draws, confidence_level, "matches")
     full = _fit_full(estimator, X, y, sample_weight)
     cov = bradley_terry_covariance(full, X, y, sample_weight, covariance=covariance,
-                                   frequency_weights=frequency_weights)
+                                   frequency_weights=frequency_weights,
+                                   groups=groups)
     estimate = np.asarray(full.ratings_, dtype=np.float64)
     half_width = norm.ppf(0.5 + confidence_level / 2.0) * np.sqrt(
         np.clip(np.diag(cov), 0.0, None)
     )
     draws = normal_draws(estimate, cov, n_draws, random_state)
     name = "sandwich" if covariance == "sandwich" else "observed information"
+    if groups is not None and covariance == "sandwich":
+        name = "cluster-robust sandwich"
     return summarize_samples(
         full.players_, estimate, draws, confidence_level=confidence_level,
         low=estimate - half_width, high=estimate + half_width,

@@ -14,11 +14,11 @@ All scans work on the natural-logit scale, update ``ratings`` (and
 ratings of the two players after each match into it.
 """
 
-import importlib.util
 import math
-import os
 
 import numpy as np
+
+from ..utils._jit import jit_kernel, numba_wanted
 
 __all__ = ["HAVE_NUMBA", "elo_scan", "melo_loss_grad", "melo_scan"]
 
@@ -207,10 +207,7 @@ def melo_scan_python(
         history[:] = post
 
 
-def _numba_wanted():
-    if os.environ.get("SKLEARN_EVAL_DISABLE_NUMBA", "").strip() not in ("", "0"):
-        return False
-    return importlib.util.find_spec("numba") is not None
+_numba_wanted = numba_wanted
 
 
 _COMPILED = {}
@@ -222,9 +219,7 @@ def _compiled(name):
     numba is imported only here, so importing the package stays fast.
     """
     if not _COMPILED:
-        import numba
-
-        jit = numba.njit(cache=True, nogil=True)
+        jit = jit_kernel
         _COMPILED["elo"] = jit(_elo_scan_arrays)
         _COMPILED["melo"] = jit(_melo_scan_arrays)
         _COMPILED["melo_loss_grad"] = jit(_melo_loss_grad_arrays)

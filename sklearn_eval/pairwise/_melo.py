@@ -7,9 +7,9 @@ from numbers import Integral, Real
 import numpy as np
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils import check_random_state
-from sklearn.utils._param_validation import Interval
 from sklearn.utils.validation import check_is_fitted
 
+from ..utils._sklearn_compat import Interval
 from ..utils._stack import find_stack_level
 from . import _kernels
 from ._base import BaseMatchRater, effective_alpha

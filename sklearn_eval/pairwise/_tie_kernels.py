@@ -15,6 +15,7 @@ import math
 import numpy as np
 from scipy.special import expit
 
+from ..utils._jit import jit_kernel
 from ._kernels import HAVE_NUMBA
 
 __all__ = [
@@ -333,9 +334,7 @@ _COMPILED = {}
 def _compiled(name="terms"):
     """The numba-compiled loops, compiled (or loaded from cache) on first use."""
     if not _COMPILED:
-        import numba
-
-        jit = numba.njit(cache=True, nogil=True)
+        jit = jit_kernel
         global _terms_jit, _assemble_jit, _evaluate_jit
         _terms_jit = _COMPILED["terms"] = jit(_terms_loop)
         _assemble_jit = _COMPILED["assemble"] = jit(_assemble_loop)

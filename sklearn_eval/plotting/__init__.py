@@ -1,4 +1,4 @@
-"""Matplotlib displays for the library's estimators (optional extra ``plot``).
+"""Matplotlib displays for the library's estimators.
 
 Each display follows scikit-learn's ``*Display`` pattern (as
 :class:`sklearn.metrics.RocCurveDisplay`): the object holds the data to draw,
@@ -8,8 +8,7 @@ attributes, and ``from_estimator`` (plus ``from_data``/``from_payoff``/
 ``from_result`` where natural) checks its inputs, builds the display and plots
 it in one call. The constructor only stores its arguments (``plot`` checks
 them). Agent, task, item and game names are drawn literally, never parsed as
-math text. matplotlib is imported only when drawing, so this module imports
-without it.
+math text.
 """
 
 from ._agent_curves import AgentCurveDisplay

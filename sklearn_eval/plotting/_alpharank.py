@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
+import matplotlib.pyplot as plt
 import numpy as np
 
-from ._base import _literal, _pyplot
+from ._base import _literal
 
 __all__ = ["AlphaRankSweepDisplay"]
 
@@ -57,7 +58,7 @@ class AlphaRankSweepDisplay:
     >>> from sklearn_eval.datasets import load_soccer
     >>> from sklearn_eval.game import AlphaRank
     >>> from sklearn_eval.plotting import AlphaRankSweepDisplay
-    >>> ar = AlphaRank().fit(load_soccer().data)
+    >>> ar = AlphaRank(game="agent_vs_agent").fit(load_soccer().data)
     >>> disp = AlphaRankSweepDisplay.from_estimator(ar)
     >>> len(disp.lines_)
     10
@@ -130,7 +131,6 @@ class AlphaRankSweepDisplay:
         -------
         AlphaRankSweepDisplay
         """
-        plt = _pyplot("AlphaRankSweepDisplay")
         alphas = np.asarray(self.alphas, dtype=np.float64)
         masses = np.atleast_2d(np.asarray(self.masses, dtype=np.float64))
         names = [str(a) for a in np.asarray(self.agent_names).tolist()]

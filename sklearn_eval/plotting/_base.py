@@ -1,7 +1,4 @@
-"""Shared helpers of the Display classes: matplotlib access, validation, labels.
-
-matplotlib is an optional dependency (extra ``plot``): it is imported inside
-the functions that draw, never at module import.
+"""Shared helpers of the Display classes: Axes, validation, labels.
 
 User strings (agent, task, item and game names) are drawn literally: every
 Text artist that shows one is created or switched to ``parse_math=False`` and
@@ -13,7 +10,9 @@ from __future__ import annotations
 
 import numbers
 
+import matplotlib.pyplot as plt
 import numpy as np
+from matplotlib.axes import Axes
 
 __all__ = []
 
@@ -46,28 +45,11 @@ def _literal_ticklabels(ax, axis, labels, **text_kw):
     return setter([str(label) for label in labels], **LITERAL, **text_kw)
 
 
-def _pyplot(caller):
-    """Import ``matplotlib.pyplot`` or raise an ImportError naming ``caller``."""
-    try:
-        import matplotlib.pyplot as plt
-    except ImportError as exc:
-        raise ImportError(
-            f"{caller} requires matplotlib, a dependency of sklearn-eval that "
-            "is missing from this environment: `pip install matplotlib` (or "
-            "reinstall sklearn-eval)."
-        ) from exc
-
-    return plt
-
-
 def _single_ax(ax, caller, **subplots_kw):
     """The Axes to draw on: ``ax``, or a new figure's single Axes."""
-    plt = _pyplot(caller)
     if ax is None:
         _, ax = plt.subplots(**subplots_kw)
         return ax
-    from matplotlib.axes import Axes
-
     if not isinstance(ax, Axes):
         raise TypeError(
             f"{caller}: ax must be a matplotlib Axes or None; got {type(ax).__name__}."
@@ -77,9 +59,6 @@ def _single_ax(ax, caller, **subplots_kw):
 
 def _panel_axes(ax, n_panels, caller, *, figsize=None, ncols=None, width_ratios=None):
     """``n_panels`` Axes: from ``ax`` (Axes or sequence of Axes) or a new figure."""
-    plt = _pyplot(caller)
-    from matplotlib.axes import Axes
-
     if ax is None:
         ncols = n_panels if ncols is None else ncols
         nrows = -(-n_panels // ncols)
@@ -196,6 +175,21 @@ def _as_labels(labels, n, name, default_prefix):
     if array.shape[0] != n:
         raise ValueError(f"{name} must have {n} labels; got {array.shape[0]}.")
     return array.copy()
+
+
+def _fitted_labels(estimator, attribute):
+    """The protocol labels ``agents_``/``tasks_`` of a fit, None when positional.
+
+    A fit on an array labels its rows and columns ``0 .. n - 1``; the displays
+    then draw their own ``"agent k"`` / ``"task k"`` defaults instead.
+    """
+    labels = getattr(estimator, attribute, None)
+    if labels is None:
+        return None
+    array = np.asarray(labels)
+    if array.dtype.kind in "iu" and np.array_equal(array, np.arange(array.shape[0])):
+        return None
+    return array
 
 
 def _check_positive_int(value, name, *, allow_none=True):

@@ -282,7 +282,7 @@ class CyclicEmbeddingDisplay:
         """Plot one cyclic plane of a fitted :class:`~sklearn_eval.pairwise.MultiElo`.
 
         Points are ``estimator.embedding(component)``; colours are the
-        ``transitive_ratings_`` (or ``ratings_``).
+        ``transitive_ratings_`` (or ``agent_scores_``); labels are ``agents_``.
 
         Parameters
         ----------
@@ -299,14 +299,14 @@ class CyclicEmbeddingDisplay:
         display : CyclicEmbeddingDisplay
         """
         _check_fitted_attrs(
-            estimator, ["players_", "vectors_"], "CyclicEmbeddingDisplay.from_estimator"
+            estimator, ["agents_", "vectors_"], "CyclicEmbeddingDisplay.from_estimator"
         )
         coords = estimator.embedding(component)
         ratings = getattr(estimator, "transitive_ratings_", None)
         if ratings is None:
-            ratings = getattr(estimator, "ratings_", None)
+            ratings = getattr(estimator, "agent_scores_", None)
         data = _check_embedding(
-            coords, labels=estimator.players_, ratings=ratings, component=component
+            coords, labels=estimator.agents_, ratings=ratings, component=component
         )
         return cls(**data).plot(ax=ax, **plot_kw)
 

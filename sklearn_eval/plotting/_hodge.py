@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import numpy as np
+from matplotlib import colormaps
 from sklearn.utils import Bunch
 
 from ._base import (
@@ -345,8 +346,6 @@ class HodgeDisplay:
 
 
 def _shades(n):
-    from matplotlib import colormaps
-
     cmap = colormaps["Oranges"]
     return [cmap(0.75 - 0.4 * k / max(n - 1, 1)) for k in range(n)]
 

@@ -12,6 +12,7 @@ from ._base import (
     _both_or_neither,
     _check_fitted_attrs,
     _check_positive_int,
+    _fitted_labels,
     _literal_legend,
     _optional_vector,
     _resolve_items,
@@ -333,7 +334,7 @@ class ItemCurveDisplay:
             ``scorer`` and ``show_responses``.
         items : array-like of labels or int, or str, default=None
             Items to draw: names (from ``item_names`` or
-            ``feature_names_in_``) or positions, or a rule of the paper's
+            ``tasks_``) or positions, or a rule of the paper's
             figures:
 
             - None or ``"difficulty"``: the ``n_extreme`` most and
@@ -361,7 +362,7 @@ class ItemCurveDisplay:
             ``show_responses``); ``estimator.estimate_abilities(X)`` when
             None.
         item_names : array-like of shape (n_items,), default=None
-            Labels of all fitted items; ``feature_names_in_`` (else
+            Labels of all fitted items; ``tasks_`` (else
             ``"item j"``) when None.
         show_responses : bool, default=False
             Draw the agents' observed responses.
@@ -383,7 +384,7 @@ class ItemCurveDisplay:
         b = np.asarray(estimator.difficulty_, dtype=np.float64)
         a = np.asarray(estimator.discrimination_, dtype=np.float64)
         if item_names is None:
-            item_names = getattr(estimator, "feature_names_in_", None)
+            item_names = _fitted_labels(estimator, "tasks_")
         names = _as_labels(item_names, b.size, "item_names", "item")
         estimated = np.isfinite(a) & np.isfinite(b)
         low, high = (float(v) for v in theta_range)

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import numpy as np
+from matplotlib.colors import ListedColormap
+from matplotlib.patches import Patch, Rectangle
 from sklearn.utils import Bunch
 
 from ._base import _as_labels, _literal_legend, _literal_ticklabels, _single_ax
@@ -149,9 +151,6 @@ class MissingResultsDisplay:
         -------
         display : MissingResultsDisplay
         """
-        from matplotlib.colors import ListedColormap
-        from matplotlib.patches import Patch
-
         data = self._checked()
         n_agents, n_tasks = data.observed.shape
         named_rows = data.agent_names is not None and n_agents <= _MAX_NAMED_AGENTS
@@ -196,8 +195,6 @@ class MissingResultsDisplay:
             ),
         ]
         if data.agent_mask is not None:
-            from matplotlib.patches import Rectangle
-
             self.block_patch_ = ax.add_patch(
                 Rectangle(
                     (-0.5, -0.5),

@@ -10,6 +10,7 @@ from ._base import (
     _as_labels,
     _check_fitted_attrs,
     _check_positive_int,
+    _fitted_labels,
     _frame_labels,
     _literal_legend,
     _literal_ticklabels,
@@ -415,10 +416,10 @@ class NashDisplay:
         estimator : NashAverager
             Fitted, either game.
         agent_names : array-like, default=None
-            Agent labels (rows of the fitted ``X``). Agent vs agent defaults
-            to ``feature_names_in_`` when available.
+            Agent labels; the estimator's ``agents_`` when None.
         task_names : array-like, default=None
-            Task labels; defaults to ``feature_names_in_`` when available.
+            Task labels (agent vs task); the estimator's ``tasks_`` when
+            None.
         ax : matplotlib Axes or sequence of Axes, default=None
             See :meth:`plot`.
         **plot_kw
@@ -434,18 +435,19 @@ class NashDisplay:
             "NashDisplay.from_estimator",
         )
         payoff = np.asarray(estimator.payoff_, dtype=np.float64)
-        names = getattr(estimator, "feature_names_in_", None)
+        if agent_names is None:
+            agent_names = _fitted_labels(estimator, "agents_")
         avt = hasattr(estimator, "task_distribution_")
         tasks = {}
         if avt:
+            if task_names is None:
+                task_names = _fitted_labels(estimator, "tasks_")
             tasks = {
                 "task_distribution": estimator.task_distribution_,
                 "task_nash_average": estimator.difficulty_,
                 "task_uniform_average": -payoff.mean(axis=0),
-                "task_names": names if task_names is None else task_names,
+                "task_names": task_names,
             }
-        elif agent_names is None:
-            agent_names = names
         data = _check_nash(
             estimator.agent_distribution_,
             estimator.agent_skill_,

@@ -302,12 +302,17 @@ class RatingTableDisplay:
 
     @classmethod
     def from_estimator(cls, estimator, *, ax=None, **plot_kw):
-        """Plot the ratings of a fitted EloRanker or MultiElo (no intervals).
+        """Plot the scores of any fitted ranker (no intervals).
+
+        Reads the ranking protocol: the estimator's ``agent_table()``
+        (labels and ``score``, higher is better), so every ranker of the
+        library (Elo, MultiElo, Nash averaging, alpha-Rank, voting, IRT
+        abilities) and any estimator that speaks the protocol is drawn.
 
         Parameters
         ----------
-        estimator : EloRanker or MultiElo
-            Fitted (``players_`` and ``ratings_``).
+        estimator : estimator with ``agent_table()``
+            Fitted ranker.
         ax : matplotlib Axes, default=None
         **plot_kw
             Passed to :meth:`plot`.
@@ -322,14 +327,27 @@ class RatingTableDisplay:
             :func:`~sklearn_eval.uncertainty.bootstrap_ranking`.
         """
         _check_fitted_attrs(
-            estimator, ["players_", "ratings_"], "RatingTableDisplay.from_estimator"
+            estimator, ["agents_", "agent_scores_"], "RatingTableDisplay.from_estimator"
         )
-        scale = getattr(estimator, "scale", "elo")
-        xlabel = "Elo rating" if scale == "elo" else "rating (logit)"
+        if not callable(getattr(estimator, "agent_table", None)):
+            raise TypeError(
+                "RatingTableDisplay.from_estimator needs a ranker with "
+                f"agent_table(); got {type(estimator).__name__}."
+            )
+        table = estimator.agent_table()
         data = _check_rating_table(
-            estimator.players_, estimator.ratings_, xlabel=xlabel
+            np.asarray(table.index, dtype=object),
+            table["score"].to_numpy(dtype=np.float64),
+            xlabel=_score_label(estimator),
         )
         return cls(**data).plot(ax=ax, **plot_kw)
+
+
+def _score_label(estimator):
+    """The x-axis label of a ranker's scores."""
+    if hasattr(estimator, "ratings_") and hasattr(estimator, "scale"):
+        return "Elo rating" if estimator.scale == "elo" else "rating (logit)"
+    return f"score ({type(estimator).__name__})"
 
 
 def _rank_text(low, high):

@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
+import matplotlib.pyplot as plt
 import numpy as np
 
 from ._alpharank import literal
-from ._base import _pyplot
 
 __all__ = ["VotingDisplay"]
 
@@ -112,7 +112,6 @@ class VotingDisplay:
         -------
         VotingDisplay
         """
-        plt = _pyplot("VotingDisplay")
         scores = np.asarray(self.scores, dtype=np.float64)
         margin = np.asarray(self.margin, dtype=np.float64)
         order = np.asarray(self.order, dtype=np.intp)

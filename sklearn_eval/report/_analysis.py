@@ -458,14 +458,16 @@ def _irt_estimator(prior):
 def _irt(bench, prior):
     estimator = _irt_estimator(prior)
     model, messages = _quiet(clone(estimator).fit, bench.responses)
+    success_rate = np.nanmean(bench.responses, axis=0)
     return Bunch(
+        flags=task_flags(model.discrimination_, success_rate),
         model=model,
         estimator=estimator,
         ability=model.abilities_,
         ability_sd=model.abilities_sd_,
         difficulty=model.difficulty_,
         discrimination=model.discrimination_,
-        success_rate=np.nanmean(bench.responses, axis=0),
+        success_rate=success_rate,
         prior=prior,
         warnings=messages,
     )
@@ -490,8 +492,30 @@ def _generality(bench, irt):
     )
 
 
-def _selection(bench, block, n_tasks, spread):
-    n_select = int(min(n_tasks, block.scaled.shape[1]))
+def task_flags(discrimination, success_rate):
+    """Per task: why its IRT numbers do not rank it (empty when they do).
+
+    "negative discrimination": agents of higher ability succeed less, so its
+    difficulty does not order it among the others; "nobody succeeds" /
+    "everyone succeeds": a success rate of 0% or 100%.
+    """
+    flags = np.full(np.shape(success_rate), "", dtype=object)
+    flags[np.asarray(discrimination) < 0] = "negative discrimination"
+    flags[np.asarray(success_rate) == 0.0] = "nobody succeeds"
+    flags[np.asarray(success_rate) == 1.0] = "everyone succeeds"
+    return flags
+
+
+def _selection(bench, block, n_tasks, spread, irt=None, include_flagged=False):
+    # tasks whose successes say nothing (0% or 100%) or the opposite of
+    # ability (negative discrimination) stay out of the recommended subset
+    flags = np.full(block.task_mask.sum(), "", dtype=object)
+    if irt is not None:
+        flags = irt.flags[block.task_mask]
+    candidates = np.flatnonzero((flags == "") | include_flagged)
+    if candidates.size < 2:  # too few left: the flags cannot be honoured
+        candidates = np.arange(flags.size)
+    n_select = int(min(n_tasks, candidates.size))
     stds = None
     std_offset = float(spread)
     rule = (
@@ -502,23 +526,32 @@ def _selection(bench, block, n_tasks, spread):
         block_stds = bench.stds[np.ix_(block.agent_mask, block.task_mask)]
         span = block.raw.max(axis=0) - block.raw.min(axis=0)
         span = np.where(span > 0, span, 1.0)
-        stds = np.nan_to_num(block_stds / span)
+        stds = np.nan_to_num(block_stds / span)[:, candidates]
         std_offset = 1e-3
         rule = "spreads of the repeated runs (min-max scaled) + 0.001"
     selector = InfoGainSelector(n_tasks=n_select, input="agents", std_offset=std_offset)
-    selector, messages = _quiet(selector.fit, block.scaled, None, stds)
+    selector, messages = _quiet(
+        selector.fit, block.scaled[:, candidates], None, stds
+    )
+    order = candidates[np.asarray(selector.selection_order_)]
     agreement = None
     if block.scaled.shape[0] >= 3:
-        agreement, more = _quiet(subset_agreement, block.scaled, selector)
+        agreement, more = _quiet(subset_agreement, block.scaled, order)
         messages += more
+    gain = np.full(flags.size, np.nan)
+    gain[candidates] = selector.information_gain_
+    left_out = np.setdiff1d(np.arange(flags.size), candidates)
     return Bunch(
         model=selector,
-        order=np.asarray(selector.selection_order_),
+        order=order,
         cumulative_gain=np.asarray(selector.cumulative_gain_),
-        information_gain=np.asarray(selector.information_gain_),
+        information_gain=gain,
         max_information=float(selector.max_information_),
         agreement=agreement,
         spread_rule=rule,
+        candidates=candidates,
+        excluded=left_out,
+        excluded_flags=flags[left_out],
         warnings=messages,
     )
 
@@ -601,6 +634,7 @@ def analyze_benchmark(
     random_state=0,
     n_jobs=None,
     progress=None,
+    include_flagged_tasks=False,
 ):
     """Run every analysis of the benchmark report.
 
@@ -627,6 +661,10 @@ def analyze_benchmark(
         Parallel workers of the bootstrap.
     progress : bool, file-like or None, default=None
         Write progress lines to stderr (True) or to the given stream.
+    include_flagged_tasks : bool, default=False
+        Let the information-gain subset recommend flagged tasks (0% or 100%
+        success, negative IRT discrimination; see the tasks section), which
+        it leaves out by default.
 
     Returns
     -------
@@ -669,28 +707,28 @@ def analyze_benchmark(
         f"{benchmark.scores.shape[1]} tasks; complete block {shape}"
     )
     say("Nash averaging (maximum-entropy equilibrium)")
-    start = time.perf_counter()
     nash = steps.run("nash", _nash, block)
-    nash_seconds = time.perf_counter() - start
     say("Hodge decomposition")
     steps.run("hodge", _hodge, block)
     say("IRT 2PL on the successes")
-    start = time.perf_counter()
     irt = steps.run("irt", _irt, benchmark, irt_prior)
-    fit_seconds = time.perf_counter() - start + nash_seconds
     say("generality and agent response curves")
     steps.run("generality", _generality, benchmark, irt)
     steps.run("reference", reference_scores, benchmark, irt)
     if block is not None:
         n_select = min(n_tasks, block.scaled.shape[1])
         say(f"information-gain selection of {n_select} tasks")
-    steps.run("selection", _selection, benchmark, block, n_tasks, spread)
+    steps.run(
+        "selection", _selection, benchmark, block, n_tasks, spread, irt,
+        include_flagged_tasks,
+    )
     intervals = None
     if n_resamples:
-        say(
-            f"bootstrap intervals ({n_resamples} resamples of the tasks; about "
-            f"{max(1, round(n_resamples * fit_seconds))} s of refits)"
-        )
+        # no up-front estimate: the first fits pay one-off costs (compilation,
+        # imports) that the warm-started resamples do not, so a forecast from
+        # them was many times too long; the time taken is said afterwards
+        say(f"bootstrap intervals ({n_resamples} resamples of the tasks)")
+        start = time.perf_counter()
         settings = dict(
             n_resamples=n_resamples, random_state=random_state, n_jobs=n_jobs
         )
@@ -702,6 +740,7 @@ def analyze_benchmark(
                 for key, function in _INTERVALS.items()
             }
         )
+        say(f"bootstrap intervals done in {time.perf_counter() - start:.1f} s")
     say("analyses done" if not steps.failures else _failure_line(steps.failures))
     return Bunch(
         benchmark=benchmark,

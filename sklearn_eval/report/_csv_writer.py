@@ -14,35 +14,14 @@ import csv
 import math
 import numbers
 import os
-import re
+
+from ..utils._files import atomic_write
+from ..utils._spreadsheet import neutralize_text
 
 __all__ = ["write_csv"]
 
-_TRIGGERS = frozenset("=+-@")
-_NUMBER = re.compile(r"[+-]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?")
-_LINE_BREAK = re.compile(r"(\r\n|\r|\n)")
-
-
-def _neutralize_line(line):
-    # spreadsheets skip leading blanks (also no-break spaces) before a formula
-    stripped = line.lstrip()
-    if line[:1] in ("\t", "\r"):
-        return "'" + line
-    if stripped[:1] in _TRIGGERS and not _NUMBER.fullmatch(stripped):
-        return "'" + line
-    return line
-
-
-def _text_cell(text):
-    """Text a spreadsheet shows as text: a quote before each formula line.
-
-    Each line of a multi-line cell is checked, since some spreadsheet
-    importers read a quoted line break as a new row.
-    """
-    parts = _LINE_BREAK.split(text)
-    parts[::2] = [_neutralize_line(line) for line in parts[::2]]
-    cell = "".join(parts)
-    return "'" + cell if cell.startswith("\r") else cell
+# the rule lives with the shared tools (item files use it too)
+_text_cell = neutralize_text
 
 
 def _number_cell(value):
@@ -77,7 +56,9 @@ def write_csv(path, header, rows):
     Parameters
     ----------
     path : str or path-like
-        The file to write (replaced if it exists).
+        The file to write (replaced if it exists, atomically: a reader, or a
+        process killed while writing, sees the old file or the whole new
+        one, never a partial file).
     header : sequence of str
         Column names.
     rows : iterable of sequences
@@ -119,7 +100,7 @@ def write_csv(path, header, rows):
                 f"row {number} has {len(cells)} cells; the header has {len(header)}."
             )
         lines.append(cells)
-    with open(name, "w", newline="", encoding="utf-8") as handle:
+    with atomic_write(name, newline="") as handle:
         writer = csv.writer(handle)
         writer.writerow(header)
         writer.writerows(lines)

@@ -6,8 +6,8 @@ analysis of :func:`~sklearn_eval.report.analyze_benchmark`, using only the
 constructor and ``plot`` for values the analysis already computed): the
 report has no drawing code of its own. :func:`draw_figure` raises whatever
 goes wrong; the page shows it as an error box in the figure's place.
-:func:`to_png_base64` encodes a figure for embedding in HTML. matplotlib is an
-optional dependency: :func:`import_pyplot` returns None when it is missing.
+:func:`to_png_base64` encodes a figure for embedding in HTML;
+:func:`import_pyplot` gives pyplot on the off-screen Agg backend.
 """
 
 from __future__ import annotations
@@ -15,6 +15,8 @@ from __future__ import annotations
 import base64
 import io
 
+import matplotlib
+import matplotlib.pyplot as plt
 import numpy as np
 
 __all__ = [
@@ -42,27 +44,28 @@ class MissingAnalysis(RuntimeError):
 
 
 def import_pyplot():
-    """matplotlib.pyplot on the Agg backend, or None when not installed."""
-    try:
-        import matplotlib
-    except ImportError:
-        return None
+    """matplotlib.pyplot on the Agg backend (the report draws off screen)."""
     if matplotlib.get_backend().lower() != "agg":
         matplotlib.use("Agg", force=True)
-    import matplotlib.pyplot as plt
-
     return plt
 
 
 def to_png_base64(fig):
     """Encode a figure as base64 PNG text and close it."""
-    import matplotlib.pyplot as plt
-
     buffer = io.BytesIO()
     try:
-        # every report figure is laid out by matplotlib's constrained layout:
-        # a tight bounding box would only redraw it (a sixth of the time)
-        fig.savefig(buffer, format="png", dpi=_DPI)
+        # drawn once, at the size shown (the page is PAGE_INCHES wide at
+        # _DPI): the layout engine runs once here and is then switched off;
+        # the Agg canvas renders without savefig's extra layout draw (which
+        # laid every figure out twice); a tight bounding box would redraw it
+        from matplotlib.backends.backend_agg import FigureCanvasAgg
+
+        fig.set_dpi(_DPI)
+        engine = fig.get_layout_engine()
+        if engine is not None:
+            engine.execute(fig)
+            fig.set_layout_engine("none")
+        FigureCanvasAgg(fig).print_png(buffer)
     finally:
         plt.close(fig)
     return base64.b64encode(buffer.getvalue()).decode("ascii")
@@ -346,8 +349,10 @@ def _ability_generality(plotting, plt, analysis):
 def _information_gain(plotting, plt, analysis):
     """Cumulative information gain along the greedy selection order."""
     selection, block = needs(analysis, "selection", "block")
+    # the selector saw the candidate tasks only (flagged ones left out)
+    tasks = block.tasks[selection.get("candidates", slice(None))]
     display = plotting.InfoGainDisplay.from_estimator(
-        selection.model, task_names=short_labels(block.tasks, 20)
+        selection.model, task_names=short_labels(tasks, 20)
     )
     return display.figure_
 

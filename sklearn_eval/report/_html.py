@@ -18,12 +18,12 @@ parts failed.
 from __future__ import annotations
 
 import html
-import os
 import sys
 import traceback
 from dataclasses import dataclass, field
 
 from .. import __version__
+from ..utils._files import write_text_atomic
 from ._analysis import one_line_reason
 from ._degenerate import benchmark_degeneracies
 from ._figures import (
@@ -304,10 +304,6 @@ class _Page:
         """The figure ``key`` as HTML, or an error box (or a note) in its place."""
         if not self.draw:
             return _note_html(f"[figure '{key}' not drawn: figures are turned off]")
-        if self.plt is None:
-            return _note_html(
-                f"[figure '{key}' not drawn: matplotlib is not installed]"
-            )
         self.progress(f"figure: {key}")
         try:
             figure = draw_figure(self.plt, key, self.analysis, self.kind.drawers)
@@ -354,8 +350,6 @@ def _render(analysis, *, figures=True, progress=None):
     plt = None
     if figures:
         plt = import_pyplot()
-        if plt is None:
-            progress("matplotlib is not installed: the report has no figures")
     page = _Page(analysis, plt, figures, progress)
     titles = page.kind.sections
     sections = "".join(
@@ -460,6 +454,8 @@ def write_report(analysis, path, *, figures=True, progress=None):
     analysis : Bunch
         From :func:`~sklearn_eval.report.analyze_benchmark`.
     path : str or path-like
+        The HTML file, replaced atomically: a process killed while writing
+        leaves the old file or the whole new page, never a partial one.
     figures : bool, default=True
     progress : callable, bool or None, default=None
         A callable taking a message, or True for lines on stderr.
@@ -495,7 +491,5 @@ def write_report(analysis, path, *, figures=True, progress=None):
             sys.stderr.write(f"[sklearn-eval] {message}\n")
 
     page, failures = _render(analysis, figures=figures, progress=progress)
-    path = os.path.abspath(os.fspath(path))
-    with open(path, "w", encoding="utf-8") as handle:
-        handle.write(page)
+    path = write_text_atomic(path, page, newline=None)
     return ReportResult(path, failures)

@@ -26,6 +26,7 @@ import zlib
 from typing import NamedTuple
 
 import numpy as np
+import pandas as pd
 
 from ..utils import encode_players
 
@@ -288,10 +289,6 @@ def _fast_columns(text, sep):
     module, about 5x faster.
     """
     if len(sep) != 1 or '"' in text:
-        return None
-    try:
-        import pandas as pd
-    except ImportError:
         return None
     data = np.frombuffer(text.encode("utf-8"), dtype=np.uint8)
     newlines = np.flatnonzero(data == ord("\n"))

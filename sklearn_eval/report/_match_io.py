@@ -11,6 +11,7 @@ from typing import NamedTuple
 
 import numpy as np
 
+from ..utils._outcomes import OUTCOME_WORDS
 from ._io import (
     CSVError,
     _column,
@@ -25,21 +26,8 @@ from ._io import (
 
 __all__ = ["MatchTable", "read_matches"]
 
-_OUTCOME_WORDS = {
-    "win": 1.0,
-    "w": 1.0,
-    "won": 1.0,
-    "loss": 0.0,
-    "lose": 0.0,
-    "lost": 0.0,
-    "l": 0.0,
-    "draw": 0.5,
-    "d": 0.5,
-    "tie": 0.5,
-    "1-0": 1.0,
-    "0-1": 0.0,
-    "1/2-1/2": 0.5,
-}
+# the outcome vocabulary of the API (check_matches accepts the same words)
+_OUTCOME_WORDS = OUTCOME_WORDS
 
 
 class MatchTable(NamedTuple):

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..utils._ranks import agent_ranks
 from ._degenerate import (
     Degeneracy,
     support_copies,
@@ -26,6 +27,7 @@ from ._tables import (
     num,
     paragraph,
     percent,
+    rank_cell,
     rank_range,
     table,
 )
@@ -141,17 +143,18 @@ def ratings_section(page):
     ratings = needs(analysis, "ratings")
     result = analysis.intervals
     record = ratings.record
-    order = np.argsort(-ratings.ratings, kind="stable")
+    ranks = agent_ranks(ratings.model)  # the estimator's ranks, ties shared
+    order = np.lexsort((-ratings.ratings, ranks))  # by rating within a tie
     position = {}
     if result is not None:
         position = {str(label): i for i, label in enumerate(result.labels)}
     rows = []
-    for rank, k in enumerate(order, start=1):
+    for k in order:
         i = position.get(str(ratings.players[k]), -1)
         rows.append(
             (
                 ratings.players[k],
-                rank,
+                rank_cell(ranks[k]),
                 num(ratings.ratings[k], 1),
                 interval(result, i, 1),
                 rank_range(result.rank_low[i], result.rank_high[i])
@@ -195,11 +198,14 @@ def ratings_section(page):
             )
             + (result.note + " " if result.note else "")
         )
-    prior = ratings.note or (
-        f"L2 prior alpha={ratings.alpha:g}. "
-        if ratings.alpha
-        else "Maximum likelihood (no prior). "
-    )
+    prior = ratings.note
+    if not prior.startswith("Some players"):
+        prior = (
+            f"L2 prior alpha={ratings.alpha:g}. "
+            if ratings.alpha
+            else "Maximum likelihood (no prior). "
+        ) + prior
+    prior += _extended_text(ratings.model)
     parts.append(
         note(
             "Bradley-Terry ratings (EloRanker(method='batch')) on the 400-point "
@@ -215,6 +221,31 @@ def ratings_section(page):
         caption += f" (best {shown} of {len(ratings.players)})"
     parts.append(page.figure("ratings", caption))
     return "".join(parts)
+
+
+def _extended_text(model):
+    """The fitted tie parameter, first-player advantage and covariates."""
+    parts = []
+    if getattr(model, "tie_param_", None) is not None:
+        parts.append(f"tie parameter ({model.ties}) {model.tie_param_:.3g}")
+    if getattr(model, "first_advantage_se_", None) is not None:
+        parts.append(
+            f"first-player advantage {model.first_advantage_:.1f} "
+            f"(standard error {model.first_advantage_se_:.1f})"
+        )
+    elif getattr(model, "first_advantage_", 0.0):
+        parts.append(f"first-player advantage {model.first_advantage_:g} (given)")
+    names = getattr(model, "covariate_names_", None)
+    if names is not None:
+        parts += [
+            f"covariate {name}: {coef:.3g} per unit (standard error {se:.2g})"
+            for name, coef, se in zip(
+                names, model.covariate_coef_, model.covariate_se_, strict=True
+            )
+        ]
+    if not parts:
+        return ""
+    return "Fitted jointly with the ratings: " + "; ".join(parts) + ". "
 
 
 def cyclic_section(page):
@@ -315,13 +346,50 @@ def hodge_section(page):
         ("cyclic (rock-paper-scissors)", percent(hodge.cyclic, 1)),
         *planes,
     ]
+    null = hodge.get("null")
+    verdict = ""
+    if null is not None:
+        rows.append(
+            (
+                "cyclic, expected from the ratings alone (mean of "
+                f"{null.n_draws} simulated leagues)",
+                percent(null.mean, 1),
+            )
+        )
+        rows.append(
+            (f"cyclic, {null.quantile:.0%} of simulated leagues below",
+             percent(null.cutoff, 1))
+        )
+        verdict = (
+            paragraph(
+                f"The cyclic share, {hodge.cyclic:.1%}, is beyond what sampling "
+                f"noise gives a transitive game on this schedule (at most "
+                f"{null.cutoff:.1%} in {null.quantile:.0%} of the simulations; "
+                f"p = {null.p_value:.3f}): the game is cyclic."
+            )
+            if hodge.beyond_noise
+            else paragraph(
+                f"The cyclic share, {hodge.cyclic:.1%}, is within what sampling "
+                "noise alone gives a transitive game on this schedule (mean "
+                f"{null.mean:.1%}, {null.quantile:.0%} of the simulations below "
+                f"{null.cutoff:.1%}; p = {null.p_value:.3f}): no evidence that "
+                "the game is cyclic."
+            )
+        )
     return (
-        table(("part of the win-rate game", "share"), rows, key="hodge")
+        verdict
+        + table(("part of the win-rate game", "share"), rows, key="hodge")
         + note(
             "Shares of the squared Frobenius norm of the log-odds game; the "
             "transitive and cyclic shares add up to 100%. A large cyclic share "
             "means no single rating orders the players: Elo-style ratings then "
-            "depend on who played whom."
+            "depend on who played whom. With few matches per pair the win "
+            "rates are noisy and noise is mostly cyclic, so the observed share "
+            "is compared with the shares of leagues simulated from the fitted "
+            "ratings (same matches, same weights, outcomes drawn from the "
+            "model; the pairs that never met are filled by the model): a "
+            "parametric bootstrap of the share expected without any cyclic "
+            "structure."
         )
         + page.figure("hodge", "Transitive vs cyclic shares of the win-rate game")
     )

@@ -21,17 +21,16 @@ reason and its entry is None, and the others still run.
 from __future__ import annotations
 
 import time
-import warnings
 
 import numpy as np
-from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils import Bunch
 
 from ..game import NashAverager, fill_win_rates, hodge_decomposition, schur_embedding
 from ..pairwise import EloRanker, MultiElo
 from ..uncertainty import ranking_intervals
-from ..utils import check_matches
+from ..utils import check_matches, matches_to_win_rate
 from ._analysis import _progress_printer, _quiet, _Steps, reference_kinds
+from ._match_models import fit_ratings, transitive_null
 
 __all__ = ["analyze_matches", "prepare_matches"]
 
@@ -44,10 +43,10 @@ MATCH_STEPS = {
     "reference": "records of the reference players",
 }
 MATCH_NEEDS = {"intervals": ("ratings",), "hodge": ("nash",)}
-# the L2 prior used when maximum likelihood has no finite ratings (a player
-# undefeated, winless or disconnected): N(0, 100) on the logit ratings
-FALLBACK_ALPHA = 0.01
 _MELO_ALPHA = 0.01
+#: the cyclic share is called beyond noise above this quantile of the shares
+#: simulated from the transitive model
+NULL_QUANTILE = 0.95
 
 
 def prepare_matches(
@@ -58,6 +57,7 @@ def prepare_matches(
     name="matches",
     reference_agents=None,
     include_reference=False,
+    covariates=None,
 ):
     """Matches ready for :func:`analyze_matches`, reference players set apart.
 
@@ -77,6 +77,10 @@ def prepare_matches(
         analysis and their record is shown apart.
     include_reference : bool, default=False
         Rate the reference players with the others (marked in the tables).
+    covariates : DataFrame or array-like of shape (n_matches, n_covariates), \
+            default=None
+        Numeric per-match covariates of the ratings (the covariate columns
+        of ``EloRanker``'s ``X``).
 
     Returns
     -------
@@ -85,7 +89,9 @@ def prepare_matches(
         (sorted labels), ``reference`` (``agents``, ``kinds``, ``X``, ``y``,
         ``sample_weight``: the matches involving a reference player;
         ``included``; None without reference players), ``reference_mask``
-        over ``players``, and ``name``.
+        over ``players``, ``covariates`` (a DataFrame or None), ``model_X``
+        (the rating models' ``X``: the players, then the covariates) and
+        ``name``.
 
     Examples
     --------
@@ -120,6 +126,7 @@ def prepare_matches(
             sample_weight=data.sample_weight[involved],
             included=bool(include_reference),
         )
+    frame, model_X = _covariate_frame(covariates, pairs, kept)
     return Bunch(
         X=pairs[kept],
         y=data.y[kept],
@@ -127,8 +134,32 @@ def prepare_matches(
         players=players,
         reference=reference,
         reference_mask=np.isin(players, list(kinds)),
+        covariates=frame,
+        model_X=model_X,
         name=str(name),
     )
+
+
+def _covariate_frame(covariates, pairs, kept):
+    """The kept covariate rows (a DataFrame) and the rating models' ``X``."""
+    if covariates is None:
+        return None, pairs[kept]
+    import pandas as pd
+
+    frame = covariates
+    if not isinstance(frame, pd.DataFrame):
+        values = np.asarray(covariates, dtype=np.float64)
+        values = values.reshape(len(pairs), -1) if values.ndim == 1 else values
+        frame = pd.DataFrame(
+            values, columns=[f"x{k + 2}" for k in range(values.shape[1])]
+        )
+    if len(frame) != len(pairs):
+        raise ValueError(
+            f"covariates has {len(frame)} rows for {len(pairs)} matches."
+        )
+    frame = frame.iloc[np.flatnonzero(kept)].reset_index(drop=True)
+    players = pd.DataFrame(pairs[kept], columns=["first", "second"], dtype=object)
+    return frame, pd.concat([players, frame], axis=1)
 
 
 def records(X, y, sample_weight, players):
@@ -175,47 +206,34 @@ def _summary(matches):
     )
 
 
-def _fit_ratings(matches, alpha):
-    """Bradley-Terry ratings; a weak prior when maximum likelihood has none."""
-    X, y, w = matches.X, matches.y, matches.sample_weight
-    note = ""
-    if alpha is None:
-        with warnings.catch_warnings(record=True) as caught:
-            warnings.simplefilter("always", ConvergenceWarning)
-            model = EloRanker(method="batch").fit(X, y, sample_weight=w)
-        if any(issubclass(item.category, ConvergenceWarning) for item in caught):
-            alpha = FALLBACK_ALPHA
-            note = (
-                "Some players never both win and lose against the others "
-                "(undefeated, winless or disconnected), so maximum-likelihood "
-                "ratings are infinite or undetermined: the ratings use a weak "
-                f"L2 prior (alpha={FALLBACK_ALPHA:g}, a N(0, 100) prior on "
-                "logit ratings). Players with few matches are pulled toward the "
-                "mean; their intervals stay wide. "
-            )
-        else:
-            alpha = 0.0
-    if alpha or note:
-        model, _ = _quiet(EloRanker(method="batch", alpha=alpha).fit, X, y, w)
-    record = records(X, y, w, model.players_)
+def _fit_ratings(matches, alpha, ties, first_advantage, random_state):
+    """Bradley-Terry ratings, fitted once (see :mod:`._match_models`)."""
+    fit = fit_ratings(
+        matches, alpha=alpha, ties=ties, first_advantage=first_advantage,
+        random_state=random_state,
+    )
+    model = fit.model
+    players = np.asarray(model.agents_, dtype=object)
     return Bunch(
         model=model,
-        players=np.asarray(model.players_, dtype=object),
-        ratings=np.asarray(model.ratings_, dtype=np.float64),
-        alpha=float(alpha),
-        note=note,
-        record=record,
+        players=players,
+        ratings=np.asarray(model.agent_scores_, dtype=np.float64),
+        alpha=fit.alpha,
+        ties=fit.ties,
+        tie_scores=fit.tie_scores,
+        note=fit.note,
+        record=records(matches.X, matches.y, matches.sample_weight, players),
     )
 
 
 def _intervals(
     matches, ratings, *, method, n_resamples, confidence_level, random_state, n_jobs
 ):
-    estimator = EloRanker(method="batch", alpha=ratings.alpha)
+    estimator = ratings.model.__class__(**ratings.model.get_params())
     result, _ = _quiet(
         ranking_intervals,
         estimator,
-        matches.X,
+        matches.model_X,
         matches.y,
         sample_weight=matches.sample_weight,
         method=method,
@@ -233,7 +251,7 @@ def _log_loss(p, y, w):
     return float(np.sum(w * losses) / np.sum(w))
 
 
-def _melo(matches, n_components, random_state):
+def _melo(matches, ratings, n_components, random_state):
     X, y, w = matches.X, matches.y, matches.sample_weight
     model, messages = _quiet(
         MultiElo(
@@ -246,11 +264,13 @@ def _melo(matches, n_components, random_state):
         y,
         w,
     )
-    elo, _ = _quiet(EloRanker(method="batch", alpha=_MELO_ALPHA).fit, X, y, w)
+    elo = _same_prior_ratings(ratings)
+    if elo is None:
+        elo, _ = _quiet(EloRanker(method="batch", alpha=_MELO_ALPHA).fit, X, y, w)
     coordinates = model.embedding(0)
     return Bunch(
         model=model,
-        players=np.asarray(model.players_, dtype=object),
+        players=np.asarray(model.agents_, dtype=object),
         transitive=np.asarray(model.transitive_ratings_, dtype=np.float64),
         coordinates=coordinates,
         radius=np.hypot(coordinates[:, 0], coordinates[:, 1]),
@@ -261,17 +281,50 @@ def _melo(matches, n_components, random_state):
     )
 
 
-def _nash(matches, clip, random_state):
-    filler = MultiElo(
-        n_components=1, method="batch", alpha=_MELO_ALPHA, random_state=random_state
+def _same_prior_ratings(ratings):
+    """The report's ratings when they are mElo's reference model, else None."""
+    if ratings is None:
+        return None
+    params = ratings.model.get_params()
+    plain = params["ties"] == "half" and params["first_advantage"] == 0.0
+    if plain and ratings.alpha == _MELO_ALPHA and ratings.model.n_features_in_ == 2:
+        return ratings.model
+    return None
+
+
+def _win_rates(matches, melo, random_state):
+    """Empirical win rates; the pairs that never met from the fitted mElo.
+
+    Without an mElo fit (its step failed), the filling model is fitted here.
+    """
+    P, counts, players = matches_to_win_rate(
+        matches.X, matches.y, matches.sample_weight
     )
-    (P, players, filled), _ = _quiet(
-        fill_win_rates,
-        matches.X,
-        matches.y,
-        matches.sample_weight,
-        estimator=filler,
-    )
+    n = len(players)
+    filled = (counts == 0) & ~np.eye(n, dtype=bool)
+    if filled.any() and melo is None:
+        filler = MultiElo(
+            n_components=1, method="batch", alpha=_MELO_ALPHA,
+            random_state=random_state,
+        )
+        (P, players, filled), _ = _quiet(
+            fill_win_rates, matches.X, matches.y, matches.sample_weight,
+            estimator=filler,
+        )
+        return P, players, filled
+    if filled.any():
+        if not np.array_equal(np.asarray(melo.model.agents_), players):
+            raise ValueError("mElo's players differ from the match players.")
+        rows, cols = np.nonzero(filled)
+        pairs = np.column_stack([players[rows], players[cols]])
+        P[rows, cols] = melo.model.predict_proba(pairs)[:, 1]
+    P = 0.5 * (P + 1.0 - P.T)
+    np.fill_diagonal(P, 0.5)
+    return P, players, filled
+
+
+def _nash(matches, melo, clip, random_state):
+    P, players, filled = _win_rates(matches, melo, random_state)
     model, messages = _quiet(
         NashAverager(game="agent_vs_agent", payoff="probability", clip=clip).fit, P
     )
@@ -290,12 +343,13 @@ def _nash(matches, clip, random_state):
     )
 
 
-def _hodge(nash, n_planes=2):
+def _hodge(nash, ratings, matches, clip, random_state, n_planes=2):
     A = nash.model.payoff_
     total = float(np.sum(A * A))
     if total == 0.0:
         return Bunch(
-            transitive=np.nan, cyclic=np.nan, plane_shares=np.zeros(0), zero=True
+            transitive=np.nan, cyclic=np.nan, plane_shares=np.zeros(0), zero=True,
+            null=None, beyond_noise=False,
         )
     split = hodge_decomposition(A)
     planes = np.zeros(0)
@@ -303,11 +357,33 @@ def _hodge(nash, n_planes=2):
         embedding = schur_embedding(A, n_planes, remove_transitive=True)
         # the ratios are of the cyclic part's norm: rescale to the whole game
         planes = embedding.explained_variance_ratio * split.cyclic_share
+    summary = Bunch(
+        transitive=float(split.transitive_share),
+        cyclic=float(split.cyclic_share),
+        plane_shares=planes,
+        zero=False,
+        null=None,
+        beyond_noise=False,
+    )
+    if ratings is None:  # no fitted transitive model to simulate from
+        return summary
+    null = transitive_null(
+        matches, ratings.model, clip=clip, random_state=random_state
+    )
+    cutoff = float(np.quantile(null, NULL_QUANTILE))
     return Bunch(
         transitive=float(split.transitive_share),
         cyclic=float(split.cyclic_share),
         plane_shares=planes,
         zero=False,
+        null=Bunch(
+            mean=float(null.mean()),
+            cutoff=cutoff,
+            quantile=NULL_QUANTILE,
+            n_draws=int(null.size),
+            p_value=float((1 + np.sum(null >= split.cyclic_share)) / (1 + null.size)),
+        ),
+        beyond_noise=bool(split.cyclic_share > cutoff),
     )
 
 
@@ -333,8 +409,18 @@ def analyze_matches(
     random_state=0,
     n_jobs=None,
     progress=None,
+    ties=None,
+    first_advantage=None,
 ):
     """Run every analysis of the match report.
+
+    Each rating model is fitted once on the matches. The prior is chosen by
+    a pure check (:func:`~sklearn_eval.pairwise.maximum_likelihood_exists`),
+    and with draws in the data and ``ties=None`` the tie model by held-out
+    likelihood (Davidson or Rao-Kupper, 5-fold cross-validation); the
+    report says so. The cyclic share of the win-rate game is set beside the
+    shares of games simulated from the fitted ratings on the same schedule
+    (a parametric bootstrap).
 
     Parameters
     ----------
@@ -361,6 +447,13 @@ def analyze_matches(
         Workers of the bootstrap.
     progress : bool, file-like or None, default=None
         Progress lines on stderr (True) or the given stream.
+    ties : {"half", "davidson", "rao-kupper"} or None, default=None
+        The ratings' tie model (``EloRanker(ties=...)``). None: "half"
+        without draws, else the better of Davidson and Rao-Kupper by held-out
+        likelihood.
+    first_advantage : float, "fit" or None, default=None
+        The first player's advantage (``EloRanker(first_advantage=...)``);
+        None is 0.
 
     Returns
     -------
@@ -395,7 +488,9 @@ def analyze_matches(
     )
     say("Bradley-Terry ratings")
     start = time.perf_counter()
-    ratings = steps.run("ratings", _fit_ratings, matches, alpha)
+    ratings = steps.run(
+        "ratings", _fit_ratings, matches, alpha, ties, first_advantage, random_state
+    )
     intervals = None
     if n_resamples:
         unit = "resamples" if interval_method == "bootstrap" else "draws"
@@ -412,10 +507,11 @@ def analyze_matches(
             n_jobs=n_jobs,
         )
     say(f"mElo with {n_components} cyclic plane(s)")
-    steps.run("melo", _melo, matches, n_components, random_state)
+    melo = steps.run("melo", _melo, matches, ratings, n_components, random_state)
     say("Nash averaging of the win-rate game (unplayed pairs filled by mElo)")
-    nash = steps.run("nash", _nash, matches, clip, random_state)
-    steps.run("hodge", _hodge, nash)
+    nash = steps.run("nash", _nash, matches, melo, clip, random_state)
+    say("Hodge decomposition, against games simulated from the ratings")
+    steps.run("hodge", _hodge, nash, ratings, matches, clip, random_state)
     steps.run("reference", _reference_records, matches)
     say(
         f"analyses done in {time.perf_counter() - start:.1f} s"
@@ -429,7 +525,7 @@ def analyze_matches(
         summary=_summary(matches),
         ratings=ratings,
         intervals=intervals,
-        melo=steps.results["melo"],
+        melo=melo,
         nash=nash,
         hodge=steps.results["hodge"],
         reference=steps.results["reference"],

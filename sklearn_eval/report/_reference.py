@@ -16,6 +16,8 @@ import warnings
 import numpy as np
 from sklearn.utils import Bunch
 
+from ..utils import rank_scores
+
 __all__ = ["reference_scores"]
 
 
@@ -32,16 +34,21 @@ def _abilities(bench, irt, ref):
     n = len(ref.agents)
     if irt is None:
         return np.full(n, np.nan), np.full(n, -1)
+    position = {label: k for k, label in enumerate(bench.agents)}
     if ref.included:
-        position = {label: k for k, label in enumerate(bench.agents)}
         ability = irt.ability[[position[label] for label in ref.agents]]
     else:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
             ability = irt.model.transform(ref.responses)[:, 0]
-    # the rank among the ranked agents: 1 + those strictly above (ties share)
-    rank = 1 + (irt.ability[None, :] > ability[:, None]).sum(axis=1)
-    return ability, np.where(np.isfinite(ability), rank, -1)
+    # the rank among the ranked agents, by the library's rule (ties up to
+    # rounding share): an included agent's own rank, else the rank it would take
+    rank = np.array([
+        rank_scores(irt.ability if ref.included else np.append(irt.ability, a))[
+            position[label] if ref.included else -1]
+        for label, a in zip(ref.agents, ability, strict=True)
+    ]) if n else np.zeros(0)
+    return ability, np.where(np.isfinite(ability), rank, -1).astype(np.int64)
 
 
 def reference_scores(bench, irt):

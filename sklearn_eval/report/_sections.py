@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..utils import rank_scores
 from ._figures import needs
 from ._tables import (
     DASH,
@@ -24,6 +25,7 @@ from ._tables import (
     num,
     paragraph,
     percent,
+    rank_cell,
     table,
 )
 
@@ -153,16 +155,17 @@ def _ranking_rows(analysis, intervals):
     )
     block_index = _block_index(bench, block)
     uniform = None if block is None else block.scaled.mean(axis=1)
-    order = np.argsort(-irt.ability, kind="stable")
+    ranks = rank_scores(irt.ability)  # the library's rank rule, as agent_table()
+    order = np.lexsort((-irt.ability, ranks))  # by ability within a tie
     rows = []
-    for rank, agent in enumerate(order, start=1):
+    for agent in order:
         b = block_index[agent]
         in_block = b >= 0
         with_nash = in_block and nash is not None
         rows.append(
             (
                 bench.agents[agent],
-                rank,
+                rank_cell(ranks[agent]),
                 num(irt.ability[agent], 2),
                 interval(intervals.get("ability"), agent, 2),
                 num(uniform[b]) if in_block else Cell(_DASH, np.nan),
@@ -376,7 +379,12 @@ def tasks_section(page):
     picked = {}
     if selection is not None:
         picked = {int(t): step for step, t in enumerate(selection.order, start=1)}
-    order = np.argsort(-np.nan_to_num(irt.difficulty, nan=-np.inf), kind="stable")
+    flags = irt.flags
+    # hardest first; a negative discrimination reverses what the difficulty
+    # means, so those tasks come after the others instead of among the easiest
+    reversed_ = flags == "negative discrimination"
+    key = np.where(reversed_, -np.inf, np.nan_to_num(irt.difficulty, nan=-np.inf))
+    order = np.lexsort((-key, reversed_))
     missing = Cell(_DASH, np.nan)
     rows = []
     for t in order:
@@ -395,6 +403,7 @@ def tasks_section(page):
                 if b >= 0 and nash is not None
                 else missing,
                 Cell("", np.nan) if step is None else Cell(str(step), step),
+                flags[t],
             )
         )
     header = (
@@ -405,6 +414,7 @@ def tasks_section(page):
         "information gain (bits)",
         "Nash probability",
         "subset step",
+        "flag",
     )
     prior = (
         "The 2PL model is fitted with weak priors a ~ N(1, 2), b ~ N(0, 2): with "
@@ -427,7 +437,13 @@ def tasks_section(page):
             prior + "Difficulty is on the ability scale (higher is harder); "
             "information gain is of each task alone, on the complete block. "
             "Tasks without difficulty have the same result for every agent and "
-            "carry no information for IRT. " + notes
+            "carry no information for IRT. Flagged tasks: nobody or everyone "
+            "succeeds (0% or 100%: they separate no agents), or a negative "
+            "discrimination (the abler agents succeed less often: a broken or "
+            "mislabelled task, or one that rewards a quirk); they are listed "
+            "last or by their success, and left out of the recommended subset "
+            "(include_flagged_tasks=True, --include-flagged-tasks keeps them). "
+            + notes
         )
         + page.figure(
             "icc",
@@ -478,7 +494,9 @@ def generality_section(page):
             "for a perfect step). capability and spread are the mean and spread "
             f"of the agent response curve over {len(gen.bin_points)} difficulty "
             "bins; normalised generality is 1 for a decreasing step, 0 for a flat "
-            "curve."
+            "curve, and negative when the curve rises: the agent succeeds more "
+            "often on the harder tasks than on the easier ones (it fails easy "
+            "tasks others solve), which its IRT ability does not show."
         )
         + page.figure(
             "acc",
@@ -506,6 +524,7 @@ def subset_section(page):
             f"{len(block.tasks)} tasks, identifying "
             f"{selection.cumulative_gain[-1]:.2f} of "
             f"{selection.max_information:.2f} bits (log2 of the number of agents)."
+            + _excluded_text(selection, block)
         ),
         table(
             ("step", "task", "gain alone (bits)", "cumulative gain (bits)"),
@@ -541,6 +560,19 @@ def subset_section(page):
         page.figure("information_gain", "Information gain along the selection order")
     )
     return "".join(parts)
+
+
+def _excluded_text(selection, block):
+    excluded = selection.get("excluded")
+    if excluded is None or not len(excluded):
+        return ""
+    listed = ", ".join(
+        f"{block.tasks[t]} ({flag})"
+        for t, flag in zip(excluded, selection.excluded_flags, strict=True)
+    )
+    return (
+        f" Left out of the candidates as flagged (see the tasks section): {listed}."
+    )
 
 
 SECTION_RENDERERS = {

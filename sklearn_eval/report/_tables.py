@@ -68,6 +68,12 @@ def interval(result, index, digits=3):
     return Cell(f"[{low:.{digits}f}, {high:.{digits}f}]", float(low))
 
 
+def rank_cell(rank):
+    """A rank (from :func:`~sklearn_eval.utils.rank_scores`), ``—`` when NaN."""
+    rank = float(rank)
+    return Cell(DASH, np.nan) if np.isnan(rank) else Cell(str(int(rank)), rank)
+
+
 def rank_range(low, high):
     """``2–5`` (or ``3``) for a rank interval, sorted by its best rank."""
     if not (np.isfinite(low) and np.isfinite(high)):

@@ -151,6 +151,8 @@ def confusion_matrix(
     prob_floor : float or None, default=None
         If set, entries that underflow to exactly 0.0 are replaced by this value
         without renormalising (the reference implementation's convention).
+    scale : str, default="deprecated"
+        Former name of ``pair_spread`` (deprecated in 0.2, removed in 0.3).
 
     Returns
     -------
@@ -193,6 +195,8 @@ def information_gain(
     prob_floor : float or None, default=None
         Reference convention (Stephenson et al.'s code): underflowed confusion entries
         count as ``prob_floor``; the result is clipped at 0.
+    scale : str, default="deprecated"
+        Former name of ``pair_spread`` (deprecated in 0.2, removed in 0.3).
 
     Returns
     -------
@@ -283,6 +287,8 @@ def greedy_select(
         Bin width of ``method="discrete"``.
     tol : float, default=0.0
         Minimal rise of the gain for ``n_tasks="auto"``.
+    scale : str, default="deprecated"
+        Former name of ``pair_spread`` (deprecated in 0.2, removed in 0.3).
 
     Returns
     -------

@@ -16,13 +16,7 @@ import numpy as np
 import scipy.sparse as sp
 from sklearn.base import BaseEstimator
 from sklearn.feature_selection import SelectorMixin
-from sklearn.utils._param_validation import Hidden, Interval, RealNotInt, StrOptions
-from sklearn.utils.validation import (
-    _get_feature_names,
-    check_array,
-    check_is_fitted,
-    validate_data,
-)
+from sklearn.utils.validation import check_array, check_is_fitted, validate_data
 
 from ..base import FitTemplateMixin, TaskTableMixin
 from ..utils._protocol import (
@@ -30,6 +24,13 @@ from ..utils._protocol import (
     row_labels,
 )
 from ..utils._resampling import IntervalPlan, unknown_target
+from ..utils._sklearn_compat import (
+    Hidden,
+    Interval,
+    RealNotInt,
+    StrOptions,
+    _get_feature_names,
+)
 from ..utils._validation import _label_missing_mask
 from . import _kernels
 from ._gain import (
@@ -145,10 +146,11 @@ class InfoGainSelector(TaskTableMixin, SelectorMixin, FitTemplateMixin, BaseEsti
     n_tasks : int, float or "auto", default=10
         Number of tasks to select (the paper uses 10); a float in (0, 1] is a
         fraction of the tasks (at least one); ``"auto"`` stops when the best
-        candidate no longer raises the gain by more than ``tol``. More tasks
-        than available is an error.
-    tol : float, default=0.0
-        Minimal rise of the gain (bits) for ``n_tasks="auto"``.
+        candidate no longer raises the gain by more than ``min_gain``. More
+        tasks than available is an error.
+    min_gain : float, default=0.0
+        Minimal rise of the information gain, in bits, for
+        ``n_tasks="auto"`` (a gain threshold, not a solver tolerance).
     input : {"runs", "agents"}, default="runs"
         Whether rows of ``X`` are runs (``y`` = agent of each run) or agents
         (``X`` = means, spreads from ``X_std``).
@@ -167,8 +169,6 @@ class InfoGainSelector(TaskTableMixin, SelectorMixin, FitTemplateMixin, BaseEsti
     pair_spread : {"sum_std", "pooled"}, default="sum_std"
         Spread of a pair: ``sigma_i + sigma_j`` (the paper) or
         ``sqrt(sigma_i**2 + sigma_j**2)``.
-    scale : str, default="deprecated"
-        Former name of ``pair_spread`` (deprecated in 0.2, removed in 0.3).
     prob_floor : float or None, default=None
         None computes the entropy exactly in log space. ``1e-5`` reproduces the
         reference implementation (and Table II of the paper) bit for bit:
@@ -182,6 +182,10 @@ class InfoGainSelector(TaskTableMixin, SelectorMixin, FitTemplateMixin, BaseEsti
         the best one; for small problems and for checking the greedy choice.
     max_subsets : int, default=100_000
         Largest number of subsets ``search="exhaustive"`` may evaluate.
+    scale : str, default="deprecated"
+        Former name of ``pair_spread`` (deprecated in 0.2, removed in 0.3).
+    tol : float, default="deprecated"
+        Former name of ``min_gain`` (deprecated in 0.2, removed in 0.3).
 
     Attributes
     ----------
@@ -271,7 +275,9 @@ class InfoGainSelector(TaskTableMixin, SelectorMixin, FitTemplateMixin, BaseEsti
             Interval(RealNotInt, 0, 1, closed="right"),
             StrOptions({"auto"}),
         ],
-        "tol": [Interval(Real, None, None, closed="neither")],
+        "min_gain": [Interval(Real, None, None, closed="neither")],
+        "tol": [Interval(Real, None, None, closed="neither"),
+                Hidden(StrOptions({"deprecated"}))],
         "input": [StrOptions({"runs", "agents"})],
         "groups": ["array-like", None],
         "method": [StrOptions({"continuous", "discrete"})],
@@ -288,7 +294,7 @@ class InfoGainSelector(TaskTableMixin, SelectorMixin, FitTemplateMixin, BaseEsti
         self,
         n_tasks=10,
         *,
-        tol=0.0,
+        min_gain=0.0,
         input="runs",
         groups=None,
         method="continuous",
@@ -299,9 +305,10 @@ class InfoGainSelector(TaskTableMixin, SelectorMixin, FitTemplateMixin, BaseEsti
         search="greedy",
         max_subsets=100_000,
         scale="deprecated",
+        tol="deprecated",
     ):
         self.n_tasks = n_tasks
-        self.tol = tol
+        self.min_gain = min_gain
         self.input = input
         self.groups = groups
         self.method = method
@@ -312,6 +319,7 @@ class InfoGainSelector(TaskTableMixin, SelectorMixin, FitTemplateMixin, BaseEsti
         self.search = search
         self.max_subsets = max_subsets
         self.scale = scale
+        self.tol = tol
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
@@ -509,7 +517,7 @@ class InfoGainSelector(TaskTableMixin, SelectorMixin, FitTemplateMixin, BaseEsti
             bins = _kernels.bin_labels(means, self.bin_width)
             labels = _kernels.dense_task_labels(bins, column_task, n_groups)
             order, cumulative, single, cells = _kernels.greedy_discrete(
-                labels, n_select, tol=self.tol
+                labels, n_select, tol=self._min_gain()
             )
             same = cells[:, None] == cells[None, :]
             confusion = same / same.sum(axis=1, keepdims=True)
@@ -520,12 +528,20 @@ class InfoGainSelector(TaskTableMixin, SelectorMixin, FitTemplateMixin, BaseEsti
             prob_floor=self.prob_floor,
         )
         order, cumulative, single, kernel = _kernels.greedy_forward(
-            bank, 1 if self.search == "exhaustive" else n_select, tol=self.tol
+            bank, 1 if self.search == "exhaustive" else n_select,
+            tol=self._min_gain(),
         )
         if self.search == "exhaustive":
             order, kernel, cumulative = self._exhaustive(bank, n_select)
         confusion = _kernels.confusion_from_log_kernel(kernel, self.prob_floor)
         return order, cumulative, single, confusion
+
+    def _min_gain(self):
+        """``min_gain``, or the value given under its former name ``tol``."""
+        if isinstance(self.tol, str) and self.tol == "deprecated":
+            return self.min_gain
+        deprecated_alias("InfoGainSelector(tol=...)", "min_gain")
+        return self.tol
 
     def _exhaustive(self, bank, n_select):
         subset, _ = _kernels.exhaustive_best(bank, n_select, self.max_subsets)

@@ -5,12 +5,23 @@ from __future__ import annotations
 import io
 import os
 
-from sklearn.utils._param_validation import validate_params
-
-from ._subset_io import build_estimator, parse_items_csv
+from ..utils._sklearn_compat import validate_params
+from ._item_format import parse_item_file
+from ._subset_io import build_estimator
 from ._subset_score import SubsetScoreEstimator
 
 __all__ = ["read_items_csv"]
+
+
+def _read_text(path):
+    """(text or bytes, the name errors give) of a path or a file object."""
+    if isinstance(path, io.IOBase):
+        name = getattr(path, "name", None)
+        source = str(name) if isinstance(name, str | os.PathLike) else "item file"
+        return path.read(), source
+    source = os.fspath(path)
+    with open(source, "rb") as handle:
+        return handle.read(), source
 
 
 @validate_params(
@@ -24,14 +35,33 @@ def read_items_csv(path):
     only (``predict``, ``predict_interval``) exactly as the estimator that
     was written.
 
+    The file checks itself: every ``# key=value`` header line must be
+    present and parse (an error names the key), then the row count and the
+    checksum of the file must match, then every cell must hold what its
+    column holds (``selected`` 0 or 1, finite numbers; an error names the
+    row and column). A file cut short or edited after it was written is
+    refused with a ValueError naming the file and what is wrong; a file
+    whose line ends were converted to CRLF is read as written. Files of the
+    first format version (without checksum) are read with a UserWarning
+    that they cannot be verified.
+
     Parameters
     ----------
     path : str, path-like or file object
+        The item file, or a file object open for reading (text or binary).
 
     Returns
     -------
     SubsetScoreEstimator
         Fitted; ``irt_`` is an ``IRT2PL`` built from the item parameters.
+
+    Raises
+    ------
+    ValueError
+        If the file is not a complete, unchanged item file (the message
+        starts with the file's name).
+    OSError
+        If the file cannot be read (missing, a directory).
 
     See Also
     --------
@@ -48,5 +78,5 @@ def read_items_csv(path):
     >>> read_items_csv(buffer).predict([[1, 0]]).tolist()
     [0.5]
     """
-    table, meta = parse_items_csv(path)
-    return build_estimator(SubsetScoreEstimator, table, meta)
+    text, source = _read_text(path)
+    return build_estimator(SubsetScoreEstimator, parse_item_file(text, source))

@@ -15,21 +15,26 @@ import io
 import os
 
 import numpy as np
-from sklearn.utils._param_validation import validate_params
+import pandas as pd
 
+from ..utils._files import write_text_atomic
+from ..utils._sklearn_compat import validate_params
+from ._item_format import (
+    COLUMNS,
+    format_grid,
+    format_item_file,
+    join_numbers,
+    normal_weights,
+)
 from ._subset_models import FittedEstimate, ItemBank
 
 __all__ = [
     "build_estimator",
     "build_from_items",
-    "parse_items_csv",
+    "item_file_text",
     "task_frame",
     "write_items_csv",
 ]
-
-_FORMAT = "sklearn-eval subset-score v1"
-_COLUMNS = ("selected", "order", "weight", "success_rate", "discrimination",
-            "difficulty", "coefficient")
 
 
 class LinearCorrection:
@@ -57,7 +62,6 @@ def _linear_parts(regressor, n_columns):
 
 def task_frame(estimator):
     """Per-item DataFrame of a fitted estimator (chosen items first)."""
-    import pandas as pd
 
     n = estimator.n_features_in_
     items = estimator.selected_items_
@@ -69,7 +73,7 @@ def task_frame(estimator):
     order[estimator.selection_order_] = np.arange(1, estimator.selection_order_.size
                                                   + 1)
     coefficient = np.full(n, np.nan)
-    if estimator.estimator_ == "regression":
+    if estimator.method_ == "regression":
         parts = _linear_parts(estimator.regressor_, items.size + 1)
         if parts is not None:
             coefficient[items] = parts[0][:-1]
@@ -90,20 +94,21 @@ def task_frame(estimator):
 
 
 def _header(estimator):
+    """The ``# key=value`` values of the fitted state (ordered)."""
     fitted = estimator._fitted
+    nodes, weights = format_grid(estimator._bank.nodes,
+                                 np.exp(estimator._bank.log_prior))
     meta = {
-        "format": _FORMAT,
         "selection": estimator.selection_,
-        "estimator": estimator.estimator_,
+        "estimator": estimator.method_,
         "interval_method": estimator.interval_method_,
         "fallback_accuracy": repr(fitted.fallback),
-        "quadrature_nodes": _join(estimator._bank.nodes),
-        "quadrature_weights": _join(np.exp(estimator._bank.log_prior)),
-        "cv_residuals": _join(estimator.cv_residuals_),
+        "quadrature_nodes": nodes,
+        "quadrature_weights": weights,
     }
     if fitted.blend is not None:
         meta["blend_weight"] = repr(fitted.blend)
-    if estimator.estimator_ == "regression":
+    if estimator.method_ == "regression":
         parts = _linear_parts(estimator.regressor_, estimator.selected_items_.size + 1)
         if parts is None:
             raise ValueError(
@@ -112,7 +117,9 @@ def _header(estimator):
             )
         meta["ability_coefficient"] = repr(float(parts[0][-1]))
         meta["intercept"] = repr(parts[1])
-    return "".join(f"# {key}={value}\n" for key, value in meta.items())
+    meta["labels"] = "names" if hasattr(estimator, "feature_names_in_") else "positions"
+    meta["cv_residuals"] = join_numbers(estimator.cv_residuals_)  # long: last
+    return meta
 
 
 def _column_positions(estimator, labels):
@@ -120,12 +127,30 @@ def _column_positions(estimator, labels):
     return np.asarray([position[label] for label in labels], dtype=np.int64)
 
 
-def _join(values):
-    return ",".join(repr(float(v)) for v in np.asarray(values).reshape(-1))
+def item_file_text(estimator):
+    """The text of the item file of a fitted estimator (see write_items_csv)."""
+    from sklearn.utils.validation import check_is_fitted
 
-
-def _split(text):
-    return np.asarray([float(v) for v in text.split(",") if v], dtype=np.float64)
+    if not hasattr(type(estimator), "_from_fitted_state"):
+        raise TypeError("write_items_csv writes a fitted SubsetScoreEstimator; got "
+                        f"{type(estimator).__name__}.")
+    check_is_fitted(estimator, "selected_items_")
+    meta = _header(estimator)
+    table = estimator.task_table()
+    # the file lists the chosen items first, in selection order
+    n = len(table)
+    rank = np.where(table["selected"], table["order"], n + 1 + np.arange(n))
+    order = np.argsort(rank, kind="stable")
+    columns = _column_positions(estimator, table.index)[order]
+    table = table.iloc[order]
+    labels = [label if isinstance(label, str) else str(label) for label in table.index]
+    rows = [
+        [label, int(column), *values]
+        for label, column, values in zip(
+            labels, columns,
+            table[list(COLUMNS[2:])].itertuples(index=False, name=None), strict=True)
+    ]
+    return format_item_file(meta, rows)
 
 
 @validate_params(
@@ -138,9 +163,17 @@ def write_items_csv(estimator, path):
     One row per item of the benchmark, the chosen items first in selection
     order: ``task`` (the item's label), ``column`` (its position in ``X``)
     and the columns of :meth:`SubsetScoreEstimator.task_table`;
-    ``# key=value`` lines at the top hold the estimator's remaining state.
-    :func:`read_items_csv` reads it back. Filter ``selected == 1`` for the
-    items to run.
+    ``# key=value`` lines at the top hold the estimator's remaining state
+    (the quadrature grid in a compact form such as
+    ``linspace(-6.0, 6.0, 121)``), the number of rows and a checksum of the
+    file, so that :func:`read_items_csv` refuses a file cut short or edited.
+    Filter ``selected == 1`` for the items to run.
+
+    A file on disk is replaced atomically: a process killed while writing
+    leaves the old file or the complete new one. Task names that a
+    spreadsheet would take for a formula (starting with ``=``, ``+``, ``-``
+    or ``@``) get a leading quote, as in every CSV the package writes;
+    :func:`read_items_csv` removes it, so names round-trip.
 
     Parameters
     ----------
@@ -148,7 +181,8 @@ def write_items_csv(estimator, path):
         Fitted. A ``"regression"`` estimator needs a linear regressor (the
         default ridge is).
     path : str, path-like or file object
-        Where to write.
+        Where to write (a file object gets the text, UTF-8 encoded when it
+        is binary).
 
     Examples
     --------
@@ -161,122 +195,88 @@ def write_items_csv(estimator, path):
     >>> est = SubsetScoreEstimator(n_items=15, random_state=0).fit(X)
     >>> buffer = io.StringIO()
     >>> write_items_csv(est, buffer)
+    >>> print(buffer.getvalue()[:50])
+    # format=sklearn-eval subset-score v2
+    # selection=
     >>> _ = buffer.seek(0)
     >>> again = read_items_csv(buffer)
     >>> bool(np.allclose(again.predict(X[:, est.selected_items_]), est.predict(X)))
     True
     """
-    from sklearn.utils.validation import check_is_fitted
-
-    check_is_fitted(estimator, "selected_items_")
-    header = _header(estimator)
-    table = estimator.task_table()
-    # the file lists the chosen items first, in selection order
-    n = len(table)
-    rank = np.where(table["selected"], table["order"], n + 1 + np.arange(n))
-    table = table.iloc[np.argsort(rank, kind="stable")]
-    body = table.reset_index()
-    body.insert(1, "column", _column_positions(estimator, table.index))
-    body["selected"] = body["selected"].astype(int)
-    text = header + body.to_csv(index=False, float_format="%.17g")
-    if isinstance(path, io.IOBase):
+    text = item_file_text(estimator)
+    if isinstance(path, io.RawIOBase | io.BufferedIOBase):
+        path.write(text.encode("utf-8"))
+    elif isinstance(path, io.IOBase):
         path.write(text)
     else:
-        with open(path, "w", encoding="utf-8", newline="") as handle:
-            handle.write(text)
+        write_text_atomic(path, text)
 
 
-def parse_items_csv(path):
-    """The item table (in column order) and header of an item file."""
-    import pandas as pd
-
-    if isinstance(path, io.IOBase):
-        text = path.read()
-    else:
-        with open(path, encoding="utf-8") as handle:
-            text = handle.read()
-    meta = {}
-    lines = text.splitlines(keepends=True)
-    n_header = 0
-    for line in lines:
-        if not line.startswith("#"):
-            break
-        key, _, value = line[1:].strip().partition("=")
-        meta[key.strip()] = value.strip()
-        n_header += 1
-    if meta.get("format") != _FORMAT:
-        raise ValueError(
-            f"Not a subset-score item file (expected '# format={_FORMAT}' first)."
-        )
-    table = pd.read_csv(io.StringIO("".join(lines[n_header:])), dtype={"task": str})
-    missing = [c for c in ("task", "column", *_COLUMNS) if c not in table.columns]
-    if missing:
-        raise ValueError(f"The item file lacks the column(s) {missing}.")
-    columns = table["column"].to_numpy()
-    if not np.array_equal(np.sort(columns), np.arange(len(table))):
-        raise ValueError("The item file's 'column' must number the items 0..n-1.")
-    return table.iloc[np.argsort(columns)].reset_index(drop=True), meta
-
-
-def build_estimator(cls, table, meta):
-    """A fitted ``cls`` (SubsetScoreEstimator) from an item table (column order)."""
-    labels = table["task"].to_numpy(dtype=object)
-    order_column = table["order"].to_numpy(dtype=np.int64)
-    selected = table["selected"].to_numpy().astype(bool)
+def build_estimator(cls, item_file):
+    """A fitted ``cls`` (SubsetScoreEstimator) from a parsed :class:`ItemFile`."""
+    meta = item_file.meta
+    positions = np.argsort(item_file.columns["column"], kind="stable")
+    columns = {name: values[positions] for name, values in item_file.columns.items()}
+    labels = columns["task"]
+    selected = columns["selected"]
     position = np.flatnonzero(selected)
-    pick = position[np.argsort(order_column[selected], kind="stable")]
-    kind = meta.get("estimator", "mean")
-    bank = ItemBank(table["discrimination"].to_numpy(dtype=float),
-                    table["difficulty"].to_numpy(dtype=float),
-                    table["success_rate"].to_numpy(dtype=float),
-                    _split(meta["quadrature_nodes"]),
-                    _split(meta["quadrature_weights"]))
-    fitted = FittedEstimate(kind, float(meta.get("fallback_accuracy", "nan")))
-    if "blend_weight" in meta:
-        fitted.blend = float(meta["blend_weight"])
+    pick = position[np.argsort(columns["order"][selected], kind="stable")]
+    kind = meta["estimator"]
+    bank = ItemBank(columns["discrimination"], columns["difficulty"],
+                    columns["success_rate"], meta["quadrature_nodes"],
+                    meta["quadrature_weights"])
+    fitted = FittedEstimate(kind, meta["fallback_accuracy"])
+    fitted.blend = meta.get("blend_weight")
     if kind == "regression":
-        coef = np.append(table["coefficient"].to_numpy(dtype=float)[position],
-                         float(meta["ability_coefficient"]))
-        fitted.regressor = LinearCorrection(coef, float(meta["intercept"]))
-    return _assemble(cls(n_items=int(position.size),
-                         selection=meta.get("selection", "random"),
-                         estimator=kind),
-                     labels, position, pick, table["weight"].to_numpy(dtype=float)[
-                         position], bank, fitted, meta)
+        coef = np.append(columns["coefficient"][position],
+                         meta["ability_coefficient"])
+        fitted.regressor = LinearCorrection(coef, meta["intercept"])
+    if meta["labels"] == "names":
+        names = labels  # object strings (a numpy str array drops trailing NULs)
+    else:
+        names = _legacy_names(labels)
+    return _assemble(cls, {"n_items": int(position.size),
+                           "selection": meta["selection"], "method": kind},
+                     labels, names, position, pick, columns["weight"][position],
+                     bank, fitted, meta)
 
 
-def _assemble(estimator, labels, items, pick, weights, bank, fitted, meta):
-    """Set the fitted attributes of a restored estimator; return it."""
+def _legacy_names(labels):
+    """Item names, or None when the labels are the column positions."""
+    if all(str(k) == str(label) for k, label in enumerate(labels)):
+        return None
+    return np.asarray([str(label) for label in labels], dtype=object)
+
+
+def _assemble(cls, params, labels, names, items, pick, weights, bank, fitted, meta):
+    """A fitted ``cls`` built through its restoring constructor."""
     from ..irt import IRT2PL
 
-    names = None if all(str(k) == str(label) for k, label in enumerate(labels)) \
-        else labels.astype(str)
+    residuals = np.asarray(meta.get("cv_residuals", ()), dtype=np.float64)
+    attributes = {
+        "selected_items_": np.asarray(items, dtype=np.intp),
+        "selection_order_": np.asarray(pick, dtype=np.intp),
+        "item_weights_": np.asarray(weights, dtype=np.float64),
+        "selection_": meta["selection"],
+        "method_": fitted.kind,
+        "cv_results_": {"selection": np.asarray([], dtype=object),
+                        "estimator": np.asarray([], dtype=object),
+                        "mae": np.asarray([])},
+        "cv_residuals_": residuals,
+        "cv_mae_": float(np.mean(np.abs(residuals))) if residuals.size else np.nan,
+        "interval_method_": meta["interval_method"],
+        "blend_weight_": fitted.blend,
+        "regressor_": fitted.regressor,
+        "n_features_in_": labels.size,
+        "tasks_": (np.asarray(names, dtype=object) if names is not None
+                   else np.arange(labels.size)),
+    }
     if np.isfinite(bank.discrimination).any():
-        estimator.irt_ = IRT2PL.from_item_params(bank.discrimination,
-                                                 bank.difficulty, item_names=names)
-    estimator.selected_items_ = np.asarray(items, dtype=np.intp)
-    estimator.selection_order_ = np.asarray(pick, dtype=np.intp)
-    estimator.item_weights_ = np.asarray(weights, dtype=np.float64)
-    estimator.selection_ = meta.get("selection", "random")
-    estimator.estimator_ = fitted.kind
-    estimator.cv_results_ = {"selection": np.asarray([], dtype=object),
-                             "estimator": np.asarray([], dtype=object),
-                             "mae": np.asarray([])}
-    residuals = _split(meta.get("cv_residuals", ""))
-    estimator.cv_residuals_ = residuals
-    estimator.cv_mae_ = float(np.mean(np.abs(residuals))) if residuals.size else np.nan
-    estimator.interval_method_ = meta.get("interval_method", "conformal")
-    estimator.blend_weight_ = fitted.blend
-    estimator.regressor_ = fitted.regressor
-    estimator.n_features_in_ = labels.size
+        attributes["irt_"] = IRT2PL.from_item_params(
+            bank.discrimination, bank.difficulty, item_names=names)
     if names is not None:
-        estimator.feature_names_in_ = np.asarray(names, dtype=object)
-    estimator.tasks_ = (np.asarray(names, dtype=object) if names is not None
-                        else np.arange(labels.size))
-    estimator._bank = bank
-    estimator._fitted = fitted
-    estimator._features = bank.subset(estimator.selected_items_)
-    return estimator
+        attributes["feature_names_in_"] = np.asarray(names, dtype=object)
+    return cls._from_fitted_state(params, attributes, bank=bank, fitted=fitted)
 
 
 def _item_positions(items, n_features, names):
@@ -341,17 +341,16 @@ def build_from_items(cls, items, weights, *, n_features, feature_names,
     else:
         a = b = np.full(n, np.nan)
     nodes = np.linspace(-6.0, 6.0, 121)  # IRT2PL's default grid
-    prior = np.exp(-0.5 * nodes**2)
-    bank = ItemBank(a, b, np.full(n, 0.5), nodes, prior / prior.sum())
+    bank = ItemBank(a, b, np.full(n, 0.5), nodes, normal_weights(nodes))
     kind = "irt" if calibrated else "mean"
     residuals = np.asarray([] if residuals is None else residuals,
                            dtype=np.float64).reshape(-1)
     meta = {
         "selection": "given",
         "interval_method": "posterior" if calibrated else "conformal",
-        "cv_residuals": _join(residuals),
+        "cv_residuals": residuals,
     }
     labels = names if names is not None else np.arange(n).astype(object)
-    estimator = cls(n_items=int(positions.size), estimator=kind)
-    return _assemble(estimator, labels, positions[order], positions,
-                     weights[order], bank, FittedEstimate(kind, np.nan), meta)
+    return _assemble(cls, {"n_items": int(positions.size), "method": kind},
+                     labels, names, positions[order], positions, weights[order],
+                     bank, FittedEstimate(kind, np.nan), meta)

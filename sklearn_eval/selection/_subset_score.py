@@ -15,16 +15,19 @@ from numbers import Integral
 
 import numpy as np
 from scipy.stats import norm
-from sklearn.base import BaseEstimator, clone
+from sklearn.base import BaseEstimator
 from sklearn.feature_selection import SelectorMixin
 from sklearn.model_selection import KFold, check_cv
 from sklearn.utils import check_random_state
-from sklearn.utils._param_validation import HasMethods, Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted
 
 from ..base import FitTemplateMixin
-from ..utils import check_binary_values, check_result_matrix
+from ..irt import calibrate_irt
+from ..utils import check_binary_values, check_empty_agents, check_result_matrix
+from ..utils._protocol import deprecated_alias
+from ..utils._sklearn_compat import HasMethods, Hidden, Interval, StrOptions
 from ..utils._stack import find_stack_level
+from ..utils._validation import accuracy_truth
 from ._subset_io import build_from_items, task_frame
 from ._subset_models import (
     ESTIMATORS,
@@ -50,16 +53,6 @@ AUTO_SELECTIONS = ("stratified", "predictive")
 _POSTERIOR_MIN_COVERAGE = 0.9
 _CHECK_LEVEL = 0.95
 _FEW_MODELS = 10
-_IRT_ATTRIBUTES = ("discrimination_", "difficulty_", "quadrature_nodes_",
-                   "quadrature_weights_", "n_features_in_")
-
-
-def _default_irt():
-    from ..irt import IRT2PL
-
-    return IRT2PL(model="1PL")
-
-
 def _validate_responses(X, name="X"):
     checked = check_result_matrix(X, allow_nan=True, name=name)
     check_binary_values(checked.values, name=name)
@@ -67,17 +60,9 @@ def _validate_responses(X, name="X"):
 
 
 def _population_accuracy(values, y):
-    """Target accuracies: ``y`` when given, else each row's observed mean."""
-    if y is None:
-        return np.nanmean(values, axis=1)
-    y = np.asarray(y, dtype=np.float64).reshape(-1)
-    if y.shape[0] != values.shape[0]:
-        raise ValueError(
-            f"y has {y.shape[0]} entries for {values.shape[0]} models (rows of X)."
-        )
-    if not np.all(np.isfinite(y)):
-        raise ValueError("y (the models' full-benchmark accuracies) must be finite.")
-    return y
+    """Target accuracies: ``y`` when given, else each row's observed mean
+    (fractions in [0, 1]; a row without responses has none)."""
+    return accuracy_truth(values, y)
 
 
 def _check_population(values, agents, tasks):
@@ -99,11 +84,10 @@ def _check_population(values, agents, tasks):
             f"Item at column {item}{name} has no observed response: its accuracy "
             "cannot be learnt; drop it from X."
         )
-    empty_models = ~observed.any(axis=1)
-    if empty_models.any():
-        row = int(np.flatnonzero(empty_models)[0])
-        name = "" if agents is None else f" ({agents[row]!r})"
-        raise ValueError(f"Model at row {row}{name} has no observed response.")
+    check_empty_agents(
+        values, agents, what="SubsetScoreEstimator.fit",
+        remedy="remove them (sklearn-eval compress --drop-empty does)",
+    )
 
 
 class SubsetScoreEstimator(SelectorMixin, FitTemplateMixin, BaseEstimator):
@@ -145,8 +129,8 @@ class SubsetScoreEstimator(SelectorMixin, FitTemplateMixin, BaseEstimator):
           reduce the leave-one-out error of a ridge regression of the full
           accuracy on the chosen responses (closed form);
         - ``"auto"``: ``"stratified"`` or ``"predictive"``, chosen by the
-          internal cross-validation (see ``estimator="auto"``).
-    estimator : {"auto", "mean", "irt", "gp-irt", "regression"}, default="auto"
+          internal cross-validation (see ``method="auto"``).
+    method : {"auto", "mean", "irt", "gp-irt", "regression"}, default="auto"
         How the full accuracy is predicted from the chosen responses:
 
         - ``"mean"``: weighted mean of the observed chosen responses;
@@ -160,7 +144,7 @@ class SubsetScoreEstimator(SelectorMixin, FitTemplateMixin, BaseEstimator):
           the chosen responses and the ability (metabench's route; with few
           models the regulariser shrinks it back to ``"irt"``);
         - ``"auto"``: chosen by the internal cross-validation: of all
-          (selection, estimator) combinations tried, the simplest whose
+          (selection, method) combinations tried, the simplest whose
           mean absolute error is within one standard error of the best
           (population-free selections before ``"predictive"``, then
           ``"mean"``, ``"irt"``, ``"gp-irt"``, ``"regression"``). Measured:
@@ -183,6 +167,9 @@ class SubsetScoreEstimator(SelectorMixin, FitTemplateMixin, BaseEstimator):
     random_state : int, RandomState instance or None, default=None
         Seeds the random choices (random and stratified selection, k-means)
         and the shuffling of the folds.
+    estimator : str, default="deprecated"
+        Former name of ``method`` (deprecated in 0.2, removed in 0.3): a
+        scikit-learn reader expects an estimator object under this name.
 
     Attributes
     ----------
@@ -199,10 +186,11 @@ class SubsetScoreEstimator(SelectorMixin, FitTemplateMixin, BaseEstimator):
         ``selected_items_`` (sums to one).
     selection_ : str
         The selection used (``"auto"`` resolved).
-    estimator_ : str
-        The estimator used (``"auto"`` resolved).
+    method_ : str
+        The prediction method used (``"auto"`` resolved). Formerly
+        ``estimator_`` (a deprecated alias until 0.3).
     cv_results_ : dict
-        ``"selection"``, ``"estimator"`` and ``"mae"`` arrays: the
+        ``"selection"``, ``"estimator"`` (the method) and ``"mae"`` arrays: the
         cross-validated mean absolute error of every combination tried.
     cv_mae_ : float
         Cross-validated mean absolute error of the chosen combination.
@@ -259,7 +247,9 @@ class SubsetScoreEstimator(SelectorMixin, FitTemplateMixin, BaseEstimator):
     _parameter_constraints: dict = {
         "n_items": [Interval(Integral, 1, None, closed="left")],
         "selection": [StrOptions({"auto", *SELECTIONS})],
-        "estimator": [StrOptions({"auto", *ESTIMATORS})],
+        "method": [StrOptions({"auto", *ESTIMATORS})],
+        "estimator": [StrOptions({"auto", *ESTIMATORS}),
+                      Hidden(StrOptions({"deprecated"}))],
         "irt": [HasMethods(["fit"]), None],
         "regressor": [HasMethods(["fit", "predict"]), None],
         "cv": ["cv_object"],
@@ -271,19 +261,35 @@ class SubsetScoreEstimator(SelectorMixin, FitTemplateMixin, BaseEstimator):
         n_items=100,
         *,
         selection="auto",
-        estimator="auto",
+        method="auto",
         irt=None,
         regressor=None,
         cv=5,
         random_state=None,
+        estimator="deprecated",
     ):
         self.n_items = n_items
         self.selection = selection
-        self.estimator = estimator
+        self.method = method
         self.irt = irt
         self.regressor = regressor
         self.cv = cv
         self.random_state = random_state
+        self.estimator = estimator
+
+    def _method(self):
+        """``method``, or the value given under its former name ``estimator``."""
+        if isinstance(self.estimator, str) and self.estimator == "deprecated":
+            return self.method
+        deprecated_alias("SubsetScoreEstimator(estimator=...)", "method")
+        return self.estimator
+
+    @property
+    def estimator_(self):
+        """Deprecated alias of ``method_`` (removed in 0.3)."""
+        check_is_fitted(self, "method_")
+        deprecated_alias("SubsetScoreEstimator.estimator_", "method_")
+        return self.method_
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
@@ -332,7 +338,7 @@ class SubsetScoreEstimator(SelectorMixin, FitTemplateMixin, BaseEstimator):
         n_total = values.shape[1]
         n_select = self._resolve_n_items(n_total)
         rng = check_random_state(self.random_state)
-        irt = _calibrate(self.irt, X, n_total)
+        irt = calibrate_irt(self.irt, X)
         bank = _item_bank(irt, values)
         theta = bank.subset(np.arange(n_total)).compute(values, _flat(n_total))[
             "ability"]
@@ -360,7 +366,7 @@ class SubsetScoreEstimator(SelectorMixin, FitTemplateMixin, BaseEstimator):
             "selection_order_": order,
             "item_weights_": weights,
             "selection_": selection,
-            "estimator_": kind,
+            "method_": kind,
             "cv_results_": {
                 "selection": np.asarray([c[0] for c in combos], dtype=object),
                 "estimator": np.asarray([c[1] for c in combos], dtype=object),
@@ -411,7 +417,8 @@ class SubsetScoreEstimator(SelectorMixin, FitTemplateMixin, BaseEstimator):
         """
         selections = (AUTO_SELECTIONS if self.selection == "auto"
                       else (self.selection,))
-        kinds = ESTIMATORS if self.estimator == "auto" else (self.estimator,)
+        method = self._method()
+        kinds = ESTIMATORS if method == "auto" else (method,)
         fixed = {
             name: _select(name, values, target, bank, theta, n_select, rng)
             for name in selections if name != "predictive"
@@ -470,7 +477,7 @@ class SubsetScoreEstimator(SelectorMixin, FitTemplateMixin, BaseEstimator):
         return self._predict_from(features)
 
     def _predict_from(self, features):
-        if self.estimator_ == "mean" and np.isnan(features["mean"]).any():
+        if self.method_ == "mean" and np.isnan(features["mean"]).any():
             if np.isnan(self._fitted.fallback):
                 raise ValueError(
                     "Some models have no observed response on the chosen items "
@@ -545,7 +552,7 @@ class SubsetScoreEstimator(SelectorMixin, FitTemplateMixin, BaseEstimator):
                     "score needs all items of X (the truth is each row's mean) "
                     "or the true accuracies y."
                 )
-            truth = np.nanmean(values, axis=1)
+            truth = _population_accuracy(values, None)
         else:
             truth = _population_accuracy(np.empty((prediction.size, 0)), y)
         return -float(np.mean(np.abs(prediction - truth)))
@@ -580,7 +587,7 @@ class SubsetScoreEstimator(SelectorMixin, FitTemplateMixin, BaseEstimator):
         Rebuilds a subset chosen elsewhere (for instance by a published
         tinyBenchmarks-style item list) for scoring new models without a
         population: with ``weights`` only, predictions are the weighted mean
-        (``estimator_ == "mean"``); with every item's ``discrimination`` and
+        (``method_ == "mean"``); with every item's ``discrimination`` and
         ``difficulty`` (a calibration of the whole benchmark), they are the
         IRT estimate (``"irt"``, posterior intervals). To restore a fitted
         estimator of any kind, use :func:`read_items_csv`.
@@ -620,6 +627,23 @@ class SubsetScoreEstimator(SelectorMixin, FitTemplateMixin, BaseEstimator):
                                 discrimination=discrimination, difficulty=difficulty,
                                 residuals=residuals)
 
+    @classmethod
+    def _from_fitted_state(cls, params, attributes, *, bank, fitted):
+        """A fitted estimator from its parameters and fitted state (restoring).
+
+        The constructor path of :meth:`from_items` and :func:`read_items_csv`:
+        ``cls(**params)`` with its fitted state set here in one step, so that
+        no code outside the class writes its private parts. ``attributes``
+        maps public fitted attribute names to values; ``bank`` (ItemBank) and
+        ``fitted`` (FittedEstimate) are the calibration and the estimate.
+        """
+        return cls(**params)._assign_fitted({
+            **attributes,
+            "_bank": bank,
+            "_fitted": fitted,
+            "_features": bank.subset(attributes["selected_items_"]),
+        })
+
     def task_table(self):
         """Per-item table: chosen or not, weights and calibration.
 
@@ -634,7 +658,7 @@ class SubsetScoreEstimator(SelectorMixin, FitTemplateMixin, BaseEstimator):
             population), ``discrimination`` and ``difficulty`` (NaN for items
             the calibration left out) and ``coefficient`` (the regression's
             coefficient on the item's response; NaN unless
-            ``estimator_ == "regression"`` with a linear regressor).
+            ``method_ == "regression"`` with a linear regressor).
         """
         check_is_fitted(self, "selected_items_")
         return task_frame(self)
@@ -645,23 +669,6 @@ class SubsetScoreEstimator(SelectorMixin, FitTemplateMixin, BaseEstimator):
 # --------------------------------------------------------------------------
 def _flat(n):
     return np.full(n, 1.0 / n)
-
-
-def _calibrate(irt, X, n_items):
-    """The item response model: default 1PL, a clone fitted on X, or frozen."""
-    model = _default_irt() if irt is None else clone(irt)
-    model.fit(X, None)  # FrozenEstimator.fit requires y
-    missing = [name for name in _IRT_ATTRIBUTES if not hasattr(model, name)]
-    if missing:
-        raise TypeError(
-            f"irt must be an IRT2PL (or a FrozenEstimator of one); "
-            f"{type(model).__name__} lacks {missing}."
-        )
-    if model.n_features_in_ != n_items:
-        raise ValueError(
-            f"irt is calibrated on {model.n_features_in_} items; X has {n_items}."
-        )
-    return model
 
 
 def _item_bank(irt, values):

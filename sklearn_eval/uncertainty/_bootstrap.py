@@ -17,6 +17,8 @@ from sklearn.base import clone
 from threadpoolctl import threadpool_limits
 
 from ..utils import lookup_players
+from ..utils._clusters import check_groups, cluster_members
+from ..utils._ranks import RANK_RTOL
 from ..utils._resampling import (
     check_resampling,
     resample_chunks,
@@ -118,6 +120,11 @@ def _run_indices(groups, rng):
 
 
 def _draw(unit, n_rows, n_cols, groups, rng):
+    if isinstance(groups, _Clusters):
+        picks = rng.integers(0, len(groups.members), size=len(groups.members))
+        idx = np.concatenate([groups.members[g] for g in picks])
+        # matches keep their chronological order, as without clusters
+        return np.sort(idx) if unit == "matches" else idx
     if unit == "matches":
         # sorted: resampled matches keep their chronological order, which
         # order-dependent raters (online Elo) need
@@ -127,6 +134,22 @@ def _draw(unit, n_rows, n_cols, groups, rng):
     if unit == "tasks":
         return rng.integers(0, n_cols, size=n_cols)
     return _run_indices(groups, rng)
+
+
+class _Clusters:
+    """The units (match rows or task columns) of each cluster."""
+
+    def __init__(self, groups, unit, shape):
+        if unit not in ("matches", "tasks"):
+            raise ValueError(
+                "groups applies when matches or tasks are resampled (a label "
+                f"per match, or per task of a result matrix); this ranking "
+                f"resamples {unit}."
+            )
+        n_units = shape[0] if unit == "matches" else shape[1]
+        what = "match (row of X)" if unit == "matches" else "task (column of X)"
+        codes, n_groups = check_groups(groups, n_units, what)
+        self.members = cluster_members(codes, n_groups)
 
 
 def _resampled_estimator(estimator, unit, idx, per_task_params):
@@ -202,6 +225,24 @@ def _axis_of_statistic(X, unit, statistic_len):
     return 1 if statistic_len == n_cols else 0
 
 
+def _index_name(X, unit, statistic_len):
+    """``"agent"`` or ``"task"``: what the statistic's items are."""
+    if unit == "matches":
+        return "agent"
+    if unit == "runs":
+        return "task"
+    return "task" if _axis_of_statistic(X, unit, statistic_len) == 1 else "agent"
+
+
+def _rank_rtol(fitted, statistic):
+    """The tie tolerance of the estimator's own ranks when its scores are ranked."""
+    if isinstance(statistic, str) and statistic == "agent_scores_" and hasattr(
+        fitted, "_rank_rtol"
+    ):
+        return fitted._rank_rtol()
+    return RANK_RTOL
+
+
 def _labels_for(estimator, X, unit, statistic_len):
     if unit == "matches":
         return _agent_labels(estimator), False
@@ -230,20 +271,26 @@ def _labels_for(estimator, X, unit, statistic_len):
 
 
 def _agent_labels(fitted):
-    """The ranked agents' labels (``agents_``, or ``players_`` for raters)."""
+    """The ranked agents' labels: the ranking protocol's ``agents_``."""
     labels = getattr(fitted, "agents_", None)
     if labels is None:
-        labels = fitted.players_
+        raise TypeError(
+            "Resampling matches aligns players by label, read from the fitted "
+            f"estimator's agents_ (the ranking protocol); {type(fitted).__name__} "
+            "has no agents_."
+        )
     return np.asarray(labels)
 
 
-def _fast_path(estimator, statistic, resample):
+def _fast_path(estimator, statistic, resample, groups=None):
     """The estimator's own fast bootstrap for this statistic, if it has one."""
     declare = getattr(estimator, "__sklearn_eval_intervals__", None)
     if declare is None or not isinstance(statistic, str):
         return None
     plan = declare(None)
     if plan.bootstrap is None or plan.resample != resample:
+        return None
+    if groups is not None and "groups" not in plan.options:
         return None
     if statistic not in (plan.statistic, "agent_scores_"):
         return None
@@ -275,6 +322,7 @@ def bootstrap_ranking(
     per_task_params=(),
     fast=True,
     note="",
+    groups=None,
 ):
     """Percentile bootstrap intervals, rank intervals and P(A above B).
 
@@ -325,6 +373,13 @@ def bootstrap_ranking(
         same draws and results).
     note : str, default=""
         Caveat stored on the result.
+    groups : array-like, default=None
+        Cluster labels for a cluster bootstrap: one per match (row of ``X``)
+        with ``resample="matches"``, one per task (column) with
+        ``resample="tasks"``. Whole clusters are drawn with replacement, for
+        outcomes correlated within clusters (a prompt judged several times,
+        a question with its variants). The fast paths are used only when
+        they draw clusters themselves.
 
     Returns
     -------
@@ -352,14 +407,16 @@ def bootstrap_ranking(
         raise ValueError("resample='runs' needs y, the agent of each run.")
     if resample == "matches" and y is None:
         raise ValueError("resample='matches' needs y, the outcomes.")
-    fast_path = _fast_path(estimator, statistic, resample) if fast else None
+    fast_path = _fast_path(estimator, statistic, resample, groups) if fast else None
     if fast_path is not None and set(fit_params) <= {"sample_weight"}:
+        extra = {} if groups is None else {"groups": groups}
         return fast_path(
             X, y, fit_params.get("sample_weight"), n_resamples=n_resamples,
             confidence_level=confidence_level, random_state=random_state,
-            n_jobs=n_jobs, note=note,
+            n_jobs=n_jobs, note=note, **extra,
         )
     shape = np.shape(X)
+    clusters = None if groups is None else _Clusters(groups, resample, shape)
     if resample != "matches" and len(shape) != 2:
         raise ValueError(f"X must be 2-D for resample={resample!r}.")
     full = _fit_full(estimator, X, y, fit_params)
@@ -370,6 +427,8 @@ def bootstrap_ranking(
     if resample == "runs":
         _, inverse = np.unique(np.asarray(y).astype(str), return_inverse=True)
         groups = [np.flatnonzero(inverse == g) for g in range(inverse.max() + 1)]
+    elif clusters is not None:
+        groups = clusters
     seeds = rng_streams(random_state, n_resamples)
     results = Parallel(n_jobs=n_jobs)(
         delayed(_fit_chunk)(
@@ -382,4 +441,6 @@ def bootstrap_ranking(
     return summarize_samples(
         labels, estimate, samples, confidence_level=confidence_level,
         higher_is_better=higher_is_better, note=note,
+        rtol=_rank_rtol(full, statistic), index_name=_index_name(X, resample, n_items),
+        method="percentile bootstrap" if clusters is None else "cluster bootstrap",
     )

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import numpy as np
+
 from ._bootstrap import bootstrap_ranking
 
 __all__ = ["ranking_intervals"]
@@ -42,6 +44,7 @@ def ranking_intervals(
     confidence_level=0.95,
     random_state=None,
     n_jobs=None,
+    groups=None,
 ):
     """Intervals, rank intervals and P(A above B) for any of the library's rankings.
 
@@ -102,6 +105,14 @@ def ranking_intervals(
     n_jobs : int, default=None
         joblib workers (any joblib backend, e.g. Dask); results do not
         depend on it.
+    groups : array-like, default=None
+        Cluster labels, for outcomes correlated within clusters (a prompt
+        judged several times, a question with its variants, an epoch): one
+        per match for match data, one per task (column) for result
+        matrices. The bootstrap draws whole clusters; the analytic path
+        uses a cluster-robust covariance where one exists (the sandwich of
+        batch Bradley-Terry), and ``method="auto"`` otherwise takes the
+        cluster bootstrap. Rankings that resample agents or runs reject it.
 
     Returns
     -------
@@ -125,16 +136,69 @@ def ranking_intervals(
     >>> online.note.startswith("Online Elo")
     True
     """
-    plan = _plan(estimator, target)
+    return plan_intervals(
+        estimator, _plan(estimator, target), X, y, sample_weight=sample_weight,
+        method=method, n_resamples=n_resamples, confidence_level=confidence_level,
+        random_state=random_state, n_jobs=n_jobs, groups=groups,
+    )
+
+
+def uses_analytic(plan, method, groups):
+    """Whether ``method`` resolves to the plan's analytic path."""
+    clustered = groups is None or "groups" in plan.options
+    if method == "analytic":
+        return True
+    return method == "auto" and plan.prefer_analytic and clustered
+
+
+def _expand_frequencies(X, y, sample_weight, groups):
+    """Matches repeated by their integer weights (vote counts)."""
+    weight = np.asarray(sample_weight, dtype=np.float64)
+    counts = np.rint(weight)
+    if not np.allclose(weight, counts) or (counts < 0).any():
+        raise ValueError(
+            "frequency_weights=True reads sample_weight as counts of identical "
+            "matches: they must be non-negative whole numbers."
+        )
+    idx = np.repeat(np.arange(weight.shape[0]), counts.astype(np.int64))
+    X = X.iloc[idx] if hasattr(X, "iloc") else np.asarray(X)[idx]
+    groups = None if groups is None else np.asarray(groups)[idx]
+    return X, np.asarray(y)[idx], groups
+
+
+def plan_intervals(estimator, plan, X, y=None, *, sample_weight=None, method="auto",
+                   n_resamples=1000, confidence_level=0.95, random_state=None,
+                   n_jobs=None, groups=None, frequency_weights=False):
+    """:func:`ranking_intervals` for a given plan, with frequency weights."""
     _check_method(method, plan, estimator)
     if plan.requires_y is not None and y is None:
         raise ValueError(plan.requires_y)
     if plan.check_data is not None:
         plan.check_data(X, y)
-    if method == "analytic" or (method == "auto" and plan.prefer_analytic):
+    extra = {}
+    if groups is not None and "groups" in plan.options:
+        extra["groups"] = groups
+    if frequency_weights and sample_weight is not None:
+        if "frequency_weights" in plan.options:
+            extra["frequency_weights"] = True
+        elif plan.resample == "matches":
+            X, y, groups = _expand_frequencies(X, y, sample_weight, groups)
+            sample_weight = None
+        else:
+            raise ValueError(
+                "frequency_weights=True applies to match data (weights as "
+                "vote counts)."
+            )
+    if uses_analytic(plan, method, groups):
+        if groups is not None and "groups" not in plan.options:
+            raise ValueError(
+                f"groups: no cluster-robust analytic intervals exist for "
+                f"{type(estimator).__name__} ({plan.target!r}); use "
+                "method='bootstrap' (the cluster bootstrap)."
+            )
         return plan.analytic(
             X, y, sample_weight, confidence_level=confidence_level,
-            n_draws=n_resamples, random_state=random_state,
+            n_draws=n_resamples, random_state=random_state, **extra,
         )
     common = {
         "n_resamples": n_resamples,
@@ -143,12 +207,12 @@ def ranking_intervals(
         "n_jobs": n_jobs,
         "note": plan.note,
     }
-    if plan.bootstrap is not None:
-        return plan.bootstrap(X, y, sample_weight, **common)
+    if plan.bootstrap is not None and (groups is None or "groups" in extra):
+        return plan.bootstrap(X, y, sample_weight, **common, **extra)
     fit_params = {} if sample_weight is None else {"sample_weight": sample_weight}
     return bootstrap_ranking(
         plan.fit_estimator if plan.fit_estimator is not None else estimator,
         X, y, statistic=plan.statistic, resample=plan.resample,
         higher_is_better=plan.higher_is_better, fit_params=fit_params,
-        per_task_params=plan.per_task_params, fast=False, **common,
+        per_task_params=plan.per_task_params, fast=False, groups=groups, **common,
     )

@@ -13,7 +13,9 @@ from ._convert import (
     minmax_normalize,
     win_probability_to_matches,
 )
+from ._empty import check_empty_agents
 from ._labels import check_and_encode_matches
+from ._ranks import RANK_RTOL, rank_scores
 from ._resampling import BootstrapResult, IntervalPlan
 from ._validation import (
     MatchData,
@@ -32,12 +34,14 @@ __all__ = [
     "BootstrapResult",
     "IntervalPlan",
     "MatchData",
+    "RANK_RTOL",
     "ResultMatrix",
     "baseline_normalize",
     "binarize_scores",
     "check_and_encode_matches",
     "check_antisymmetric",
     "check_binary_values",
+    "check_empty_agents",
     "check_in_bounds",
     "check_matches",
     "check_result_matrix",
@@ -48,5 +52,6 @@ __all__ = [
     "matches_to_win_matrix",
     "matches_to_win_rate",
     "minmax_normalize",
+    "rank_scores",
     "win_probability_to_matches",
 ]

@@ -16,31 +16,23 @@ does not grow with the input:
   same object is the same label), and only the distinct objects are then
   hashed by value. Tables read from files share one object per distinct
   label, so most of the work is on integers;
-- anything else: ``pandas.factorize`` (a dict pass without pandas).
+- anything else: ``pandas.factorize``.
 
 Only the distinct labels are sorted, with the same rules (and the same error
 on labels that cannot be ordered) as before.
 """
 
 import numpy as np
+import pandas as pd
 
 from ._label_kernels import code_keys, key_words, remap_in_place
 
-__all__ = ["code_label_columns", "optional_pandas", "sorted_uniques"]
+__all__ = ["code_label_columns", "sorted_uniques"]
 
 # Object columns are coded by identity first when at most this fraction of a
 # sample of them are distinct objects.
 _SHARED_OBJECTS = 0.5
 _SAMPLE = 1 << 16
-
-
-def optional_pandas():
-    """pandas, or None when it is not installed."""
-    try:
-        import pandas as pd
-    except ImportError:  # pragma: no cover - exercised only without pandas
-        return None
-    return pd
 
 
 class _Coded:
@@ -88,28 +80,16 @@ def sorted_uniques(uniques):
 # ----------------------------------------------------------- column coders
 def _factorize_values(values):
     """First-appearance codes (-1 = missing) and labels, by value."""
-    pd = optional_pandas()
-    if pd is not None:
-        # A small size hint: pandas otherwise sizes its hash table for n
-        # distinct values, and lookups spread over it miss the cache.
-        codes, labels = pd.factorize(values, size_hint=min(len(values), 1 << 12))
-        kind = values.dtype.kind
-        if kind in "biuf":
-            labels = np.asarray(labels)
-        else:  # strings keep their dtype; anything else is compared as objects
-            labels = np.asarray(labels, dtype=values.dtype if kind == "U" else object)
-        codes = np.ascontiguousarray(codes, dtype=np.int64)
-        return _Coded(codes, labels, owned=True)
-    mapping = {}  # pragma: no cover - exercised only without pandas
-    codes = np.fromiter(  # pragma: no cover
-        (-1 if v is None or v != v else mapping.setdefault(v, len(mapping))
-         for v in values.tolist()),
-        dtype=np.int64,
-        count=len(values),
-    )
-    labels = np.empty(len(mapping), dtype=values.dtype)  # pragma: no cover
-    labels[:] = list(mapping)  # pragma: no cover
-    return _Coded(codes, labels, owned=True)  # pragma: no cover
+    # A small size hint: pandas otherwise sizes its hash table for n
+    # distinct values, and lookups spread over it miss the cache.
+    codes, labels = pd.factorize(values, size_hint=min(len(values), 1 << 12))
+    kind = values.dtype.kind
+    if kind in "biuf":
+        labels = np.asarray(labels)
+    else:  # strings keep their dtype; anything else is compared as objects
+        labels = np.asarray(labels, dtype=values.dtype if kind == "U" else object)
+    codes = np.ascontiguousarray(codes, dtype=np.int64)
+    return _Coded(codes, labels, owned=True)
 
 
 def _code_fixed_width(values, split, keys=None):

@@ -5,13 +5,13 @@ from __future__ import annotations
 import warnings
 
 import numpy as np
+import pandas as pd
 import scipy.sparse as sp
 
 from ._sparse import check_sparse_result, is_sparse_input, replace_stored
 from ._validation import (
     _is_dataframe,
     _label_missing_mask,
-    _optional_pandas,
     _py,
     as_float_array,
     check_in_bounds,
@@ -106,6 +106,18 @@ def _unit_win_counts(data, i, j, n):
 
 def matches_to_win_rate(X, y, sample_weight=None, *, players=None):
     """Empirical win rate of every player against every other.
+
+    Parameters
+    ----------
+    X : array-like of shape (n_matches, 2)
+        The two players of each match.
+    y : array-like of shape (n_matches,)
+        Outcome for the first player (1, 0 or 0.5).
+    sample_weight : array-like of shape (n_matches,), default=None
+        Weight of each match (a count of games).
+    players : array-like, default=None
+        Player labels, in the order of the rows and columns; the sorted
+        labels of ``X`` when None.
 
     Returns
     -------
@@ -314,9 +326,6 @@ default="mean"
     if as_frame is None:
         as_frame = _is_dataframe(data)
     if as_frame:
-        pd = _optional_pandas()
-        if pd is None:  # pragma: no cover - exercised only without pandas
-            raise ImportError("as_frame=True needs pandas: pip install pandas")
         return pd.DataFrame(
             values,
             index=pd.Index(agent_names, name=agent),
@@ -478,6 +487,18 @@ def minmax_normalize(X, *, constant=0.0):
 
     ``(x - min) / (max - min)`` per column, ignoring NaN. A constant column
     has no range: it is set to ``constant`` (default 0) with a warning.
+
+    Parameters
+    ----------
+    X : array-like or DataFrame of shape (n_agents, n_tasks)
+        Scores, NaN where missing.
+    constant : float, default=0.0
+        Value of a constant column.
+
+    Returns
+    -------
+    X_normalized : ndarray or DataFrame of shape (n_agents, n_tasks)
+        The rescaled scores, in the type of ``X``.
 
     Examples
     --------

@@ -15,10 +15,11 @@ blocks of rows (a 64-bit hash per row, factorised, then verified against the
 rows themselves).
 """
 
-import importlib.util
-import os
 
 import numpy as np
+import pandas as pd
+
+from ._jit import jit_kernel, numba_wanted
 
 __all__ = ["HAVE_NUMBA", "code_keys", "code_keys_numpy", "key_words", "remap_in_place"]
 
@@ -210,17 +211,6 @@ def _hash_rows(words):
 
 def _factorize_in_order(values):
     """First-appearance codes of a 1-D integer array and each code's first row."""
-    try:
-        import pandas as pd
-    except ImportError:  # pragma: no cover - exercised only without pandas
-        uniques, first, inverse = np.unique(
-            values, return_index=True, return_inverse=True
-        )
-        # Renumber by first appearance, as pandas does.
-        order = np.argsort(first, kind="stable")
-        rank = np.empty_like(order)
-        rank[order] = np.arange(order.shape[0])
-        return rank[inverse].astype(np.int64), first[order]
     # A small size hint: pandas otherwise sizes its table for n distinct
     # values, and lookups spread over that table miss the cache and TLB.
     codes, uniques = pd.factorize(values, size_hint=min(values.shape[0], 1 << 12))
@@ -256,10 +246,7 @@ def code_keys_numpy(words):
     return codes, first
 
 
-def _numba_wanted():
-    if os.environ.get("SKLEARN_EVAL_DISABLE_NUMBA", "").strip() not in ("", "0"):
-        return False
-    return importlib.util.find_spec("numba") is not None
+_numba_wanted = numba_wanted
 
 
 _COMPILED = {}
@@ -268,9 +255,7 @@ _COMPILED = {}
 def _compiled(name):
     """The compiled loops, compiled (or loaded from the disk cache) on first use."""
     if not _COMPILED:
-        import numba
-
-        jit = numba.njit(cache=True, nogil=True)
+        jit = jit_kernel
         _COMPILED.update(rows=jit(_probe_rows), keys=jit(_probe_keys),
                          reinsert=jit(_reinsert), remap=jit(_remap_loop))
     return _COMPILED[name]

@@ -15,8 +15,13 @@ from __future__ import annotations
 import warnings
 
 import numpy as np
-from scipy.stats import rankdata
-from sklearn.utils.validation import check_is_fitted
+import pandas as pd
+from sklearn.utils.metaestimators import available_if
+from sklearn.utils.validation import check_array, check_is_fitted
+
+from ._ranks import RANK_RTOL, agent_ranks, rank_scores
+from ._sklearn_compat import _get_feature_names
+from ._validation import check_frame_labels
 
 __all__ = [
     "AgentRankerMixin",
@@ -26,59 +31,24 @@ __all__ = [
     "column_labels",
     "competition_rank",
     "deprecated_alias",
-    "import_pandas",
     "row_labels",
 ]
 
 
-def import_pandas(what):
-    """pandas, or an ImportError that says what needed it."""
-    try:
-        import pandas as pd
-    except ImportError as exc:  # pragma: no cover - pandas is a dependency
-        raise ImportError(f"{what} needs pandas: pip install pandas") from exc
-    return pd
+def competition_rank(scores, rtol=RANK_RTOL):
+    """Rank 1 = highest score, ties sharing the best rank (:func:`rank_scores`).
 
-
-def competition_rank(scores, rtol=0.0):
-    """Rank 1 = highest score, ties sharing the best rank.
-
-    Scores closer than ``rtol * max(1, max|score|)`` to the next better one
-    tie with it (for scores that a solver gives to a tolerance). int64 when
-    every score is a number; float64 with NaN at NaN scores otherwise
-    (pandas' convention).
+    Kept for the old call form; scores closer than ``rtol * max(1,
+    max|score|)`` tie (the library's one rank rule).
     """
-    scores = np.asarray(scores, dtype=np.float64)
-    if scores.shape[0] == 0:
-        return np.zeros(0, dtype=np.int64)
-    missing = np.isnan(scores)
-    if rtol > 0 and (~missing).any():
-        scores = _snap_near_ties(scores, missing, rtol)
-    ranks = rankdata(np.where(missing, np.inf, -scores), method="min")
-    if not missing.any():
-        return ranks.astype(np.int64)
-    ranks = ranks.astype(np.float64)
-    ranks[missing] = np.nan
-    return ranks
-
-
-def _snap_near_ties(scores, missing, rtol):
-    """Scores within the tolerance of the previous (better) one take its value."""
-    gap = rtol * max(1.0, float(np.max(np.abs(scores[~missing]))))
-    order = np.argsort(np.where(missing, np.inf, -scores), kind="stable")
-    order = order[: int((~missing).sum())]
-    ordered = scores[order]
-    starts = np.concatenate([[True], ordered[:-1] - ordered[1:] > gap])
-    group_first = np.flatnonzero(starts)[np.cumsum(starts) - 1]
-    out = scores.copy()
-    out[order] = ordered[group_first]
-    return out
+    return rank_scores(scores, rtol=rtol)
 
 
 def row_labels(X, n_rows):
     """Agent labels of a result matrix: the DataFrame index, else 0..n-1."""
     index = getattr(X, "index", None)
     if index is not None and hasattr(X, "iloc") and len(index) == n_rows:
+        check_frame_labels(X)
         return np.asarray(index)
     return np.arange(n_rows)
 
@@ -87,6 +57,7 @@ def column_labels(X, n_columns):
     """Task labels of a result matrix: the DataFrame columns, else 0..n-1."""
     columns = getattr(X, "columns", None)
     if columns is not None and hasattr(X, "iloc") and len(columns) == n_columns:
+        check_frame_labels(X)
         return np.asarray(columns)
     return np.arange(n_columns)
 
@@ -129,8 +100,8 @@ class AgentRankerMixin:
         return None
 
     def _rank_rtol(self):
-        """Relative gap under which scores tie (for solver-accuracy scores)."""
-        return 0.0
+        """Relative gap under which scores tie (``RANK_RTOL``; larger for solvers)."""
+        return RANK_RTOL
 
     def agent_table(self):
         """Per-agent results as a DataFrame, best agent first.
@@ -145,26 +116,41 @@ class AgentRankerMixin:
         table : pandas.DataFrame of shape (n_agents, n_columns)
         """
         check_is_fitted(self)
-        pd = import_pandas("agent_table()")
         scores = np.asarray(self.agent_scores_, dtype=np.float64)
-        ranks = competition_rank(scores, self._rank_rtol())
+        ranks = agent_ranks(self)
         columns = {"score": scores, "rank": ranks}
         columns.update(self._agent_columns())
         se = self._agent_score_se()
         if se is not None:
             columns["score_se"] = np.asarray(se, dtype=np.float64)
         table = _frame(pd, columns, self.agents_, "agent")
-        # best first; NaN ranks (NaN scores) last
-        order = np.argsort(np.asarray(columns["rank"], dtype=float), kind="stable")
+        # best first (by score within a tie); NaN ranks (NaN scores) last
+        order = np.lexsort((-scores, np.asarray(columns["rank"], dtype=float)))
         return table.iloc[order]
+
+
+def _plays_tasks(estimator):
+    """Whether ``estimator`` learns about tasks: no ``game`` or an agent-vs-task one."""
+    game = getattr(estimator, "game", "agent_vs_task")
+    if game != "agent_vs_task":
+        raise AttributeError(
+            f"task_table() is defined for game='agent_vs_task' only; this "
+            f"{type(estimator).__name__} has game={game!r}, whose columns are the "
+            "agents, not tasks."
+        )
+    return True
 
 
 class TaskTableMixin:
     """``task_table()`` for estimators that learn about tasks.
 
-    Subclasses provide the fitted ``tasks_`` and ``_task_columns()``.
+    Subclasses provide the fitted ``tasks_`` and ``_task_columns()``. An
+    estimator with a ``game`` parameter has ``task_table`` only for
+    ``game="agent_vs_task"`` (``hasattr(est, "task_table")`` is False for an
+    agent-vs-agent game).
     """
 
+    @available_if(_plays_tasks)
     def task_table(self):
         """Per-task results as a DataFrame, in the order of the tasks.
 
@@ -177,7 +163,6 @@ class TaskTableMixin:
         table : pandas.DataFrame of shape (n_tasks, n_columns)
         """
         check_is_fitted(self)
-        pd = import_pandas("task_table()")
         return _frame(pd, self._task_columns(), self.tasks_, "task")
 
 
@@ -204,8 +189,7 @@ def check_fit_input(X, **check_params):
     X_checked : ndarray
     attributes : dict
     """
-    from sklearn.utils.validation import _get_feature_names, check_array
-
+    check_frame_labels(X)
     names = _get_feature_names(X)
     X_checked = check_array(X, **check_params)
     attributes = {"n_features_in_": int(X_checked.shape[1])}

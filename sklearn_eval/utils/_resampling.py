@@ -20,12 +20,16 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 import numpy as np
+import pandas as pd
 from joblib import effective_n_jobs
-from scipy.stats import norm, rankdata
+from scipy.stats import norm
+
+from ._ranks import RANK_RTOL, rank_scores
 
 __all__ = [
     "BootstrapResult",
     "IntervalPlan",
+    "multinomial_counts",
     "normal_prob_above",
     "normal_draws",
     "rng_streams",
@@ -51,13 +55,16 @@ class BootstrapResult:
     low, high : ndarray of shape (n_items,)
         Percentile interval bounds at ``confidence_level``.
     rank : ndarray of shape (n_items,)
-        Rank on the full data (1 = best; ties share the best rank; -1 where
-        the estimate is NaN).
+        Rank on the full data (1 = best; estimates equal up to
+        :data:`~sklearn_eval.utils.RANK_RTOL` share the best rank, as in every
+        ``rank`` column of the library; -1 where the estimate is NaN).
     rank_low, rank_high : ndarray of shape (n_items,)
-        Percentile interval of the rank ("rank 2-4").
+        Percentile interval of the rank ("rank 2-4"), each resample ranked by
+        the same rule.
     prob_above : ndarray of shape (n_items, n_items)
         ``prob_above[i, j]`` is the share of resamples in which i ranks above
-        j (ties count half).
+        j (ties, by the same rule, count half); :meth:`prob_above_frame` gives
+        it labelled.
     samples : ndarray of shape (n_resamples, n_items)
         The statistic on each resample (NaN where an item is absent); for
         analytic intervals, draws from the estimated normal distribution of
@@ -72,6 +79,29 @@ class BootstrapResult:
         are descriptive for online Elo or for Nash distributions.
     covariance : ndarray of shape (n_items, n_items) or None
         Estimated covariance of ``estimate`` (analytic methods only).
+    index_name : str
+        What an item is, the index name of the frames: ``"agent"`` (agents or
+        players ranked) or ``"task"``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from sklearn_eval.uncertainty import summarize_samples
+    >>> draws = np.random.default_rng(0).normal([0.0, 0.5, 5.0], 0.4, (500, 3))
+    >>> res = summarize_samples(["a", "b", "c"], [0.0, 0.5, 5.0], draws)
+    >>> res  # doctest: +NORMALIZE_WHITESPACE
+    BootstrapResult(3 agents, 95% percentile bootstrap intervals, 500 resamples)
+           estimate   low  high  rank  rank_low  rank_high
+    agent
+    c          5.00  4.24  5.76     1         1          1
+    b          0.50 -0.18  1.30     2         2          3
+    a          0.00 -0.89  0.67     3         2          3
+    >>> res.prob_above_frame().round(2)  # doctest: +NORMALIZE_WHITESPACE
+    agent     a     b    c
+    agent
+    a      0.50  0.13  0.0
+    b      0.87  0.50  0.0
+    c      1.00  1.00  0.5
     """
 
     labels: np.ndarray
@@ -87,13 +117,20 @@ class BootstrapResult:
     method: str = "percentile bootstrap"
     note: str = ""
     covariance: np.ndarray | None = field(default=None, repr=False)
+    index_name: str = field(default="agent", repr=False)
+
+    _SHOWN = 5  # rows of the table in the text repr
+
+    def _index(self, pd):
+        return pd.Index(self.labels, name=self.index_name)
 
     def to_frame(self):
-        """The intervals as a DataFrame sorted by rank (needs pandas)."""
-        try:
-            import pandas as pd
-        except ImportError as exc:  # pragma: no cover
-            raise ImportError("to_frame() needs pandas: pip install pandas") from exc
+        """The intervals as a DataFrame sorted by rank.
+
+        Indexed by label (index name ``index_name``, ``"agent"`` unless tasks
+        are ranked), with columns ``estimate``, ``low``, ``high``, ``rank``,
+        ``rank_low`` and ``rank_high``.
+        """
         frame = pd.DataFrame(
             {
                 "estimate": self.estimate,
@@ -103,9 +140,76 @@ class BootstrapResult:
                 "rank_low": self.rank_low,
                 "rank_high": self.rank_high,
             },
-            index=pd.Index(self.labels, name="item"),
+            index=self._index(pd),
         )
-        return frame.sort_values("rank", kind="stable")
+        # best first; items without an estimate (rank -1) last
+        return frame.iloc[np.argsort(np.where(self.rank < 0, np.inf, self.rank),
+                                     kind="stable")]
+
+    def prob_above_frame(self):
+        """``prob_above`` as a labelled DataFrame: P(row item above column item).
+
+        Returns
+        -------
+        frame : pandas.DataFrame of shape (n_items, n_items)
+            Rows and columns in the order of ``labels``, both named
+            ``index_name``.
+        """
+        index = self._index(pd)
+        return pd.DataFrame(self.prob_above, index=index, columns=index.copy())
+
+    def samples_frame(self):
+        """``samples`` as a labelled DataFrame: one row per resample (or draw).
+
+        Returns
+        -------
+        frame : pandas.DataFrame of shape (n_resamples, n_items)
+            Columns named by label (``index_name``), rows by resample number.
+        """
+        return pd.DataFrame(self.samples, index=pd.RangeIndex(
+            self.samples.shape[0], name="resample"), columns=self._index(pd))
+
+    def _headline(self):
+        n_items = len(self.labels)
+        noun = self.index_name + ("" if n_items == 1 else "s")
+        draws = "draws" if self.method != "percentile bootstrap" else "resamples"
+        return (f"BootstrapResult({n_items} {noun}, {self.confidence_level:.0%} "
+                f"{self.method} intervals, {self.samples.shape[0]} {draws})")
+
+    def __repr__(self):
+        """A headline and the best few rows of :meth:`to_frame`."""
+        try:
+            frame = _shown(self.to_frame())
+        except ImportError:  # pragma: no cover - pandas is a dependency
+            return self._headline()
+        lines = [self._headline(),
+                 frame.head(self._SHOWN).to_string(float_format=_short_float)]
+        if len(frame) > self._SHOWN:
+            lines.append(f"... {len(frame) - self._SHOWN} more rows: .to_frame()")
+        if self.note:
+            lines.append(f"note: {self.note}")
+        return "\n".join(lines)
+
+    def _repr_html_(self):
+        """The headline and the whole interval table, for notebooks."""
+        import html
+
+        frame = _shown(self.to_frame())
+        note = f"<p><em>{html.escape(self.note)}</em></p>" if self.note else ""
+        table = frame.to_html(float_format=_short_float, max_rows=60)
+        return f"<div><p>{html.escape(self._headline())}</p>{note}{table}</div>"
+
+
+def _shown(frame):
+    """The interval table for display: rank bounds as integers."""
+    for column in ("rank_low", "rank_high"):
+        frame[column] = frame[column].astype("Int64")
+    return frame
+
+
+def _short_float(value):
+    return f"{value:.4g}" if abs(value) >= 1e4 or 0 < abs(value) < 1e-3 else (
+        f"{value:.2f}")
 
 
 def rng_streams(random_state, n_resamples):
@@ -127,25 +231,78 @@ def rng_streams(random_state, n_resamples):
     return root.spawn(n_resamples)
 
 
+#: numpy draws multinomial counts as C longs: totals from here on are drawn
+#: category by category (binomial chain) with a Poisson or normal law where
+#: the binomial's n is beyond that range
+_EXACT_TOTAL = 2**62
+
+
+def multinomial_counts(rng, total, weights):
+    """Multinomial counts (float64) of ``total`` draws over ``weights``.
+
+    Exactly ``rng.multinomial`` below 2**62 draws. From there on (frequency
+    weights of 1e18 votes and more) the counts are drawn as a binomial
+    chain, each binomial beyond the C range replaced by its Poisson (mean
+    below 1e12) or normal limit, rounded and kept within the draws left:
+    the relative error of such a law is below 1e-6, far under what float64
+    counts of that size resolve.
+    """
+    weights = np.asarray(weights, dtype=np.float64)
+    mass = float(weights.sum())
+    if not (mass > 0 and total >= 0):
+        raise ValueError(
+            "Cannot resample: the resampling units have no positive weight "
+            "(every weight or frequency is zero)."
+        )
+    p = weights / mass
+    if total < _EXACT_TOTAL:
+        return rng.multinomial(int(total), p).astype(np.float64)
+    counts = np.zeros(p.shape[0])
+    left, rest = float(total), 1.0
+    for k in range(p.shape[0] - 1):
+        if left <= 0 or rest <= 0:
+            break
+        q = min(1.0, max(0.0, p[k] / rest))
+        counts[k] = _binomial(rng, left, q)
+        left -= counts[k]
+        rest -= p[k]
+    counts[-1] = max(left, 0.0)
+    return counts
+
+
+def _binomial(rng, n, q):
+    if n < _EXACT_TOTAL:
+        return float(rng.binomial(int(n), q))
+    mean = n * q
+    if mean < 1e12:
+        return float(min(rng.poisson(mean), n))
+    sd = np.sqrt(mean * (1.0 - q))
+    return float(min(max(np.rint(rng.normal(mean, sd)), 0.0), n))
+
+
 def resample_chunks(n_resamples, n_jobs):
     """Split the resamples into a few chunks per worker (order preserved)."""
     n_chunks = min(n_resamples, max(1, effective_n_jobs(n_jobs)) * 4)
     return [c for c in np.array_split(np.arange(n_resamples), n_chunks) if len(c)]
 
 
-def _ranks(values, higher_is_better):
-    """Competition ranks (1 = best) per row, NaN for missing items."""
-    scores = -values if higher_is_better else values
-    missing = np.isnan(scores)
-    ranks = rankdata(np.where(missing, np.inf, scores), method="min", axis=1)
-    ranks = ranks.astype(np.float64)
-    ranks[missing] = np.nan
-    return ranks
+def _ranks(values, higher_is_better, rtol=RANK_RTOL):
+    """Competition ranks (1 = best) per row by the library's rule, NaN if missing."""
+    return rank_scores(values, rtol=rtol, higher_is_better=higher_is_better).astype(
+        np.float64)
 
 
-def _prob_above(samples, higher_is_better):
-    """Share of rows in which item i scores above item j (ties count half)."""
+def _prob_above(samples, higher_is_better, rtol=RANK_RTOL):
+    """Share of rows in which item i scores above item j (ties count half).
+
+    Scores of a row closer than ``rtol * max(1, max|row|)`` tie, as in
+    :func:`~sklearn_eval.utils.rank_scores`.
+    """
     scores = samples if higher_is_better else -samples
+    with np.errstate(invalid="ignore"):
+        magnitude = np.max(np.where(np.isfinite(scores), np.abs(scores), 0.0),
+                           axis=1, initial=0.0)
+    gaps = rtol * np.maximum(1.0, magnitude)
     n_items = scores.shape[1]
     # rows per block: about 2**21 pair entries per temporary array
     block = max(1, (1 << 21) // max(n_items * n_items, 1))
@@ -153,11 +310,15 @@ def _prob_above(samples, higher_is_better):
     both = np.zeros((n_items, n_items))
     for start in range(0, scores.shape[0], block):
         rows = scores[start:start + block]
+        gap = gaps[start:start + block, None, None]
         valid = ~np.isnan(rows)
         pair = valid[:, :, None] & valid[:, None, :]
         left, right = rows[:, :, None], rows[:, None, :]
         with np.errstate(invalid="ignore"):
-            points = (left > right) + 0.5 * (left == right)
+            difference = left - right
+            # equal infinities tie (their difference is NaN)
+            tied = (np.abs(difference) <= gap) | (left == right)
+            points = np.where(tied, 0.5, difference > gap)
         wins += np.where(pair, points, 0.0).sum(axis=0)
         both += pair.sum(axis=0)
     with np.errstate(invalid="ignore", divide="ignore"):
@@ -184,7 +345,8 @@ def _warn_missing_items(labels, estimate, samples):
 
 def summarize_samples(labels, estimate, samples, *, confidence_level=0.95,
                       higher_is_better=True, low=None, high=None, prob_above=None,
-                      method="percentile bootstrap", note="", covariance=None):
+                      method="percentile bootstrap", note="", covariance=None,
+                      rtol=RANK_RTOL, index_name="agent"):
     """Intervals, rank intervals and P(A above B) from resampled statistics.
 
     The shared back end of every interval method: percentile intervals of
@@ -211,6 +373,12 @@ def summarize_samples(labels, estimate, samples, *, confidence_level=0.95,
         Stored on the result.
     covariance : ndarray or None
         Stored on the result.
+    rtol : float, default=RANK_RTOL
+        Relative tolerance under which estimates (and the values of one
+        resample) tie for the ranks and ``prob_above``
+        (:func:`~sklearn_eval.utils.rank_scores`).
+    index_name : {"agent", "task"}, default="agent"
+        What the items are (the index name of the result's frames).
 
     Returns
     -------
@@ -233,11 +401,11 @@ def summarize_samples(labels, estimate, samples, *, confidence_level=0.95,
         warnings.simplefilter("ignore", RuntimeWarning)
         if low is None or high is None:
             low, high = np.nanquantile(samples, [alpha, 1.0 - alpha], axis=0)
-        ranks = _ranks(samples, higher_is_better)
+        ranks = _ranks(samples, higher_is_better, rtol)
         rank_low, rank_high = np.nanquantile(ranks, [alpha, 1.0 - alpha], axis=0)
-    rank = _ranks(estimate[None, :], higher_is_better)[0]
+    rank = _ranks(estimate[None, :], higher_is_better, rtol)[0]
     if prob_above is None:
-        prob_above = _prob_above(samples, higher_is_better)
+        prob_above = _prob_above(samples, higher_is_better, rtol)
     rank = np.where(np.isnan(rank), -1, rank).astype(int)
     return BootstrapResult(
         labels=np.asarray(labels),
@@ -253,6 +421,7 @@ def summarize_samples(labels, estimate, samples, *, confidence_level=0.95,
         method=method,
         note=note,
         covariance=covariance,
+        index_name=index_name,
     )
 
 
@@ -341,6 +510,11 @@ class IntervalPlan:
         fitted state and scale that the fast and analytic paths read (e.g.
         the match raters' ``RatingState``), so that no interval code reads
         an estimator's private attributes.
+    options : tuple of str, default=()
+        Extra keywords both paths accept: ``"groups"`` (a cluster label per
+        resampled unit: cluster bootstrap and cluster-robust covariance) and
+        ``"frequency_weights"`` (weights read as counts of identical rows).
+        Without ``"groups"``, the generic bootstrap draws the clusters.
     """
 
     target: str
@@ -356,6 +530,7 @@ class IntervalPlan:
     analytic: Callable | None = field(default=None, repr=False)
     prefer_analytic: bool = False
     fitted_state: Callable | None = field(default=None, repr=False)
+    options: tuple = ()
 
 
 def unknown_target(target, allowed, what):

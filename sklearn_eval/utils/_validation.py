@@ -9,10 +9,11 @@ from __future__ import annotations
 from typing import NamedTuple
 
 import numpy as np
+import pandas as pd
 import scipy.sparse as sp
 
 from ._coding import code_label_columns
-from ._coding import optional_pandas as _optional_pandas
+from ._outcomes import outcomes_from_words
 
 __all__ = [
     "MatchData",
@@ -94,14 +95,7 @@ def _label_missing_mask(labels):
         return np.isnat(labels)
     if labels.dtype.kind != "O":
         return np.zeros(labels.shape, dtype=bool)
-    pd = _optional_pandas()
-    if pd is not None:
-        return np.asarray(pd.isna(labels), dtype=bool)
-    return np.fromiter(  # pragma: no cover - exercised only without pandas
-        (v is None or (isinstance(v, float) and v != v) for v in labels),
-        dtype=bool,
-        count=len(labels),
-    )
+    return np.asarray(pd.isna(labels), dtype=bool)
 
 
 def _match_columns(X):
@@ -176,6 +170,39 @@ def as_float_array(values, name):
         raise TypeError(f"{name} must be numeric; could not convert it: {exc}") from exc
 
 
+def accuracy_truth(values, y):
+    """True full-benchmark accuracies of the models (rows of ``values``).
+
+    ``y`` when given (one fraction in [0, 1] per row, no NaN), else each
+    row's mean observed response; a row without any response then has no
+    truth and is refused, never turned into a silent NaN.
+    """
+    if y is None:
+        answered = np.sum(~np.isnan(values), axis=1)
+        if not answered.all():
+            row = int(np.argmin(answered))
+            raise ValueError(
+                f"X row {row} has no response (every item is NaN), so its "
+                "accuracy is unknown; drop the row or give the true accuracies "
+                "as y."
+            )
+        return np.nanmean(values, axis=1)
+    truth = as_float_array(y, "y").reshape(-1)
+    if truth.shape[0] != values.shape[0]:
+        raise ValueError(
+            f"y has {truth.shape[0]} entries for {values.shape[0]} models (rows "
+            "of X): one true accuracy per model."
+        )
+    bad = ~((truth >= 0.0) & (truth <= 1.0))
+    if bad.any():
+        row = int(np.argmax(bad))
+        raise ValueError(
+            "y (the models' full-benchmark accuracies) must lie in [0, 1]; got "
+            f"{float(truth[row])!r} at row {row}."
+        )
+    return truth
+
+
 def _check_vector(v, n, name, *, allow_none=False):
     if v is None:
         if allow_none:
@@ -235,6 +262,8 @@ def check_outcomes(y, sample_weight, n, *, require_y=True):
     sample_weight : ndarray of float64
         Ones when None.
     """
+    if y is not None:
+        y = outcomes_from_words(y)
     y_arr = _check_vector(y, n, "y", allow_none=not require_y)
     if y_arr is not None:
         row = first_in_blocks(y_arr, test=_invalid_outcome)
@@ -263,7 +292,10 @@ def check_matches(X, y=None, sample_weight=None, *, require_y=True):
         The two players of each match, in chronological order. Labels may be
         any hashable values (str or int); missing labels are rejected.
     y : array-like of shape (n_matches,), default=None
-        Outcome for the first player: 1 win, 0 loss, 0.5 draw.
+        Outcome for the first player: 1 win, 0 loss, 0.5 draw, or the words
+        the file readers accept (``"win"``, ``"loss"``, ``"draw"``, also
+        ``"w"``, ``"l"``, ``"d"``, ``"tie"``, ``"1-0"``, ``"0-1"``,
+        ``"1/2-1/2"``; any case).
     sample_weight : array-like of shape (n_matches,), default=None
         Non-negative weight of each match; ones when None.
     require_y : bool, default=True
@@ -372,23 +404,80 @@ def lookup_players(labels, players):
     """
     labels = np.asarray(labels)
     players = np.asarray(players)
-    pd = _optional_pandas()
-    if pd is not None:
-        index = pd.Index(players)
-        if index.is_unique:
-            return np.asarray(index.get_indexer(labels), dtype=np.int64)
+    index = pd.Index(players)
+    if index.is_unique:
+        return np.asarray(index.get_indexer(labels), dtype=np.int64)
     mapping = {v: k for k, v in enumerate(players.tolist())}
     return np.fromiter(
         (mapping.get(v, -1) for v in labels.tolist()), dtype=np.int64, count=len(labels)
     )
 
 
+def _first_duplicate(labels):
+    """``(label, first row, second row)`` of the first repeated label, or None."""
+
+    if pd is not None:
+        try:
+            repeated = pd.Index(labels).duplicated()
+        except TypeError:  # unhashable labels: the loop below compares text
+            repeated = None
+        if repeated is not None:
+            if not repeated.any():
+                return None
+            k = int(np.argmax(repeated))
+            j = int(np.flatnonzero(pd.Index(labels[:k]) == labels[k])[0])
+            return labels[k], j, k
+    seen = {}
+    for k, label in enumerate(labels.tolist()):
+        try:
+            j = seen.setdefault(label, k)
+        except TypeError:  # unhashable label: compare by its text
+            j = seen.setdefault(repr(label), k)
+        if j != k:
+            return label, j, k
+    return None
+
+
+def check_frame_labels(X, name="X", rows="agent", columns="column"):
+    """Refuse missing (None, NaN, pd.NA) or repeated labels of a DataFrame.
+
+    The index labels the rows (``rows``, e.g. "agent") and the columns
+    ``columns``; a RangeIndex is never checked (it is unique and complete).
+    Anything that is not a DataFrame passes unchanged. Used by every
+    estimator that reads agent labels from a DataFrame, so that two agents
+    are never merged into one name or reported as ``nan``.
+    """
+    if not _is_dataframe(X):
+        return
+    for axis, labels, what in ((0, X.index, rows), (1, X.columns, columns)):
+        values = np.asarray(labels, dtype=object)
+        if values.ndim != 1 or values.size == 0:
+            continue  # a MultiIndex or an empty axis: the shape checks speak
+        where = "index" if axis == 0 else "columns"
+        unit = "row" if axis == 0 else "column"
+        missing = _label_missing_mask(values)
+        if missing.any():
+            k = int(np.argmax(missing))
+            raise ValueError(
+                f"{name} has a missing {what} label (None, NaN or pd.NA) in its "
+                f"{where}, at {unit} {k}; every {what} needs a name."
+            )
+        duplicate = _first_duplicate(values)
+        if duplicate is not None:
+            label, j, k = duplicate
+            raise ValueError(
+                f"{name} has a duplicated {what} label: {_py(label)!r} twice in "
+                f"its {where} ({unit}s {j} and {k}); {what} labels must be "
+                "unique."
+            )
+
+
 def _frame_values(X, name):
     columns = np.asarray(X.columns)
-    pd = _optional_pandas()
-    if pd is not None and not pd.Index(X.columns).is_unique:
+    if not pd.Index(X.columns).is_unique:
         dup = pd.Index(X.columns)[pd.Index(X.columns).duplicated()][0]
         raise ValueError(f"{name} has duplicated column name {_py(dup)!r}.")
+    check_frame_labels(X, name)
     for k, dtype in enumerate(X.dtypes):
         if not (dtype.kind in "biuf" or str(dtype) in ("boolean", "Int64", "Float64")):
             raise TypeError(
@@ -494,6 +583,18 @@ def check_result_matrix(X, *, allow_nan=False, name="X"):
 def check_binary_values(A, name="X"):
     """Check that every entry is 0, 1 or NaN.
 
+    Parameters
+    ----------
+    A : array-like
+        Responses.
+    name : str, default="X"
+        Name of ``A`` in the error message.
+
+    Returns
+    -------
+    A : ndarray of float64
+        The checked responses.
+
     Examples
     --------
     >>> import numpy as np
@@ -516,6 +617,20 @@ def check_binary_values(A, name="X"):
 def check_in_bounds(A, low, high, name="X"):
     """Check that every non-NaN entry lies in ``[low, high]``.
 
+    Parameters
+    ----------
+    A : array-like
+        Values, NaN allowed.
+    low, high : float
+        Bounds of the allowed interval (inclusive).
+    name : str, default="X"
+        Name of ``A`` in the error message.
+
+    Returns
+    -------
+    A : ndarray of float64
+        The checked values.
+
     Examples
     --------
     >>> from sklearn_eval.utils import check_in_bounds
@@ -535,6 +650,18 @@ def check_in_bounds(A, low, high, name="X"):
 
 def check_square(A, name="payoff"):
     """Check that ``A`` is a 2-D square matrix with at least two rows.
+
+    Parameters
+    ----------
+    A : array-like of shape (n_agents, n_agents)
+        The matrix.
+    name : str, default="payoff"
+        Name of ``A`` in the error message.
+
+    Returns
+    -------
+    A : ndarray of float64
+        The checked matrix.
 
     Examples
     --------
@@ -566,6 +693,20 @@ def check_antisymmetric(A, *, tol=1e-8, name="payoff"):
 
     The tolerance is relative to the largest magnitude in ``A`` (absolute when
     that is below 1).
+
+    Parameters
+    ----------
+    A : array-like of shape (n_agents, n_agents)
+        The payoff matrix.
+    tol : float, default=1e-8
+        Largest allowed ``|A + A.T|``, relative to ``max(1, max|A|)``.
+    name : str, default="payoff"
+        Name of ``A`` in the error message.
+
+    Returns
+    -------
+    A : ndarray of float64
+        The checked matrix.
 
     Examples
     --------

@@ -24,6 +24,7 @@ import pickle
 
 import joblib
 import numpy as np
+import pandas as pd
 from sklearn.base import BaseEstimator, clone
 from sklearn.exceptions import NotFittedError
 
@@ -223,7 +224,7 @@ def check_feature_names(estimator, X, y=None, *, fit_params=None):
     """``n_features_in_`` / ``feature_names_in_`` for result-matrix estimators.
 
     ``X`` must be a numeric ndarray; the check fits once on it and once on a
-    DataFrame with named columns (skipped without pandas), and expects a
+    DataFrame with named columns, and expects a
     ``ValueError`` when a fitted estimator receives the wrong number of
     columns.
     """
@@ -239,10 +240,6 @@ def check_feature_names(estimator, X, y=None, *, fit_params=None):
         except ValueError:
             continue
         raise AssertionError(f"{method} accepted X with too few columns")
-    try:
-        import pandas as pd
-    except ImportError:  # pragma: no cover
-        return
     columns = [f"task_{k}" for k in range(X.shape[1])]
     frame = pd.DataFrame(X, columns=columns)
     est = _fit(clone(estimator), frame, y, fit_params)

@@ -445,11 +445,18 @@ def test_demo_summarises_builtin_data(demo_run):
     assert code == 0
     assert "atari_noop_matrix" in text and "32x57" in text
     assert "vicuna80" in text and "MIT" in text
-    assert "Agents by mean per-game rank" in text
+    assert "Agents as the report ranks them (IRT ability)" in text
     assert "... 19 more rows (--top 0 shows all)" in text  # --top 10 by default
     header, agents = read_table(directory / "demo.csv")
     # the human and random reference rows are not ranked
-    assert header == ["#", "agent", "mean rank"] and len(agents) == 29
+    assert header == ["#", "agent", "IRT ability", "mean rank"] and len(agents) == 29
+    # the terminal names the agents in the report's order (highest ability first)
+    abilities = [float(row[2]) for row in agents]
+    assert abilities == sorted(abilities, reverse=True)
+    best = text.split("Highest IRT abilities: ")[1].split(",")[:2]
+    assert [name.split(" (")[0].strip() for name in best] == [
+        agents[0][1], agents[1][1]
+    ]
     assert not {"human@dqn", "human@dudqn", "random@dqn"} & {row[1] for row in agents}
     assert "human@dqn, human@dudqn, random@dqn" in text
     _, datasets = read_table(directory / "demo_datasets.csv")
@@ -457,7 +464,6 @@ def test_demo_summarises_builtin_data(demo_run):
 
 
 def test_demo_writes_the_atari_report(demo_run):
-    pytest.importorskip("matplotlib")
     code, text, path, _ = demo_run
     assert code == 0
     assert f"report written to {path}" in text

@@ -27,7 +27,9 @@ SLOW = ("demo", "report")
 
 def documented_commands():
     commands = []
-    for line in PAGE.read_text(encoding="utf-8").splitlines():
+    # a console line ending in a backslash continues on the next line
+    text = re.sub(r"\\\n\s*", " ", PAGE.read_text(encoding="utf-8"))
+    for line in text.splitlines():
         match = re.match(r"\s+\$ sklearn-eval (.*?)(\s+#.*)?$", line)
         if match:
             commands.append(shlex.split(match[1]))

@@ -40,7 +40,7 @@ def test_alpharank_on_a_win_rate_matrix_matches_the_estimator(tmp_path, capsys):
     code, out, err = run(["alpharank", path, "--input", "win-rates", "--alpha",
                           "10", "-q", "--csv", csv], capsys)
     assert code == 0, err
-    model = AlphaRank(alpha=10.0).fit(soccer.data)
+    model = AlphaRank(game="agent_vs_agent", alpha=10.0).fit(soccer.data)
     header, rows = read_table(csv)
     mass = {row[1]: float(row[2]) for row in rows}
     for name, expected in zip(soccer.agent_names, model.agent_distribution_,
@@ -104,4 +104,4 @@ def test_score_names_a_missing_or_foreign_item_file(scores_file, tmp_path, capsy
     foreign = tmp_path / "foreign.csv"
     foreign.write_text("task,weight\na,1\n")
     code, _, err = run(["score", scores_file[0], "--items", foreign], capsys)
-    assert code == 2 and "not a usable item file" in err
+    assert code == 2 and f"--items {foreign}: Not a subset-score item file" in err

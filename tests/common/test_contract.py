@@ -19,6 +19,7 @@ import warnings
 from pathlib import Path
 
 import numpy as np
+import pandas as pd
 import pytest
 from scipy.special import expit
 from sklearn.base import BaseEstimator
@@ -28,7 +29,7 @@ import sklearn_eval
 from sklearn_eval import EloRanker, InfoGainSelector, MultiElo, NashAverager
 from sklearn_eval.datasets import make_cyclic_game, make_irt_responses, make_matches
 from sklearn_eval.game import AlphaRank, VotingRanker
-from sklearn_eval.irt import IRT2PL, AdaptiveTester, GeneralityScorer
+from sklearn_eval.irt import IRT, IRT2PL, AdaptiveTester, GeneralityScorer
 from sklearn_eval.selection import SubsetScoreEstimator
 from sklearn_eval.utils.estimator_checks import check_estimator_contract
 
@@ -145,7 +146,7 @@ CONFIGS = {
         False,
     ),
     "AlphaRank(agent_vs_agent)": (
-        lambda: AlphaRank(alpha=10.0),
+        lambda: AlphaRank(game="agent_vs_agent", alpha=10.0),
         lambda: (expit(_logits()), None, None),
         False,  # square: dropping a column is not a valid "wrong width" probe
     ),
@@ -161,6 +162,11 @@ CONFIGS = {
         True,
     ),
     "IRT2PL": (lambda: IRT2PL(), lambda: (_responses(), None, None), True),
+    "IRT(3PL,n_options)": (
+        lambda: IRT(model="3PL", n_options=4),
+        lambda: (_responses(), None, None),
+        True,
+    ),
     "IRT2PL(1PL)": (
         lambda: IRT2PL(model="1PL"),
         lambda: (_responses(), None, None),
@@ -271,7 +277,7 @@ CONFIGS = {
     ),
     "SubsetScoreEstimator(anchor,gp-irt,y)": (
         lambda: SubsetScoreEstimator(n_items=3, selection="anchor",
-                                     estimator="gp-irt", random_state=0),
+                                     method="gp-irt", random_state=0),
         lambda: (_complete_responses(), np.linspace(0.2, 0.8, 60), None),
         True,
     ),
@@ -360,6 +366,7 @@ NO_SKLEARN_CHECKS = {
     "matrix (or P + P^T = 1 probabilities); random matrices are rejected.",
     "IRT2PL": "needs 0/1 responses (NaN = missing); random real matrices are "
     "rejected with a ValueError naming the first non-binary entry.",
+    "IRT": "needs 0/1 responses (NaN = missing), as IRT2PL.",
     "GeneralityScorer(difficulty='irt' or an estimator)": "binarised random "
     "data often has no item with both successes and failures among the few "
     "rows the checks use, which the IRT model rejects by design.",
@@ -387,6 +394,7 @@ def test_every_public_estimator_has_a_contract_configuration():
         "MultiElo",
         "NashAverager",
         "IRT2PL",
+        "IRT",
         "GeneralityScorer",
         "InfoGainSelector",
         "SubsetScoreEstimator",
@@ -454,7 +462,6 @@ TRANSFORMERS = [
 def test_set_output_pandas_keeps_agents_and_names(config):
     # DESIGN.md section 5: set_output(transform="pandas") works for every
     # transformer, outputs indexed by the agent labels of the input
-    pd = pytest.importorskip("pandas")
     make, data, _ = CONFIGS[config]
     X, y, fit_params = data()
     frame = pd.DataFrame(

@@ -20,6 +20,7 @@ from pathlib import Path
 
 import joblib
 import numpy as np
+import pandas as pd
 import pytest
 from numpy.testing import assert_array_equal
 from scipy.special import expit
@@ -37,8 +38,6 @@ from sklearn_eval import datasets as ds
 from sklearn_eval.datasets import make_cyclic_game, make_irt_responses, make_matches
 from sklearn_eval.irt import IRT2PL, GeneralityScorer
 from sklearn_eval.utils.estimator_checks import assert_same_outputs, fitted_outputs
-
-pd = pytest.importorskip("pandas")
 
 
 def _matches():

@@ -12,6 +12,7 @@
 import warnings
 
 import numpy as np
+import pandas as pd
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -30,8 +31,6 @@ from sklearn_eval.utils import (
     matches_to_win_rate,
     minmax_normalize,
 )
-
-pd = pytest.importorskip("pandas")
 
 MISSING = [None, np.nan, float("nan"), pd.NA]
 MISSING_IDS = ["None", "np.nan", "float-nan", "pd.NA"]

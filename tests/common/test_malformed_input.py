@@ -14,6 +14,7 @@ import io
 import warnings
 
 import numpy as np
+import pandas as pd
 import pytest
 import scipy.sparse as sp
 from scipy.special import expit
@@ -23,8 +24,6 @@ from sklearn_eval.datasets import make_cyclic_game, make_irt_responses
 from sklearn_eval.irt import IRT2PL, GeneralityScorer, theoretical_generality
 from sklearn_eval.selection import SubsetScoreEstimator
 from sklearn_eval.utils.estimator_checks import assert_same_outputs, fitted_outputs
-
-pd = pytest.importorskip("pandas")
 
 ERRORS = (ValueError, TypeError)
 

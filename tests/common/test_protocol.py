@@ -8,15 +8,15 @@ through ``__sklearn_eval_intervals__`` with no knowledge of the type.
 import warnings
 
 import numpy as np
+import pandas as pd
 import pytest
 from numpy.testing import assert_allclose, assert_array_equal
 from sklearn.base import BaseEstimator
+from sklearn.exceptions import NotFittedError
 
 from sklearn_eval.uncertainty import ranking_intervals
 from sklearn_eval.utils import IntervalPlan
 from tests.common.test_contract import CONFIGS
-
-pd = pytest.importorskip("pandas")
 
 PROTOCOL_CONFIGS = CONFIGS
 
@@ -35,7 +35,10 @@ def test_every_estimator_speaks_the_protocol(config):
     assert hasattr(est, "agent_table") or hasattr(est, "task_table")
     if hasattr(est, "agent_table"):
         _check_agent_table(est)
-    if hasattr(est, "task_table") and getattr(est, "game", "") != "agent_vs_agent":
+    # an agent-vs-agent game has no tasks: no task_table at all
+    if getattr(est, "game", "") == "agent_vs_agent":
+        assert not hasattr(est, "task_table")
+    if hasattr(est, "task_table"):
         _check_task_table(est, np.shape(X)[1])
 
 
@@ -78,8 +81,13 @@ def test_agent_vs_agent_nash_has_no_task_table():
 
     P = np.array([[0.5, 0.9, 0.1], [0.1, 0.5, 0.9], [0.9, 0.1, 0.5]])
     nash = NashAverager(game="agent_vs_agent", payoff="probability").fit(P)
-    with pytest.raises(AttributeError, match="agent-vs-task"):
+    assert not hasattr(nash, "task_table")
+    with pytest.raises(AttributeError, match="task_table") as info:
         nash.task_table()
+    assert "game='agent_vs_task'" in str(info.value.__cause__)
+    # an unfitted agent-vs-task estimator has the method and says it is unfitted
+    with pytest.raises(NotFittedError):
+        NashAverager().task_table()
 
 
 def test_deprecated_nash_task_difficulty_still_works():

@@ -7,6 +7,7 @@ are present), frames, licences and descriptions, and parameter validation.
 from importlib import resources
 
 import numpy as np
+import pandas as pd
 import pytest
 
 from sklearn_eval.datasets import (
@@ -133,7 +134,6 @@ class TestLoadAtari:
         assert atari.frame is None and "MIT" in atari.DESCR
 
     def test_noop_matrix_matches_source(self, shared_dir):
-        pd = pytest.importorskip("pandas")
         source = pd.read_csv(
             shared_dir / "data/atari/rldb_atari_noop_matrix.csv", index_col=0
         )
@@ -174,7 +174,6 @@ class TestLoadAtari:
         assert sum(value is None for value in long.data[:, 1]) == 245
 
     def test_long_frame_matches_source(self, shared_dir):
-        pd = pytest.importorskip("pandas")
         source = pd.read_csv(
             shared_dir / "data/atari/rldb_atari_scores_long.csv", dtype={"arxiv": str}
         )
@@ -236,7 +235,6 @@ class TestLoadAtari:
 
     @pytest.mark.parametrize("kind", ["noop_matrix", "agent57", "rainbow", "muesli"])
     def test_as_frame(self, kind):
-        pytest.importorskip("pandas")
         array = load_atari(kind)
         framed = load_atari(kind, as_frame=True)
         assert framed.frame is framed.data
@@ -302,7 +300,6 @@ class TestLoadChembench:
         assert chem.data[:3, 1].tolist() == [1.0, 0.0, 1.0]
 
     def test_is_transpose_of_source(self, shared_dir):
-        pd = pytest.importorskip("pandas")
         source = pd.read_csv(
             shared_dir / "data/irt/irt_on_bench_chembench_binary_matrix.csv",
             index_col=0,
@@ -312,7 +309,6 @@ class TestLoadChembench:
         assert list(chem.agent_names) == list(source.columns)
 
     def test_as_frame(self):
-        pytest.importorskip("pandas")
         chem = load_chembench(as_frame=True)
         assert chem.data.shape == (22, 2854)
         assert chem.target.index.equals(chem.data.index)
@@ -347,7 +343,6 @@ class TestLoadVicuna80:
         np.testing.assert_array_equal(checked.y, vicuna.target)
 
     def test_as_frame(self):
-        pytest.importorskip("pandas")
         vicuna = load_vicuna80(as_frame=True)
         assert list(vicuna.data.columns) == ["model_a", "model_b"]
         assert list(vicuna.frame.columns) == [
@@ -381,7 +376,6 @@ class TestLoadInternationalFootball:
         assert football.subset == "all" and "CC0" in football.DESCR
 
     def test_matches_source(self, shared_dir):
-        pd = pytest.importorskip("pandas")
         source = pd.read_csv(
             shared_dir / "data/pairwise/martj42_international_results_full.csv"
         )
@@ -393,7 +387,6 @@ class TestLoadInternationalFootball:
         assert (frame["date"] == pd.to_datetime(source["date"])).all()
 
     def test_world_cup_subset(self, shared_dir):
-        pd = pytest.importorskip("pandas")
         wc = load_international_football("world_cup")
         assert wc.data.shape == (1068, 2)
         assert set(wc.tournament) == {"FIFA World Cup"}
@@ -457,7 +450,6 @@ class TestLoadRRPS:
         assert n_lines == 43 * 43
 
     def test_as_frame(self):
-        pytest.importorskip("pandas")
         frame = load_rrps(as_frame=True).data
         assert frame.loc["granite", "copybot"] == 992.803
 
@@ -548,7 +540,6 @@ class TestLoadAutomlBenchmark:
         assert first["acc"] == 0.550725 and first["params"] == "{'encode': True}"
 
     def test_all_runs_frame_matches_source(self, shared_dir):
-        pd = pytest.importorskip("pandas")
         source = pd.read_csv(shared_dir / "data/ml_matrix/amlb2019_1h_all_results.csv")
         frame = load_automl_benchmark("1h", "all", as_frame=True).frame
         assert list(frame.columns) == list(source.columns)

@@ -7,6 +7,7 @@ are ValueError and TypeError naming the parameter).
 """
 
 import numpy as np
+import pandas as pd
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -432,7 +433,6 @@ class TestMakeAgentTaskScores:
         assert abs(residual.mean()) < 0.01
 
     def test_as_frame(self):
-        pd = pytest.importorskip("pandas")
         frame = make_agent_task_scores(3, 12, random_state=2, as_frame=True)
         array = make_agent_task_scores(3, 12, random_state=2)
         assert isinstance(frame, pd.DataFrame)

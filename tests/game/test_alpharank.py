@@ -39,7 +39,9 @@ def random_win_probabilities(n, seed):
 @pytest.mark.parametrize("alpha", [1.0, 10.0, 100.0])
 def test_soccer_equals_openspiel(alpha):
     ref = np.asarray(REFERENCE["alpharank_soccer"][str(alpha)]["pi"])
-    pi = AlphaRank(alpha=alpha, population_size=50).fit(load_soccer().data)
+    pi = AlphaRank(game="agent_vs_agent", alpha=alpha, population_size=50).fit(
+        load_soccer().data
+    )
     np.testing.assert_allclose(pi.agent_distribution_, ref, rtol=0, atol=1e-8)
 
 
@@ -49,7 +51,7 @@ def test_openspiel_overflows_where_we_do_not():
     )
     with warnings.catch_warnings():
         warnings.simplefilter("error")
-        ar = AlphaRank(alpha=1e6).fit(load_soccer().data)
+        ar = AlphaRank(game="agent_vs_agent", alpha=1e6).fit(load_soccer().data)
     assert np.isclose(ar.agent_distribution_.sum(), 1.0)
     np.testing.assert_allclose(
         ar.agent_distribution_, ar.limit_distribution_, atol=1e-12
@@ -139,8 +141,8 @@ def test_leading_order_limit_matches_large_alpha(seed):
 @pytest.mark.parametrize("seed", range(4))
 def test_estimator_limit_matches_large_alpha(seed):
     P = random_win_probabilities(8, seed)
-    ar = AlphaRank(alpha=np.inf).fit(P)
-    big = AlphaRank(alpha=1e5).fit(P)
+    ar = AlphaRank(game="agent_vs_agent", alpha=np.inf).fit(P)
+    big = AlphaRank(game="agent_vs_agent", alpha=1e5).fit(P)
     np.testing.assert_allclose(big.agent_distribution_, ar.agent_distribution_,
                                atol=1e-9)
     support = np.flatnonzero(ar.agent_distribution_ > 0)
@@ -154,12 +156,12 @@ def test_estimator_limit_matches_large_alpha(seed):
 
 def test_rock_paper_scissors_limit_and_ties():
     rps = np.array([[0.5, 0.0, 1.0], [1.0, 0.5, 0.0], [0.0, 1.0, 0.5]])
-    ar = AlphaRank(alpha=np.inf).fit(rps)
+    ar = AlphaRank(game="agent_vs_agent", alpha=np.inf).fit(rps)
     np.testing.assert_allclose(ar.agent_distribution_, np.full(3, 1 / 3))
     assert ar.agent_table()["rank"].tolist() == [1, 1, 1]
     # a neutral pair (P = 0.5) is a two-way edge of weight 1/m
     P = np.array([[0.5, 0.5, 0.9], [0.5, 0.5, 0.8], [0.1, 0.2, 0.5]])
-    ar = AlphaRank(alpha=np.inf, population_size=10).fit(P)
+    ar = AlphaRank(game="agent_vs_agent", alpha=np.inf, population_size=10).fit(P)
     assert ar.response_graph_[0, 1] == pytest.approx(0.1)
     np.testing.assert_allclose(ar.agent_distribution_, [0.5, 0.5, 0.0])
 
@@ -220,7 +222,7 @@ def test_direct_solvers_match_gth(monkeypatch, density):
 
 def test_alpha_auto_sweeps_until_the_distribution_settles():
     P = load_soccer().data
-    ar = AlphaRank().fit(P)
+    ar = AlphaRank(game="agent_vs_agent").fit(P)
     assert np.allclose(np.diff(np.log2(ar.alphas_)), 1.0)
     assert ar.alpha_ == ar.alphas_[-1]
     assert ar.alpha_path_.shape == (ar.alphas_.size, 10)
@@ -235,8 +237,9 @@ def test_alpha_auto_sweeps_until_the_distribution_settles():
 def test_permutation_equivariance(seed, perm):
     perm = np.asarray(perm)
     P = random_win_probabilities(6, seed)
-    a = AlphaRank(alpha=5.0).fit(P).agent_distribution_
-    b = AlphaRank(alpha=5.0).fit(P[np.ix_(perm, perm)]).agent_distribution_
+    a = AlphaRank(game="agent_vs_agent", alpha=5.0).fit(P).agent_distribution_
+    b = AlphaRank(game="agent_vs_agent", alpha=5.0).fit(P[np.ix_(perm, perm)])
+    b = b.agent_distribution_
     np.testing.assert_allclose(b, a[perm], atol=1e-12)
     S = np.random.default_rng(seed).normal(size=(6, 3))
     c = AlphaRank(alpha=3.0, game="agent_vs_task").fit(S)
@@ -250,14 +253,17 @@ def test_permutation_equivariance(seed, perm):
 def test_logit_and_probability_payoffs_and_general_games():
     P = random_win_probabilities(5, 0)
     A = np.log(P) - np.log1p(-P)
-    ar = AlphaRank(alpha=np.inf, payoff="logit").fit(A)
-    ap = AlphaRank(alpha=np.inf).fit(P)
+    ar = AlphaRank(game="agent_vs_agent", alpha=np.inf, payoff="logit").fit(A)
+    ap = AlphaRank(game="agent_vs_agent", alpha=np.inf).fit(P)
     # the sign of every gain is the same, hence the same limit
     np.testing.assert_allclose(ar.agent_distribution_, ap.agent_distribution_)
     # a general (non-antisymmetric) symmetric game
     M = np.array([[3.0, 0.0], [5.0, 1.0]])  # prisoner's dilemma: defect wins
     np.testing.assert_allclose(
-        AlphaRank(alpha=np.inf, payoff="payoff").fit(M).agent_distribution_, [0, 1]
+        AlphaRank(game="agent_vs_agent", alpha=np.inf, payoff="payoff")
+        .fit(M)
+        .agent_distribution_,
+        [0, 1],
     )
 
 
@@ -270,7 +276,7 @@ def test_sklearn_checks(estimator, check):
 def test_contract_and_tables():
     P = random_win_probabilities(5, 1)
     check_estimator_contract(
-        AlphaRank(alpha=10.0), P,
+        AlphaRank(game="agent_vs_agent", alpha=10.0), P,
         bad_inputs=[(P[:, :3], None), (np.full((3, 3), np.nan), None)],
     )
     S = np.random.default_rng(0).normal(size=(4, 6))
@@ -285,8 +291,11 @@ def test_contract_and_tables():
     tasks = ar.task_table()
     assert tasks.index.name == "task" and list(tasks.index) == list(frame.columns)
     np.testing.assert_allclose(tasks["mass"].sum(), 1.0)
-    with pytest.raises(AttributeError, match="agent_vs_task"):
-        AlphaRank(alpha=1.0).fit(P).task_table()
+    ava = AlphaRank(game="agent_vs_agent", alpha=1.0).fit(P)
+    assert not hasattr(ava, "task_table")  # an agent-vs-agent game has no tasks
+    with pytest.raises(AttributeError, match="task_table") as info:
+        ava.task_table()
+    assert "agent_vs_task" in str(info.value.__cause__)
 
 
 @pytest.mark.parametrize(
@@ -301,14 +310,14 @@ def test_contract_and_tables():
 )
 def test_bad_input(X, params, match):
     with pytest.raises(ValueError, match=match):
-        AlphaRank(alpha=1.0, **params).fit(X)
+        AlphaRank(game="agent_vs_agent", alpha=1.0, **params).fit(X)
 
 
 def test_bad_parameters_and_graphs():
     P = random_win_probabilities(3, 0)
     for bad in ({"alpha": -1.0}, {"alpha": "big"}, {"population_size": 1}):
         with pytest.raises(ValueError):
-            AlphaRank(**bad).fit(P)
+            AlphaRank(game="agent_vs_agent", **bad).fit(P)
     with pytest.raises(ValueError, match="square"):
         sink_components(np.ones((2, 3)))
     with pytest.raises(ValueError, match="non-negative"):

@@ -108,7 +108,7 @@ def test_p3ii_transitive_many_ties():
 
 
 def test_non_unique_ne_counterexample_is_documented_behaviour():
-    """P1 fails when the NE is not unique (spec section 4, caveat)."""
+    """P1 fails when the NE is not unique (Balduzzi et al. 2018, section 4.1)."""
     A = np.array([[0, 0, 1, 1], [0, 0, 1, 2], [-1, -1, 0, 0], [-1, -2, 0, 0]], float)
     ne = symmetric_maxent_nash(A)
     np.testing.assert_allclose(ne.row, [0.5, 0.5, 0, 0], atol=1e-12)
@@ -243,7 +243,7 @@ def test_double_centred_scores_give_uniform_both_sides():
 
 
 def test_literal_p3i_statement_is_false():
-    """div_a(S) = 0 does not imply uniform agents (spec section 5)."""
+    """div_a(S) = 0 does not imply uniform agents (Balduzzi et al. 2018, 4.2)."""
     ne = maxent_nash([[2, -2, 0], [0, 0, 0]])
     np.testing.assert_allclose(ne.row, [0, 1], atol=1e-12)
     np.testing.assert_allclose(ne.column, [1 / 3] * 3, atol=1e-10)

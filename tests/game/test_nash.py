@@ -24,6 +24,7 @@ games where agents and humans differ most.
 import warnings
 
 import numpy as np
+import pandas as pd
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -185,7 +186,6 @@ def test_constant_task_warns_and_maps_to_zero():
 
 
 def test_dataframe_names_and_pandas_output():
-    pd = pytest.importorskip("pandas")
     S = pd.DataFrame(APPENDIX_A, index=["A", "B", "C"], columns=["t1", "t2", "t3"])
     nash = NashAverager().set_output(transform="pandas").fit(S)
     np.testing.assert_array_equal(nash.feature_names_in_, ["t1", "t2", "t3"])
@@ -251,7 +251,6 @@ def test_failed_fit_keeps_previous_state():
 # ------------------------------------------------------------------ real data
 @pytest.fixture(scope="module")
 def atari(shared_dir):
-    pd = pytest.importorskip("pandas")
     path = shared_dir / "data" / "atari" / "rldb_atari_noop_matrix.csv"
     return pd.read_csv(path, index_col=0)
 
@@ -448,7 +447,6 @@ def test_rrps_bots_nash(rrps):
 
 def test_vicuna80_human_judgements_filled_by_multielo(shared_dir):
     """Sparse real matches (PRD vicuna80, MIT): Claude never met a Guanaco."""
-    pd = pytest.importorskip("pandas")
     path = shared_dir / "data" / "pairwise" / "prd_vicuna80_human_pairwise.csv"
     data = pd.read_csv(path)
     X = data[["model_a", "model_b"]].to_numpy()

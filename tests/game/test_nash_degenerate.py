@@ -13,6 +13,7 @@ from __future__ import annotations
 import warnings
 
 import numpy as np
+import pandas as pd
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -111,7 +112,10 @@ def test_small_degenerate_corpus(game):
 
 @pytest.mark.slow
 def test_full_degenerate_corpus_never_fails():
-    """500 games, 20-2,000 rows x 5-200 columns (issue 14's acceptance)."""
+    """500 games, 20-2,000 rows x 5-200 columns, every one solved.
+
+    User guide, Nash averaging: "Exact, not approximate".
+    """
     games = degenerate_corpus(500, seed=0)
     assert len(games) >= 500
     n_checked = 0
@@ -125,7 +129,6 @@ def test_full_degenerate_corpus_never_fails():
 # ---------------------------------------------------------------- real data
 @pytest.fixture(scope="module")
 def icar(shared_dir):
-    pd = pytest.importorskip("pandas")
     path = shared_dir / "data" / "irt" / "icar_ability_200x16_complete.csv"
     return pd.read_csv(path, index_col=0)
 
@@ -154,7 +157,6 @@ def test_icar_subsets(icar, rows):
 
 @pytest.fixture(scope="module")
 def atlas(shared_dir):
-    pd = pytest.importorskip("pandas")
     path = (
         shared_dir
         / "data"

@@ -1,10 +1,10 @@
 """Displays of alpha-Rank sweeps and voting outcomes."""
 
+import matplotlib
 import numpy as np
 import pandas as pd
 import pytest
 
-matplotlib = pytest.importorskip("matplotlib")
 matplotlib.use("Agg")
 
 from sklearn.exceptions import NotFittedError  # noqa: E402
@@ -23,7 +23,7 @@ def close_figures():
 
 
 def test_sweep_display_draws_the_stored_path_and_the_limit():
-    ar = AlphaRank().fit(load_soccer(as_frame=True).data)
+    ar = AlphaRank(game="agent_vs_agent").fit(load_soccer(as_frame=True).data)
     disp = AlphaRankSweepDisplay.from_estimator(ar, max_agents=4)
     assert len(disp.lines_) == 4
     top = np.argsort(-ar.alpha_path_[-1])[:4]
@@ -36,7 +36,7 @@ def test_sweep_display_draws_the_stored_path_and_the_limit():
 def test_sweep_display_on_requested_alphas_and_literal_labels():
     P = np.array([[0.5, 0.7, 0.2], [0.3, 0.5, 0.9], [0.8, 0.1, 0.5]])
     frame = pd.DataFrame(P, index=["$x$", "a_b", "c"], columns=["$x$", "a_b", "c"])
-    ar = AlphaRank(alpha=10.0).fit(frame)
+    ar = AlphaRank(game="agent_vs_agent", alpha=10.0).fit(frame)
     alphas = [0.1, 1.0, 10.0]
     disp = AlphaRankSweepDisplay.from_estimator(ar, alphas=alphas)
     np.testing.assert_allclose(disp.lines_[0].get_xdata(), alphas)

@@ -1,6 +1,7 @@
 """AdaptiveTester: computerised adaptive testing on a calibrated IRT model."""
 
 import numpy as np
+import pandas as pd
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -12,8 +13,6 @@ from sklearn.model_selection import GridSearchCV, KFold
 from sklearn_eval.datasets import make_irt_responses
 from sklearn_eval.irt import IRT2PL, AdaptiveTester
 from sklearn_eval.utils.estimator_checks import check_estimator_contract
-
-pd = pytest.importorskip("pandas")
 
 
 @pytest.fixture(scope="module")

@@ -11,6 +11,7 @@ import pickle
 import warnings
 
 import numpy as np
+import pandas as pd
 import pytest
 
 from sklearn_eval.datasets import make_irt_responses
@@ -18,8 +19,7 @@ from sklearn_eval.irt import IRT2PL, GeneralityScorer
 from sklearn_eval.irt import _fit as fit_module
 from sklearn_eval.irt import _generality as generality_module
 from sklearn_eval.irt import _irt2pl as irt2pl_module
-
-pd = pytest.importorskip("pandas")
+from sklearn_eval.irt import _responses as responses_module
 
 pytestmark = pytest.mark.filterwarnings("ignore::UserWarning")
 
@@ -64,7 +64,7 @@ IRT_STEPS = [
     (fit_module, "_item_information_louis"),
     (fit_module, "_standard_errors"),
     (fit_module, "_ability_estimates"),  # the last step, after the items
-    (fit_module, "_item_summary"),
+    (responses_module, "_input_counts"),  # in the validation, counted once
 ]
 
 

@@ -1,11 +1,13 @@
-"""Tests for GeneralityScorer (issue 6): the seed paper's generality, the C-test
-response-curve family, the published per-agent references and the contract."""
+"""Tests for GeneralityScorer (user guide, "Generality: how general is an agent?"): the
+seed paper's generality, the C-test response-curve family, the published per-agent
+references and the contract."""
 
 import json
 import re
 import warnings
 
 import numpy as np
+import pandas as pd
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -31,11 +33,10 @@ from sklearn_eval.irt._binning import (
 from sklearn_eval.irt._curves import FEATURE_NAMES, _arc_points, _fill_empty_bins
 from sklearn_eval.utils.estimator_checks import check_estimator_contract
 
-pd = pytest.importorskip("pandas")
-
 COL = {name: k for k, name in enumerate(FEATURE_NAMES)}
 
-# Techniques removed from the ALE table by the paper (spec section 2.1).
+# Techniques removed from the ALE table (Martinez-Plumed & Hernandez-Orallo 2018,
+# Appendix A.1).
 ALE_REMOVED = {
     "Schaul_DQN.baseline",
     "vanHasselt.Humanstarts_DQN",
@@ -83,7 +84,8 @@ def ale(shared_dir):
 
 
 # ---------------------------------------------------------------------------
-# Reference values: irt_fixtures/reference_agents.json (spec 4.6, T26, T27)
+# Reference values: irt_fixtures/reference_agents.json
+# (Martinez-Plumed & Hernandez-Orallo 2018, Table II and section V)
 # ---------------------------------------------------------------------------
 def test_reference_agents_bins_rates_gamma_slope(published):
     name, X, items, reference = published
@@ -109,7 +111,7 @@ def test_reference_agents_bins_rates_gamma_slope(published):
         else:
             n_defined += 1
             assert out.loc[label, "slope"] == pytest.approx(agent["slope05"], abs=1e-3)
-    # spec 4.3: 30 defined slopes on ALE, 17 on GVGAI
+    # 30 defined slopes on ALE, 17 on GVGAI (Martinez-Plumed & Hernandez-Orallo 2018, V)
     assert n_defined == {"ale": 30, "gvgai": 17}[name]
 
 
@@ -133,7 +135,7 @@ def test_reference_t26_t27_named_agents(ale):
 
 @pytest.mark.parametrize("name", ["ale", "gvgai"])
 def test_reference_regularity_on_normalised_scores(shared_dir, name):
-    """Regularity = 1 / population variance of the Phi(z) scores (spec 2.3)."""
+    """Regularity = 1 / population variance of the Phi(z) scores (user guide)."""
     base = shared_dir / "data" / "irt_fixtures"
     X = pd.read_csv(base / f"{name}_normalised_0_1.csv", index_col=0)
     reference = json.loads((base / "reference_agents.json").read_text())[name]
@@ -146,7 +148,7 @@ def test_reference_regularity_on_normalised_scores(shared_dir, name):
 
 
 def test_threshold_on_raw_ale_scores_matches_binary_fixture(shared_dir, ale):
-    """ALE human-normalised scores, success when >= 100 (spec 2.1)."""
+    """ALE human-normalised scores, success when >= 100 (the paper, Appendix A.1)."""
     X, items, reference = ale
     raw = pd.read_csv(
         shared_dir / "data" / "irt_fixtures" / "ale_human_normalised_scores.csv",
@@ -185,7 +187,8 @@ def test_irt_difficulty_excludes_negative_discrimination(ale, ale_irt):
     X, _, _ = ale
     model = ale_irt.difficulty_model_
     assert isinstance(model, IRT2PL)
-    # spec T10: a fresh fit finds exactly the paper's 4 abstruse ALE games
+    # a fresh fit finds exactly the paper's 4 abstruse ALE games
+    # (Martinez-Plumed & Hernandez-Orallo 2018, section IV)
     assert set(model.negative_items_) == {
         "Centipede",
         "Tennis",
@@ -211,9 +214,9 @@ def test_irt_difficulty_excludes_negative_discrimination(ale, ale_irt):
 
 
 def test_irt_fresh_fit_approximately_reproduces_reference_gamma(ale, ale_irt):
-    """A fresh IRT2PL fit moves poorly identified items (spec 4.7: median
-    |delta b| 0.15), so bins and gamma differ from the ltm-based reference, but
-    the ranking of the agents by gamma stays close."""
+    """A fresh IRT2PL fit moves poorly identified items (against the paper's
+    published fit: median |delta b| 0.15), so bins and gamma differ from the
+    ltm-based reference, but the ranking of the agents by gamma stays close."""
     from scipy.stats import spearmanr
 
     X, _, reference = ale
@@ -223,7 +226,7 @@ def test_irt_fresh_fit_approximately_reproduces_reference_gamma(ale, ale_irt):
 
 
 def test_irt_including_negative_items_changes_bins(ale, ale_irt):
-    """Spec T28."""
+    """Items with a < 0 leave the generality bins (user guide, generality, Pitfalls)."""
     X, _, reference = ale
     frozen = FrozenEstimator(ale_irt.difficulty_model_)
     with warnings.catch_warnings():
@@ -315,7 +318,7 @@ def test_item_curves_given_abilities_and_edges():
 
 
 # ---------------------------------------------------------------------------
-# Seed paper (irt_and_generality.md section 5): T16-T25
+# Martinez-Plumed & Hernandez-Orallo 2018, section V: regularity, generality, bins
 # ---------------------------------------------------------------------------
 def test_t16_regularity_table_row_9_and_constant():
     X = np.array([[0.0] * 30 + [1.0] * 70, [0.7] * 100])
@@ -568,7 +571,7 @@ def test_t24_theoretical_generality_is_dual_to_discrimination():
     np.testing.assert_allclose(
         theoretical_generality([-2.0, 0.0, 3.0], levels), 1.0001, atol=1e-3
     )
-    # spec 3.5 table, abilities on the grid of levels
+    # the C-test note's table, abilities on the grid of levels
     np.testing.assert_allclose(
         theoretical_generality([-2.0, 0.0, 3.0], levels, 2.0), 1.9959, atol=1e-4
     )

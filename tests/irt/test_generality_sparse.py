@@ -1,6 +1,7 @@
-"""GeneralityScorer on sparse results (issue 16): every output equals the one on
-the dense matrix with NaN where nothing is stored, whichever difficulty source
-(IRT, rates, given values), for binary and continuous results."""
+"""GeneralityScorer on sparse results (user guide, IRT: "Sparse responses and long
+tables"): every output equals the one on the dense matrix with NaN where nothing is
+stored, whichever difficulty source (IRT, rates, given values), for binary and
+continuous results."""
 
 import warnings
 

@@ -5,6 +5,7 @@ import pickle
 import warnings
 
 import numpy as np
+import pandas as pd
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -17,8 +18,6 @@ from sklearn.model_selection import GridSearchCV, KFold
 from sklearn_eval.datasets import make_irt_responses
 from sklearn_eval.irt import IRT2PL
 from sklearn_eval.utils.estimator_checks import check_estimator_contract
-
-pd = pytest.importorskip("pandas")
 
 # the fixtures' nearly separable items trigger this (tested once, below)
 pytestmark = pytest.mark.filterwarnings(
@@ -113,14 +112,14 @@ def _rmse(u, v):
     return float(np.sqrt(np.mean((np.asarray(u) - np.asarray(v)) ** 2)))
 
 
-# ------------------------------------------------------- T1-T4: the model
+# ------------------ the 2PL curve (Martinez-Plumed & Hernandez-Orallo 2018, Eq. 1)
 def test_icc_no_scaling_constant_and_location():
     model = IRT2PL.from_item_params([1.0, 1.3, -0.5], [0.0, 0.4, 1.0])
     P = model.icc([0.0, 0.4, 1.0, 4.0])
-    assert_allclose(P[2, 0], 0.7310586, atol=1e-7)  # T2: D = 1, not 1.7
-    assert_allclose(P[1, 1], 0.5)  # T1: P(theta = b) = 0.5
+    assert_allclose(P[2, 0], 0.7310586, atol=1e-7)  # D = 1, not 1.7
+    assert_allclose(P[1, 1], 0.5)  # P(theta = b) = 0.5
     assert_allclose(P[2, 2], 0.5)
-    assert P[3, 2] < P[0, 2]  # T4: a < 0 decreases
+    assert P[3, 2] < P[0, 2]  # a < 0 decreases
     four = IRT2PL.from_item_params([1.0], [4.0])
     assert_allclose(four.icc(4.0), [[0.5]])
 
@@ -129,7 +128,7 @@ def test_icc_slope_at_difficulty_is_a_over_4():
     a, b, h = 1.7, -0.3, 1e-5
     model = IRT2PL.from_item_params([a], [b])
     slope = (model.icc(b + h) - model.icc(b - h)) / (2 * h)
-    assert_allclose(slope[0, 0], a / 4, atol=1e-6)  # T3
+    assert_allclose(slope[0, 0], a / 4, atol=1e-6)  # slope a / 4 at theta = b
     assert_allclose(model.item_table()["slope_at_difficulty"], [a / 4])
 
 
@@ -151,7 +150,7 @@ def test_item_and_test_information():
     assert_allclose(model.item_information(b)[np.arange(3), np.arange(3)], a**2 / 4)
 
 
-# --------------------------------------------- T8, T9, T14: published items
+# published item parameters (Martinez-Plumed & Hernandez-Orallo 2018, Appendix A)
 @pytest.mark.parametrize("name, expected", [("ale", -490.3989), ("gvgai", -1150.5990)])
 def test_marginal_loglik_at_published_items(shared_dir, name, expected):
     X, items, _ = _load(shared_dir, name)
@@ -176,7 +175,7 @@ def test_map_abilities_at_published_items(shared_dir, name):
     if name == "ale":
         assert_allclose([theta.min(), theta.max()], [-2.1489, 2.2245], atol=1e-4)
         row = list(X.index).index("Wang.noops_DUEL")
-        assert_allclose(theta[row], 2.2245, atol=1e-4)  # T14
+        assert_allclose(theta[row], 2.2245, atol=1e-4)  # scoring with fixed items
 
 
 def test_eap_on_ltm_grid_matches_ltm(ale):
@@ -207,11 +206,11 @@ def test_eap_on_ltm_grid_matches_ltm(ale):
     assert np.max(np.abs(ours - agents["abilEAP"])) > 0.1
 
 
-# --------------------------------------------------- T10-T13: fresh fits
+# ------------------------ fresh fits (Martinez-Plumed & Hernandez-Orallo 2018, IV)
 def test_ale_fresh_fit_matches_ltm(ale, ale_fit):
     X, items, agents = ale
     model = ale_fit
-    assert model.log_likelihood_ >= -490.40  # at least as good as ltm (T10)
+    assert model.log_likelihood_ >= -490.40  # at least as good as ltm
     assert set(model.negative_items_) == ALE_NEGATIVE
     assert spearmanr(model.difficulty_, items["Dffclt"]).statistic >= 0.95
     assert pearsonr(model.abilities_, agents["abil"]).statistic >= 0.97
@@ -248,8 +247,8 @@ def test_orientation_and_item_sign_pattern(shared_dir, name, ale_fit, gvgai_fit)
     X, _, _ = _load(shared_dir, name)
     model = ale_fit if name == "ale" else gvgai_fit
     theta = model.abilities_
-    assert spearmanr(theta, X.sum(axis=1)).statistic > 0.95  # T11
-    # T13: items correlate with ability in the direction of their slope
+    assert spearmanr(theta, X.sum(axis=1)).statistic > 0.95  # oriented
+    # items correlate with ability in the direction of their slope
     corr = np.array([np.corrcoef(theta, X.iloc[:, j])[0, 1] for j in range(X.shape[1])])
     a = model.discrimination_
     clear = np.abs(a) > model.discrimination_se_
@@ -264,7 +263,7 @@ def test_reflected_data_reflects_abilities(ale):
     assert spearmanr(model.abilities_, Xr.sum(axis=1)).statistic > 0.95
 
 
-# ------------------------------------------- T5, T6: binarise, then fit
+# --------- binarise, then fit (Martinez-Plumed & Hernandez-Orallo 2018, Appendix A)
 ALE_DROPPED_TECHNIQUES = [
     "Schaul_DQN-baseline",
     "vanHasselt-Humanstarts_DQN",
@@ -323,7 +322,7 @@ def test_gvgai_pipeline_from_win_counts(shared_dir, gvgai):
     assert estimated == list(X.columns)
 
 
-# --------------------------------------------------- T29, T30: the paper
+# population dependence, duality (Martinez-Plumed & Hernandez-Orallo 2018, section V)
 def test_guttman_pattern_gives_steep_items():
     steps = np.arange(21)
     X = (steps[:, None] > np.arange(20)[None, :]).astype(float)
@@ -357,7 +356,29 @@ def test_lsat7_matches_r_mirt():
     assert one.bic_ < model.bic_
 
 
-# ---------------------------------------------------- T15: simulated data
+@pytest.mark.parametrize(
+    "algorithm", ["dense", pytest.param("sparse", marks=pytest.mark.slow)])
+def test_sat12_with_missing_responses_matches_r_mirt(shared_dir, algorithm):
+    """R mirt's 2PL (TOL=1e-8) on SAT12 with 15% of the responses missing.
+
+    The data, mirt's item parameters and marginal log-likelihood are R
+    outputs (see the data sources); the EM on either storage reaches them.
+    """
+    base = shared_dir / "data" / "irt_fixtures" / "r_mirt"
+    X = pd.read_csv(base / "mirt_SAT12_NA15_data.csv")
+    items = pd.read_csv(base / "mirt_SAT12_NA15_mirt.csv", index_col=0)
+    loglik = pd.read_csv(base / "loglik.csv", index_col=0)
+    assert X.isna().sum().sum() == loglik.loc["mirt_SAT12_NA15", "n_na"]
+    model = IRT2PL(tol=1e-10, algorithm=algorithm).fit(X)
+    assert_allclose(model.log_likelihood_,
+                    loglik.loc["mirt_SAT12_NA15", "mirt_logLik"], atol=1e-5)
+    assert_allclose(model.discrimination_, items["a"], atol=1e-5)
+    assert_allclose(model.difficulty_, items["b"], atol=1e-5)
+    assert_allclose(-model.discrimination_ * model.difficulty_, items["d"],
+                    atol=1e-5)
+
+
+# ------------------------------------------------------ simulated data
 @pytest.mark.parametrize("seed", range(5))
 def test_parameter_recovery(seed):
     X, truth = make_irt_responses(500, 30, random_state=seed, return_params=True)

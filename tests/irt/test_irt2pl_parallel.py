@@ -1,5 +1,5 @@
-"""IRT2PL's E-step in chunks of agents through joblib (issue 9): n_jobs, chunk_size,
-and joblib's dask backend."""
+"""IRT2PL's E-step in chunks of agents through joblib (user guide, IRT: "How it is
+estimated"): n_jobs, chunk_size, and joblib's dask backend."""
 
 import numpy as np
 import pytest
@@ -217,5 +217,5 @@ def test_blockwise_validation_names_the_offending_entry(responses, monkeypatch):
         fitted.transform(new)
     empty = responses.copy()
     empty[201] = np.nan
-    with pytest.raises(ValueError, match="row 201 has no observed response"):
+    with pytest.raises(ValueError, match=r"has no observed response \(row 201\)"):
         IRT2PL().fit(empty)

@@ -3,6 +3,7 @@ item-fit statistic's rest-of-test posteriors, the block storage of responses
 and the starting values."""
 
 import numpy as np
+import pandas as pd
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -141,12 +142,16 @@ def test_column_summaries_in_row_blocks(monkeypatch):
 
 
 def test_fit_responses_are_checked_before_any_work():
-    pd = pytest.importorskip("pandas")
     frame = pd.DataFrame([[0, 1, 1], [1, 0, 1]], columns=["x", 1, "z"])
     with pytest.raises(TypeError, match="string names"):
         _check_fit_responses(frame)
-    values, labels = _check_fit_responses(frame.set_axis(["x", "y", "z"], axis=1))
+    values, labels, summary = _check_fit_responses(
+        frame.set_axis(["x", "y", "z"], axis=1))
     assert labels.tolist() == ["x", "y", "z"] and values.dtype == np.float64
+    # the item counts of the validation are the ones the fit uses
+    assert summary.keep.tolist() == [True, True, False]
+    assert_allclose(summary.rate, [0.5, 0.5, 1.0])
+    assert summary.n_observed == 4.0
 
 
 # ---------------------------------------------------------- starting values

@@ -5,6 +5,7 @@ its alias)."""
 import warnings
 
 import numpy as np
+import pandas as pd
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -16,8 +17,6 @@ from sklearn_eval.datasets import make_irt_responses
 from sklearn_eval.irt import IRT2PL, GeneralityScorer
 from sklearn_eval.irt._curves import FEATURE_NAMES
 from sklearn_eval.utils._protocol import competition_rank as _competition_ranks
-
-pd = pytest.importorskip("pandas")
 
 pytestmark = pytest.mark.filterwarnings("ignore::UserWarning")
 

@@ -1,11 +1,13 @@
-"""IRT2PL on sparse responses (issue 16): the sparse path gives the dense path's
-fit to 1e-10 over random sizes and sparsity patterns, never makes the data
-dense, and reads explicit zeros as wrong answers and absent entries as missing."""
+"""IRT2PL on sparse responses (user guide, IRT: "Sparse responses and long tables"):
+the sparse path gives the dense path's fit to 1e-10 over random sizes and sparsity
+patterns, never makes the data dense, and reads explicit zeros as wrong answers and
+absent entries as missing."""
 
 import tracemalloc
 import warnings
 
 import numpy as np
+import pandas as pd
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -286,7 +288,8 @@ def test_malformed_sparse_responses_are_located():
     empty_row = sparse.csr_array((np.array([1.0, 0.0, 1.0, 0.0]),
                                   np.array([0, 1, 0, 1]), np.array([0, 2, 2, 4])),
                                  shape=(3, 2))
-    with pytest.raises(ValueError, match="row 1 has no observed response"):
+    message = r"1 agent of 3 has no observed response \(row 1; an absent entry"
+    with pytest.raises(ValueError, match=message):
         IRT2PL().fit(empty_row)
     with pytest.raises(TypeError, match="numbers"):
         IRT2PL().fit(sparse.csr_array(np.array([[1, 0], [0, 1]], dtype=complex)))
@@ -319,7 +322,6 @@ def _long_table(rng, n_agents, n_items, density):
 
 
 def test_long_table_goes_in_with_its_labels():
-    pd = pytest.importorskip("pandas")
     rng = np.random.default_rng(9)
     table, dense, agents, items = _long_table(rng, 90, 12, 0.4)
     matrix = long_to_result_matrix(table, agent="model", task="question",

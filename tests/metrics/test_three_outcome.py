@@ -10,7 +10,7 @@ from sklearn_eval.metrics import (
     three_outcome_log_loss,
     three_outcome_log_loss_scorer,
 )
-from sklearn_eval.pairwise import EloRanker
+from sklearn_eval.pairwise import EloRanker, MultiElo
 
 
 def test_values_and_weights():
@@ -80,6 +80,9 @@ def test_scorer_is_minus_the_loss_and_needs_three_columns():
     )
     assert_allclose(three_outcome_log_loss_scorer(tie_model, X, y),
                     tie_model.score(X, y))
+    # ties="half" predicts all three outcomes too (its training tie share)
     half = EloRanker(method="batch").fit(X, y)
+    assert_allclose(three_outcome_log_loss_scorer(half, X, y), half.score(X, y))
+    two_columns = MultiElo(random_state=0).fit(X, y)
     with pytest.raises(ValueError, match=r"shape \(n_matches, 3\)"):
-        three_outcome_log_loss_scorer(half, X, y)
+        three_outcome_log_loss_scorer(two_columns, X, y)

@@ -41,7 +41,7 @@ ALPHAGO_P = np.array(
 )
 
 #: Batch Elo (Proposition 1 fixed point) on ALPHAGO_P, natural-logit scale,
-#: mean zero (spec section 3.1, [VERIFIED]).
+#: mean zero (Balduzzi et al. 2018, section 3.2, the AlphaGo experiment).
 BATCH_ELO_LOGIT = np.array(
     [4.927, 0.961, 1.744, -0.203, -3.114, -1.458, -1.082, -1.775]
 )

@@ -2,6 +2,7 @@
 held-out three-outcome log-loss (5-fold cross-validation over the votes)."""
 
 import numpy as np
+import pandas as pd
 import pytest
 from numpy.testing import assert_allclose, assert_array_equal
 from scipy.stats import kendalltau
@@ -10,8 +11,6 @@ from sklearn_eval.datasets import load_chatbot_arena
 from sklearn_eval.metrics import three_outcome_log_loss
 from sklearn_eval.pairwise import EloRanker
 from tests.pairwise import fixtures_arena as F
-
-pd = pytest.importorskip("pandas")
 
 
 @pytest.fixture(scope="module")

@@ -23,6 +23,7 @@ import sys
 import warnings
 
 import numpy as np
+import pandas as pd
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -33,7 +34,11 @@ from sklearn.linear_model import LogisticRegression
 from sklearn.model_selection import GridSearchCV, TimeSeriesSplit
 
 from sklearn_eval.datasets import make_matches
-from sklearn_eval.metrics import match_log_loss, match_log_loss_scorer
+from sklearn_eval.metrics import (
+    match_log_loss,
+    match_log_loss_scorer,
+    three_outcome_log_loss_scorer,
+)
 from sklearn_eval.pairwise import EloRanker, MultiElo, _batch, _kernels
 from sklearn_eval.utils import win_probability_to_matches
 from sklearn_eval.utils.estimator_checks import check_estimator_contract
@@ -176,14 +181,17 @@ def test_prediction_api(matches):
     assert_array_equal(est.predict(X), (proba[:, 1] > 0.5).astype(int))
     swapped = est.predict_proba(X[:, ::-1])
     assert_allclose(swapped[:, 1], proba[:, 0], atol=1e-12)
-    # score = mean log-likelihood with draws as half wins = -match_log_loss.
-    expected = np.mean(y * np.log(proba[:, 1]) + (1 - y) * np.log(proba[:, 0]))
-    assert_allclose(est.score(X, y), expected, rtol=1e-12)
-    assert_allclose(est.score(X, y), -match_log_loss(y, proba), rtol=1e-12)
+    # score = mean three-outcome log-likelihood: a tie has the training share
+    # of ties, a decided match the win probability of predict_proba
+    tie = np.mean(y == 0.5)
+    assert est.tie_probability_ == pytest.approx(tie, rel=1e-12)
+    observed = np.where(y == 0.5, tie, (1 - tie) * np.where(y == 1, proba[:, 1],
+                                                            proba[:, 0]))
+    assert_allclose(est.score(X, y), np.mean(np.log(observed)), rtol=1e-12)
     w = np.linspace(0, 2, len(X))
     assert_allclose(
         est.score(X, y, sample_weight=w),
-        -match_log_loss(y, proba, sample_weight=w),
+        w @ np.log(observed) / w.sum(),
         rtol=1e-12,
     )
 
@@ -214,7 +222,6 @@ def test_win_probabilities_matrix(matches):
 
 
 def test_agent_table_is_indexed_by_player_best_first(matches):
-    pd = pytest.importorskip("pandas")
     X, y, _ = matches
     est = EloRanker().fit(X, y)
     table = est.agent_table()
@@ -231,7 +238,6 @@ def test_agent_table_is_indexed_by_player_best_first(matches):
 
 
 def test_rating_table_is_a_deprecated_alias_of_agent_table(matches):
-    pytest.importorskip("pandas")
     X, y, _ = matches
     est = EloRanker().fit(X, y)
     with pytest.warns(FutureWarning, match="agent_table"):
@@ -240,7 +246,6 @@ def test_rating_table_is_a_deprecated_alias_of_agent_table(matches):
 
 
 def test_dataframe_feature_names(matches):
-    pd = pytest.importorskip("pandas")
     X, y, _ = matches
     frame = pd.DataFrame(X, columns=["home", "away"])
     est = EloRanker().fit(frame, y)
@@ -681,11 +686,16 @@ def test_grid_search_k_factor_with_time_series_split_and_draws():
     assert search.best_params_["k_factor"] in (1.0, 8.0, 64.0)
     scores = search.cv_results_["mean_test_score"]
     assert np.all(np.isfinite(scores)) and np.all(scores < 0)
-    # The default score method ranks the same way as the scorer.
+    # The default score is the three-outcome scorer's value.
     default = GridSearchCV(
         EloRanker(), {"k_factor": [1.0, 8.0, 64.0]}, cv=TimeSeriesSplit(n_splits=3)
     ).fit(X, y)
-    assert_allclose(default.cv_results_["mean_test_score"], scores, rtol=1e-10)
+    three = GridSearchCV(
+        EloRanker(), {"k_factor": [1.0, 8.0, 64.0]}, cv=TimeSeriesSplit(n_splits=3),
+        scoring=three_outcome_log_loss_scorer,
+    ).fit(X, y)
+    assert_allclose(default.cv_results_["mean_test_score"],
+                    three.cv_results_["mean_test_score"], rtol=1e-10)
 
 
 # ------------------------------------------------------ property tests
@@ -782,7 +792,6 @@ def test_runs_without_numba_in_a_fresh_interpreter():
 # --------------------------------------------------------------- real data
 def test_real_international_football_results(shared_dir):
     """49,520 international football matches since 1872 (CC0), 23% draws."""
-    pd = pytest.importorskip("pandas")
     path = shared_dir / "data" / "pairwise" / "martj42_international_results_full.csv"
     data = pd.read_csv(path).dropna(subset=["home_score", "away_score"])
     goal_difference = np.sign(data["home_score"] - data["away_score"]).to_numpy()
@@ -793,8 +802,8 @@ def test_real_international_football_results(shared_dir):
     baseline = match_log_loss(y[test], np.full(len(y) - cut, 0.5))
     online = EloRanker(k_factor=40).fit(X.iloc[train], y[train])
     home = EloRanker(k_factor=40, first_advantage=60).fit(X.iloc[train], y[train])
-    loss_online = -online.score(X.iloc[test], y[test])
-    loss_home = -home.score(X.iloc[test], y[test])
+    loss_online = match_log_loss(y[test], online.predict_proba(X.iloc[test]))
+    loss_home = match_log_loss(y[test], home.predict_proba(X.iloc[test]))
     assert loss_online < baseline - 0.08  # 0.585 against 0.693
     assert loss_home < loss_online  # the first-listed team plays at home
     assert_array_equal(online.feature_names_in_, ["home_team", "away_team"])
@@ -803,14 +812,14 @@ def test_real_international_football_results(shared_dir):
         EloRanker(method="batch").fit(X.iloc[train], y[train])
     batch = EloRanker(method="batch", alpha=1.0).fit(X.iloc[train], y[train])
     assert np.all(np.isfinite(batch.ratings_))
-    assert -batch.score(X.iloc[test], y[test]) < baseline - 0.08
+    assert match_log_loss(y[test], batch.predict_proba(X.iloc[test])) < (
+        baseline - 0.08)
     top = EloRanker(k_factor=40).fit(X, y).agent_table().index[:10].tolist()
     assert {"Spain", "Argentina", "France"} <= set(top)
 
 
 def test_real_vicuna80_human_judgements(shared_dir):
     """Human pairwise preferences between 9 chatbots (PRD, MIT): 1 = A, 3 = tie."""
-    pd = pytest.importorskip("pandas")
     data = pd.read_csv(shared_dir / "data" / "pairwise" /
                        "prd_vicuna80_human_pairwise.csv")
     y = data["score"].map({1: 1.0, 2: 0.0, 3: 0.5}).to_numpy()

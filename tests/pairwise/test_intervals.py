@@ -6,7 +6,13 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from scipy.special import expit
 
-from sklearn_eval.pairwise import EloRanker
+from sklearn_eval.pairwise import (
+    EloRanker,
+    bootstrap_bradley_terry,
+    bootstrap_online_elo,
+    bradley_terry_covariance,
+    bradley_terry_intervals,
+)
 from sklearn_eval.pairwise._intervals import (
     _draw_counts,
     _encode,
@@ -15,11 +21,7 @@ from sklearn_eval.pairwise._intervals import (
     _logit_ratings,
 )
 from sklearn_eval.uncertainty import (
-    bootstrap_bradley_terry,
-    bootstrap_online_elo,
     bootstrap_ranking,
-    bradley_terry_covariance,
-    bradley_terry_intervals,
     ranking_intervals,
     summarize_samples,
 )

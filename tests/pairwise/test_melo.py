@@ -9,6 +9,7 @@ import ast
 import pickle
 
 import numpy as np
+import pandas as pd
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -284,7 +285,6 @@ def test_embedding_and_table(cyclic_matches):
     for bad in (2, -1, 0.5):
         with pytest.raises(ValueError, match="component"):
             est.embedding(bad)
-    pd = pytest.importorskip("pandas")
     table = est.agent_table()
     assert isinstance(table, pd.DataFrame)
     assert list(table.columns) == ["score", "rank", "transitive_rating"]
@@ -348,8 +348,14 @@ def test_batch_order_invariant(cyclic_matches):
     for seed in range(2):
         perm = np.random.RandomState(seed).permutation(len(X))
         again = MultiElo(1, method="batch", random_state=0).fit(X[perm], y[perm])
-        assert_allclose(again.ratings_, est.ratings_, rtol=0, atol=1e-8)
-        assert_allclose(again.vectors_, est.vectors_, rtol=0, atol=1e-10)
+        # compare what the fit identifies, the predictions: the vectors are
+        # defined up to rotations, and L-BFGS stops where the loss is flat to
+        # ~tol, so parameters differ along flat directions with the summation
+        # order (numpy, numba, BLAS versions) while predictions do not
+        names = est.players_
+        pairs = np.array([(a, b) for a in names for b in names if a != b])
+        assert_allclose(again.predict_proba(pairs), est.predict_proba(pairs),
+                        rtol=0, atol=1e-6)
     online = MultiElo(1, random_state=0).fit(X, y)
     shuffled = MultiElo(1, random_state=0).fit(X[perm], y[perm])
     assert np.abs(online.ratings_ - shuffled.ratings_).max() > 1.0

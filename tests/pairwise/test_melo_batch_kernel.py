@@ -11,8 +11,6 @@ from threadpoolctl import threadpool_info
 
 from sklearn_eval.pairwise import MultiElo, _batch, _kernels
 
-numba = pytest.importorskip("numba")
-
 
 def _stats(rng, n_players, n_matches, ordered):
     first = rng.integers(0, n_players, n_matches)
@@ -78,6 +76,30 @@ def _fit(X, y, compiled, monkeypatch, **params):
     return est.fit(X, y)
 
 
+def _pair_probabilities(est):
+    """P(first wins) for every ordered pair of players: what the fit identifies."""
+    names = est.players_
+    pairs = np.array([(a, b) for a in names for b in names if a != b])
+    return est.predict_proba(pairs)[:, 1]
+
+
+def _assert_same_fit(compiled, reference, X, y, objective_rtol=1e-9, atol=1e-4):
+    """Two fits of one model agree on what the data identify.
+
+    The minimised objective and the predictions are identified; the parameters
+    are not to the same accuracy: L-BFGS stops where the loss no longer
+    decreases (about 1e-10 relative), and along the nearly flat directions of
+    the loss the parameters then differ by 1e-5 to 2e-4 depending on the
+    numba, numpy and BLAS versions, while the objectives agree to ~1e-14 and
+    the predicted probabilities to ~3e-7 (measured). A wrong compiled loss or
+    gradient moves both far beyond these bounds.
+    """
+    objective = _objective(compiled, X, y), _objective(reference, X, y)
+    assert abs(objective[0] - objective[1]) <= objective_rtol * abs(objective[1])
+    assert_allclose(_pair_probabilities(compiled), _pair_probabilities(reference),
+                    rtol=0, atol=atol)
+
+
 @pytest.mark.parametrize(
     "seed, k, alpha", [(0, 1, 1e-2), (1, 2, 0.5), (2, 1, 0.0), (5, 3, 0.1)])
 def test_compiled_batch_fit_reaches_the_numpy_fit(seed, k, alpha, monkeypatch):
@@ -85,28 +107,18 @@ def test_compiled_batch_fit_reaches_the_numpy_fit(seed, k, alpha, monkeypatch):
     fits = {compiled: _fit(X, y, compiled, monkeypatch, n_components=k,
                            alpha=alpha, tol=1e-10, max_iter=5000)
             for compiled in (True, False)}
-    objective = {c: _objective(est, X, y) for c, est in fits.items()}
-    assert objective[True] <= objective[False] * (1 + 1e-9)
-    compiled, reference = fits[True], fits[False]
-    # Both stop where L-BFGS no longer decreases the loss (about 1e-10
-    # relative here); flat directions leave the parameters ~1e-5 apart.
-    assert_allclose(compiled.ratings_, reference.ratings_, atol=1e-4)
-    # The vectors are defined up to rotations that keep c_i^T Omega c_j:
-    # compare the cyclic logits, which those leave unchanged.
-    def cyclic(est):
-        v = est.vectors_
-        return np.array([_batch.omega_product(v, np.roll(v, s, axis=0))
-                         for s in range(1, v.shape[0])])
-    assert_allclose(cyclic(compiled), cyclic(reference), atol=1e-4)
+    _assert_same_fit(fits[True], fits[False], X, y)
 
 
-def test_default_batch_fit_takes_the_same_path_compiled_or_not(monkeypatch):
-    """Today's settings (default tol) stop at the same iteration either way."""
+def test_default_batch_fit_reaches_the_same_fit_compiled_or_not(monkeypatch):
+    """With the default tolerance too: the loss sums in another order, so the
+    two runs may stop an iteration apart, anywhere the relative decrease falls
+    below ``tol`` (1e-6); the predictions then agree to about
+    sqrt(2 tol loss / n_matches) ~ 1e-3 (measured here: 3e-9)."""
     X, y = _melo_matches(3, n_players=40, n_matches=20_000)
     compiled = _fit(X, y, True, monkeypatch)
     reference = _fit(X, y, False, monkeypatch)
-    assert compiled.n_iter_ == reference.n_iter_
-    assert _objective(compiled, X, y) <= _objective(reference, X, y) * (1 + 1e-9)
+    _assert_same_fit(compiled, reference, X, y, objective_rtol=1e-6, atol=5e-3)
 
 
 def test_lbfgs_runs_with_single_threaded_blas(monkeypatch):

@@ -15,8 +15,6 @@ from sklearn_eval.pairwise import EloRanker, _tie_kernels, bradley_terry_interva
 
 from . import fixtures_arena as F
 
-pytest.importorskip("numba")
-
 
 def style_matches(n_covariates):
     first, second, x, y, _ = F.style_matches(

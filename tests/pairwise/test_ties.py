@@ -23,6 +23,7 @@ from sklearn.model_selection import GridSearchCV, KFold, cross_val_score
 
 from sklearn_eval.datasets import make_matches
 from sklearn_eval.metrics import (
+    match_log_loss,
     three_outcome_log_loss,
     three_outcome_log_loss_scorer,
 )
@@ -174,10 +175,33 @@ def test_loglik_equals_an_independent_scipy_fit(model, n_covariates, advantage,
     assert abs(loglik - reference) <= 1e-6
     assert loglik >= reference - 1e-9  # the scipy fit is never better
     assert_allclose(ours, params, atol=1e-4)
-    # score is the mean three-outcome log-likelihood (the half score for "half")
+    # score is the mean three-outcome log-likelihood; for "half" the ratings
+    # are those of the half likelihood and a tie has the training tie share
+    expected = loglik
+    if model == "half":
+        tie = y == 0.5
+        share = weight[tie].sum() / weight.sum()
+        expected = textbook_half_outcomes(ours, first, second, x, y, weight, n,
+                                          advantage, share)
     assert est.score(X, y, sample_weight=weight) == pytest.approx(
-        loglik / weight.sum(), rel=1e-12
+        expected / weight.sum(), rel=1e-12
     )
+
+
+def textbook_half_outcomes(params, first, second, x, y, weight, n, advantage,
+                           share):
+    """Summed three-outcome log-likelihood of the half model: a tie with
+    probability ``share``, a decided match split by the Bradley-Terry odds."""
+    log_pi = np.concatenate([[0.0], params[: n - 1]])
+    k = n - 1
+    h = 0.0
+    if advantage:
+        h, k = params[k], k + 1
+    d = log_pi[first] + h + x @ params[k: k + x.shape[1]] - log_pi[second]
+    p_win = 1.0 / (1.0 + np.exp(-d))
+    p = np.where(y == 1.0, (1 - share) * p_win,
+                 np.where(y == 0.5, share, (1 - share) * (1 - p_win)))
+    return float(weight @ np.log(p))
 
 
 def test_davidson_and_rao_kupper_reduce_to_bradley_terry_without_ties():
@@ -302,9 +326,11 @@ def test_fitted_advantage_is_the_fixed_advantage_that_fits_best():
     assert_allclose(fitted.ratings_, fixed.ratings_, atol=1e-6)
     assert_allclose(fitted.predict_proba(X[:20]), fixed.predict_proba(X[:20]),
                     atol=1e-9)
+    # the half likelihood (ties as half wins) is what the advantage maximises
+    best = -match_log_loss(y, fixed.predict_proba(X))
     for value in (fitted.first_advantage_ - 5, fitted.first_advantage_ + 5):
         other = EloRanker(method="batch", first_advantage=value).fit(X, y)
-        assert other.score(X, y) < fixed.score(X, y)
+        assert -match_log_loss(y, other.predict_proba(X)) < best
 
 
 def test_constant_covariate_is_a_first_player_advantage():

@@ -1,8 +1,8 @@
 """Every plotting test draws on the Agg backend and closes its figures."""
 
+import matplotlib
 import pytest
 
-matplotlib = pytest.importorskip("matplotlib")
 matplotlib.use("Agg")
 
 

@@ -239,7 +239,7 @@ def ale(request):
         pytest.skip("ale_binary.csv not in the shared data")
     X = pd.read_csv(path, index_col=0)
     with warnings.catch_warnings():
-        # near-Guttman ALE items: |a| > 10 is expected (spec 7.6)
+        # near-Guttman ALE items: |a| > 10 is expected (user guide, IRT, Pitfalls)
         warnings.filterwarnings("ignore", message=".*discrimination.*> 10")
         model = IRT2PL().fit(X)
     return X, model

@@ -114,7 +114,8 @@ def _alpharank_sweep(labels, nash_model):
 
     P = np.array([[0.5, 0.8, 0.3], [0.2, 0.5, 0.9], [0.7, 0.1, 0.5]])
     frame = pd.DataFrame(P, index=labels[:3], columns=labels[:3])
-    return plotting.AlphaRankSweepDisplay.from_estimator(AlphaRank().fit(frame))
+    model = AlphaRank(game="agent_vs_agent").fit(frame)
+    return plotting.AlphaRankSweepDisplay.from_estimator(model)
 
 
 def _voting(labels, nash_model):

@@ -23,7 +23,6 @@ def atari_with_reference():
 @pytest.fixture(scope="session")
 def atari_rendering(atari, tmp_path_factory):
     """The Atari report written with figures: (page, result, progress lines)."""
-    pytest.importorskip("matplotlib")
     from sklearn_eval.report import write_report
 
     messages = []

@@ -8,6 +8,7 @@ reason in its section, every other section is written, and the result of
 command line turns into its exit status.
 """
 
+import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
 import pytest
@@ -26,8 +27,6 @@ from sklearn_eval.report import (
     write_report,
 )
 from tests.report.pages import parse_sections
-
-plt = pytest.importorskip("matplotlib.pyplot")
 
 BOOM = "boom <b>&</b>"
 

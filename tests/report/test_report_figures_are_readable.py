@@ -2,6 +2,7 @@
 
 import io
 
+import matplotlib.pyplot as plt
 import numpy as np
 import pytest
 
@@ -17,7 +18,6 @@ from sklearn_eval.report._figures import (
 from sklearn_eval.report._match_figures import MATCH_DRAWERS, MATCH_FIGURES
 from tests.report.pages import decode_png
 
-plt = pytest.importorskip("matplotlib.pyplot")
 Image = pytest.importorskip("PIL.Image")
 
 # the page's content is 1100 CSS pixels wide: a wider image would be shrunk

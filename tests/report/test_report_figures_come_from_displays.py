@@ -5,13 +5,12 @@ draw is the analysis: the model's item curves, the bootstrap intervals, the
 Nash distributions.
 """
 
+import matplotlib.pyplot as plt
 import numpy as np
 import pytest
 
 from sklearn_eval import plotting
 from sklearn_eval.report import _figures
-
-plt = pytest.importorskip("matplotlib.pyplot")
 
 
 @pytest.fixture

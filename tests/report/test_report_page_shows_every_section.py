@@ -9,7 +9,7 @@ import sys
 import numpy as np
 import pytest
 
-from sklearn_eval.report import SECTIONS, render_report, write_report
+from sklearn_eval.report import SECTIONS, write_report
 from tests.report.pages import PNG_MAGIC, decode_png, parse_sections
 
 
@@ -69,18 +69,6 @@ def test_report_without_figures_has_notes_instead(synthetic, tmp_path):
     assert page.count("not drawn: figures are turned off") == 9
     assert os.path.isabs(result.path) and str(result) == result.path
     assert os.fspath(result) == str(tmp_path / "r.html") and result.ok
-
-
-def test_report_without_matplotlib(synthetic, monkeypatch):
-    import sklearn_eval.report._html as report_html
-
-    analysis, _ = synthetic
-    messages = []
-    monkeypatch.setattr(report_html, "import_pyplot", lambda: None)
-    page = render_report(analysis, progress=messages.append)
-    assert "<img" not in page and page.count("matplotlib is not installed") == 9
-    assert messages == ["matplotlib is not installed: the report has no figures"]
-    assert "error-box" not in page.split("</style>")[1]
 
 
 def _find_browser():

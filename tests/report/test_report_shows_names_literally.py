@@ -52,7 +52,6 @@ def hostile_benchmark():
 
 @pytest.fixture(scope="module")
 def hostile_rendering(hostile_benchmark, tmp_path_factory):
-    pytest.importorskip("matplotlib")
     analysis = analyze_benchmark(hostile_benchmark, n_tasks=3, n_resamples=3)
     path = tmp_path_factory.mktemp("hostile") / "r.html"
     result = write_report(analysis, path)

@@ -9,6 +9,7 @@ from ``shared_dir`` only, never shipped).
 import math
 
 import numpy as np
+import pandas as pd
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -288,7 +289,6 @@ def test_classes_is_a_deprecated_alias_of_agents():
 
 
 def test_task_table_lists_gain_and_selection_order():
-    pd = pytest.importorskip("pandas")
     rng = np.random.default_rng(0)
     X = pd.DataFrame(rng.normal(size=(6, 4)) * [3.0, 0.1, 1.0, 0.5],
                      columns=["a", "b", "c", "d"])
@@ -446,7 +446,6 @@ def test_selector_picks_informative_then_complementary():
 
 
 def test_dataframe_names_and_pandas_output():
-    pd = pytest.importorskip("pandas")
     X, agents = _runs()
     frame = pd.DataFrame(X, columns=["skill", "noise", "group", "group_copy"])
     selector = InfoGainSelector(n_tasks=2).fit(frame, agents)
@@ -492,8 +491,15 @@ def test_n_tasks_fraction_and_auto():
     np.testing.assert_array_equal(full.selection_order_[:k], auto.selection_order_)
     if k < 4:
         assert full.cumulative_gain_[k] <= auto.cumulative_gain_[-1]
-    strict = InfoGainSelector(n_tasks="auto", tol=10.0).fit(X, agents)
+    strict = InfoGainSelector(n_tasks="auto", min_gain=10.0).fit(X, agents)
     assert len(strict.selection_order_) == 1
+    # the former name of the gain threshold still works, with a FutureWarning
+    with pytest.warns(FutureWarning, match="min_gain"):
+        renamed = InfoGainSelector(n_tasks="auto", tol=10.0).fit(X, agents)
+    np.testing.assert_array_equal(renamed.selection_order_, strict.selection_order_)
+    loose = InfoGainSelector(n_tasks="auto", min_gain=-np.inf)
+    with pytest.raises(ValueError, match="min_gain"):
+        loose.fit(X, agents)
 
 
 def test_zero_spread_is_valid_with_the_offset():
@@ -756,7 +762,7 @@ def test_table2_combined_column_and_top10(gvgai):
     assert order[:10] == [name for name, _ in TABLE_II_TOP10]
     np.testing.assert_allclose(selector.cumulative_gain_[:10],
                                [value for _, value in TABLE_II_TOP10], atol=1e-7)
-    # spec 3.3: extending the greedy past the paper's 10 games
+    # Stephenson et al. (2020), V-C: extending the greedy past the paper's 10 games
     assert order[10:] == ["donkeykong", "vortex"]
     np.testing.assert_allclose(selector.cumulative_gain_[10:],
                                [4.69650154, 4.70459512], atol=1e-7)
@@ -771,7 +777,7 @@ def test_table2_combined_column_and_top10(gvgai):
 
 
 def test_table2_spec_fixture_all_19_games(gvgai):
-    expected = {  # spec 3.3 compact fixture: win, score, combined
+    expected = {  # Stephenson et al. (2020), V-C: win, score, combined
         "labyrinth": (1.10088063, 0.78021437, 1.27727576),
         "watergame": (0.89206794, 0.89206794, 1.19372804),
         "escape": (0.87721725, 0.72528011, 1.22655041),
@@ -832,7 +838,7 @@ def test_gvgai_non_monotone_full_set_and_auto(gvgai):
     assert everything == pytest.approx(4.682137, abs=1e-6)
     # all 108 games give less than the top-10 subset (gain is not monotone)
     assert everything < exact.cumulative_gain_[9]
-    # the combined gain is not sub-additive: bait (spec 1.3)
+    # the combined gain is not sub-additive: bait (Stephenson et al. 2020, V-B)
     bait = np.flatnonzero(auto.tasks_ == "bait")[0]
     win = information_gain(gvgai["win"][:, bait], gvgai["win_std"][:, bait],
                            prob_floor=1e-5)
@@ -846,7 +852,7 @@ def test_gvgai_subset_stands_in_for_the_benchmark(gvgai):
     selector = _paper_selector(n_tasks=10, groups=groups).fit(means, X_std=stds)
     chosen = np.zeros(108, dtype=bool)
     chosen[selector.selection_order_] = True
-    # spec section 2 illustrative values (top-10 vs all 108 games)
+    # Stephenson et al. (2020), section V-C: the top ten games vs all 108
     win = subset_agreement(gvgai["win"], chosen)
     assert win.kendall_tau == pytest.approx(0.8120, abs=1e-4)
     assert win.spearman_rho == pytest.approx(0.9389, abs=1e-4)
@@ -1038,7 +1044,7 @@ def test_property_exhaustive_is_at_least_greedy(data, k):
     )
 
 
-SPEC_POOL = [  # spec 3.3: the 19-game extract that holds the whole top 10
+SPEC_POOL = [  # 19 GVGAI games holding the paper's whole top 10 (V-C)
     "freeway", "labyrinth", "tercio", "labyrinthdual", "iceandfire", "chopper",
     "doorkoban", "hungrybirds", "watergame", "escape", "invest", "intersection",
     "cops", "flower", "waitforbreakfast", "realportals", "sistersavior",
@@ -1086,7 +1092,6 @@ def test_gvgai_greedy_top3_is_the_global_optimum(gvgai):
 
 
 def test_gvgai_run_level_data(shared_dir):
-    pd = pytest.importorskip("pandas")
     path = shared_dir / "data" / "gvgai" / "martinezplumed2018_GVGAI_data.csv"
     if not path.exists():
         pytest.skip(f"{path} not found")

@@ -9,6 +9,7 @@ import io
 import warnings
 
 import numpy as np
+import pandas as pd
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -35,8 +36,6 @@ from sklearn_eval.selection._subset_select import (
     select_stratified,
 )
 from sklearn_eval.utils.estimator_checks import check_estimator_contract
-
-pd = pytest.importorskip("pandas")
 
 
 def family_population(n_models=160, n_items=120, seed=0):
@@ -65,9 +64,9 @@ def fitted(population):
 # contract and protocol
 # --------------------------------------------------------------------------
 @pytest.mark.parametrize("params", [
-    {"selection": "auto", "estimator": "auto"},
-    {"selection": "anchor", "estimator": "gp-irt"},
-    {"selection": "predictive", "estimator": "regression"},
+    {"selection": "auto", "method": "auto"},
+    {"selection": "anchor", "method": "gp-irt"},
+    {"selection": "predictive", "method": "regression"},
 ])
 def test_contract(params):
     X = make_irt_responses(90, 30, random_state=1)
@@ -148,7 +147,7 @@ def test_score_is_minus_mae(fitted, population):
 def test_grid_search_prefers_more_items():
     X = family_population(n_models=150, n_items=100, seed=2)
     search = GridSearchCV(
-        SubsetScoreEstimator(estimator="irt", random_state=0),
+        SubsetScoreEstimator(method="irt", random_state=0),
         {"n_items": [3, 30], "selection": ["random", "stratified"]},
         cv=KFold(3, shuffle=True, random_state=0),
     ).fit(X)
@@ -162,7 +161,7 @@ def test_pipeline_with_selected_columns():
     y = X.mean(axis=1)
     pipe = Pipeline([
         ("subset", SubsetScoreEstimator(n_items=15, selection="information",
-                                        estimator="mean", random_state=0)),
+                                        method="mean", random_state=0)),
         ("ridge", Ridge(alpha=1.0)),
     ]).fit(X[:150], y[:150])
     assert pipe.named_steps["subset"].transform(X[:2]).shape == (2, 15)
@@ -188,7 +187,7 @@ def test_intervals_cover_held_out_models():
 
 def test_posterior_interval_method_for_well_specified_irt():
     X = make_irt_responses(850, 80, random_state=11)
-    est = SubsetScoreEstimator(n_items=20, selection="stratified", estimator="irt",
+    est = SubsetScoreEstimator(n_items=20, selection="stratified", method="irt",
                                irt=IRT2PL(), random_state=0).fit(X[:250])
     assert est.interval_method_ == "posterior"
     low, high = est.predict_interval(X[250:])
@@ -282,10 +281,10 @@ def test_anchor_handles_duplicate_items_and_weights_by_cluster_size():
 
 def test_information_selection_is_column_equivariant(population):
     est = SubsetScoreEstimator(n_items=10, selection="information",
-                               estimator="mean").fit(population)
+                               method="mean").fit(population)
     permutation = np.random.default_rng(0).permutation(population.shape[1])
     other = SubsetScoreEstimator(n_items=10, selection="information",
-                                 estimator="mean").fit(population[:, permutation])
+                                 method="mean").fit(population[:, permutation])
     assert sorted(permutation[other.selected_items_]) == list(est.selected_items_)
     info = select_information(3, np.array([0.1, 0.5, 0.5, 0.2]))[0]
     assert info.tolist() == [1, 2, 3]
@@ -294,7 +293,7 @@ def test_information_selection_is_column_equivariant(population):
 @pytest.mark.parametrize("selection", ["information", "predictive"])
 def test_selection_invariant_to_model_order(population, selection):
     permutation = np.random.default_rng(1).permutation(population.shape[0])
-    kwargs = {"n_items": 12, "selection": selection, "estimator": "mean"}
+    kwargs = {"n_items": 12, "selection": selection, "method": "mean"}
     first = SubsetScoreEstimator(**kwargs).fit(population)
     second = SubsetScoreEstimator(**kwargs).fit(population[permutation])
     assert np.array_equal(first.selected_items_, second.selected_items_)
@@ -302,17 +301,17 @@ def test_selection_invariant_to_model_order(population, selection):
 
 @pytest.mark.parametrize("selection", ["random", "stratified", "anchor",
                                        "information", "predictive"])
-@pytest.mark.parametrize("estimator", ["mean", "irt", "gp-irt", "regression"])
-def test_every_combination_predicts_sensibly(population, selection, estimator):
-    est = SubsetScoreEstimator(n_items=25, selection=selection, estimator=estimator,
+@pytest.mark.parametrize("method", ["mean", "irt", "gp-irt", "regression"])
+def test_every_combination_predicts_sensibly(population, selection, method):
+    est = SubsetScoreEstimator(n_items=25, selection=selection, method=method,
                                irt=FrozenEstimator(IRT2PL(model="1PL").fit(
                                    population[:200])), random_state=0)
     est.fit(population[:200])
-    assert (est.selection_, est.estimator_) == (selection, estimator)
+    assert (est.selection_, est.method_) == (selection, method)
     pred = est.predict(population[200:])
     assert np.all((pred >= 0) & (pred <= 1))
     truth = population[200:].mean(axis=1)
-    limit = 0.2 if (selection, estimator) in {("information", "mean"),
+    limit = 0.2 if (selection, method) in {("information", "mean"),
                                               ("predictive", "mean")} else 0.08
     assert np.mean(np.abs(pred - truth)) < limit
 
@@ -349,7 +348,7 @@ def test_missing_responses_in_fit_and_predict():
     assert np.mean(np.abs(pred - np.nanmean(X[200:], axis=1))) < 0.1
     blank = np.full((1, 70), np.nan)
     assert np.isfinite(est.predict(blank)).all()
-    mean_only = SubsetScoreEstimator(n_items=15, estimator="mean",
+    mean_only = SubsetScoreEstimator(n_items=15, method="mean",
                                      random_state=0).fit(X[:200])
     with pytest.warns(UserWarning, match="no observed response"):
         fallback = mean_only.predict(blank)
@@ -370,7 +369,7 @@ def test_tiny_population_warns_but_works():
 def test_y_overrides_row_means():
     X = make_irt_responses(150, 40, random_state=6)
     y = np.clip(X.mean(axis=1) + 0.1, 0, 1)
-    est = SubsetScoreEstimator(n_items=10, estimator="regression",
+    est = SubsetScoreEstimator(n_items=10, method="regression",
                                random_state=0).fit(X, y)
     assert np.mean(est.predict(X)) > np.mean(X.mean(axis=1)) + 0.05
     with pytest.raises(ValueError, match="entries"):
@@ -415,11 +414,11 @@ def test_wrong_width_and_frozen_calibration(population):
 # --------------------------------------------------------------------------
 # from_items and the CSV round trip
 # --------------------------------------------------------------------------
-@pytest.mark.parametrize("estimator", ["mean", "irt", "gp-irt", "regression"])
-def test_csv_round_trip_predicts_identically(population, estimator, tmp_path):
+@pytest.mark.parametrize("method", ["mean", "irt", "gp-irt", "regression"])
+def test_csv_round_trip_predicts_identically(population, method, tmp_path):
     frame = pd.DataFrame(population, columns=[f"item {k}" for k in range(80)])
     est = SubsetScoreEstimator(n_items=12, selection="predictive",
-                               estimator=estimator, random_state=0)
+                               method=method, random_state=0)
     est.fit(frame.iloc[:200])
     path = tmp_path / "items.csv"
     write_items_csv(est, path)
@@ -434,13 +433,13 @@ def test_csv_round_trip_predicts_identically(population, estimator, tmp_path):
         np.testing.assert_allclose(a, b, atol=1e-12)
     assert again.selection_order_.tolist() == est.selection_order_.tolist()
     text = path.read_text()
-    assert text.startswith("# format=sklearn-eval subset-score v1")
+    assert text.startswith("# format=sklearn-eval subset-score v2")
     rows = pd.read_csv(path, comment="#")
     assert rows["selected"].iloc[:12].tolist() == [1] * 12
 
 
 def test_csv_rejects_nonlinear_regressor_and_foreign_files(population):
-    est = SubsetScoreEstimator(n_items=8, estimator="regression",
+    est = SubsetScoreEstimator(n_items=8, method="regression",
                                regressor=DecisionTreeRegressor(max_depth=2),
                                random_state=0).fit(population[:200])
     with pytest.raises(ValueError, match="linear regressor"):
@@ -450,7 +449,7 @@ def test_csv_rejects_nonlinear_regressor_and_foreign_files(population):
 
 
 def test_linear_regressor_is_accepted(population):
-    est = SubsetScoreEstimator(n_items=8, estimator="regression",
+    est = SubsetScoreEstimator(n_items=8, method="regression",
                                regressor=LinearRegression(), random_state=0)
     est.fit(population[:200])
     buffer = io.StringIO()
@@ -463,7 +462,7 @@ def test_linear_regressor_is_accepted(population):
 def test_from_items_mean_and_irt():
     est = SubsetScoreEstimator.from_items(["b", "d"], [1, 3],
                                           feature_names=["a", "b", "c", "d"])
-    assert est.estimator_ == "mean"
+    assert est.method_ == "mean"
     frame = pd.DataFrame([[0, 1, 0, 0], [1, 0, 1, 1]], columns=["a", "b", "c", "d"])
     np.testing.assert_allclose(est.predict(frame), [0.25, 0.75])
     with pytest.raises(ValueError, match="residuals"):
@@ -476,7 +475,7 @@ def test_from_items_mean_and_irt():
     a, b = rng.lognormal(0, 0.2, 30), rng.normal(size=30)
     irt = SubsetScoreEstimator.from_items(np.arange(0, 30, 3), discrimination=a,
                                           difficulty=b)
-    assert irt.estimator_ == "irt" and irt.interval_method_ == "posterior"
+    assert irt.method_ == "irt" and irt.interval_method_ == "posterior"
     assert np.allclose(irt.irt_.difficulty_, b)
     responses = np.ones((1, 10))
     assert irt.predict(responses)[0] > 0.6
@@ -507,3 +506,16 @@ def test_predictions_are_row_wise(fitted, population, order):
     low, high = fitted.predict_interval(rows[order])
     np.testing.assert_allclose(low, fitted.predict_interval(rows)[0][order],
                                atol=1e-13)
+
+
+def test_former_parameter_and_attribute_names_warn(population):
+    """``estimator=`` (a string) is now ``method=``; ``estimator_`` -> ``method_``."""
+    new = SubsetScoreEstimator(n_items=10, selection="information", method="mean")
+    new.fit(population[:100])
+    old = SubsetScoreEstimator(n_items=10, selection="information", estimator="mean")
+    with pytest.warns(FutureWarning, match="method"):
+        old.fit(population[:100])
+    with pytest.warns(FutureWarning, match="method_"):
+        assert old.estimator_ == new.method_ == "mean"
+    np.testing.assert_array_equal(old.predict(population[100:]),
+                                  new.predict(population[100:]))

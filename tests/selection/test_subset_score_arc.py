@@ -10,6 +10,7 @@ shipped. 5-fold cross-validation over models: fit on 4/5, predict the held-out
 import warnings
 
 import numpy as np
+import pandas as pd
 import pytest
 from scipy.stats import spearmanr
 from sklearn.model_selection import KFold
@@ -23,7 +24,6 @@ ARC = "data/irt/atlas_openllm_arc_mixtral_family_response_matrix.csv"
 
 @pytest.fixture(scope="module")
 def arc(shared_dir):
-    pd = pytest.importorskip("pandas")
     path = shared_dir / ARC
     if not path.exists():
         pytest.skip("ARC response matrix not in the shared data")

@@ -30,7 +30,7 @@ class WinShare(BaseEstimator):
         games = np.bincount(i, minlength=len(players)) + np.bincount(
             j, minlength=len(players)
         )
-        self.players_ = players
+        self.agents_ = players
         self.share_ = points / games
         return self
 
@@ -99,6 +99,23 @@ def test_matches_unit_aligns_players_by_label():
     assert res.labels.tolist() == players.tolist()
     assert res.rank.tolist() == [4, 3, 2, 1]
     assert np.all(res.high - res.low > 0)
+
+
+def test_matches_unit_needs_the_protocol_labels():
+    """Players are aligned through ``agents_`` only (the ranking protocol)."""
+
+    class PlayersOnly(WinShare):
+        def fit(self, X, y):
+            super().fit(X, y)
+            self.players_ = self.agents_
+            del self.agents_
+            return self
+
+    X = np.array([["a", "b"], ["b", "c"], ["c", "a"]] * 10)
+    y = np.tile([1.0, 0.0, 1.0], 10)
+    with pytest.raises(TypeError, match="agents_"):
+        bootstrap_ranking(PlayersOnly(), X, y, statistic="share_",
+                          resample="matches", n_resamples=5, random_state=0)
 
 
 def test_runs_are_resampled_within_agents():

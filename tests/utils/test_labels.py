@@ -26,7 +26,6 @@ _SETTINGS = settings(max_examples=60, deadline=None,
 def coder(request, monkeypatch):
     """Run a test with the numba coder and with the numpy fallback."""
     if request.param == "compiled":
-        pytest.importorskip("numba")
         monkeypatch.setattr(_label_kernels, "HAVE_NUMBA", True)
     else:
         monkeypatch.setattr(_label_kernels, "HAVE_NUMBA", False)
@@ -252,7 +251,6 @@ def test_hash_collision_in_the_numpy_coder_falls_back(monkeypatch):
 @pytest.mark.parametrize("n_words, n_distinct", [(1, 3000), (3, 3000), (5, 40)])
 def test_compiled_and_numpy_coders_agree(n_words, n_distinct, monkeypatch):
     """Same first-appearance codes; many keys make the compiled table grow."""
-    pytest.importorskip("numba")
     monkeypatch.setattr(_label_kernels, "HAVE_NUMBA", True)
     rng = np.random.default_rng(n_words)
     keys = rng.integers(0, 2**63, size=(n_distinct, n_words), dtype=np.uint64)

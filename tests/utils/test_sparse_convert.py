@@ -1,6 +1,7 @@
-"""The result-matrix converters on sparse data (issue 16): a long table pivots to
-a sparse matrix of the observed scores, equal to the dense pivot where observed;
-thresholds and normalisations act on the stored entries only."""
+"""The result-matrix converters on sparse data (user guide, IRT: "Sparse responses and
+long tables"): a long table pivots to a sparse matrix of the observed scores, equal
+to the dense pivot where observed; thresholds and normalisations act on the stored
+entries only."""
 
 import warnings
 

@@ -1,0 +1,153 @@
+r"""IRT's 3PL/4PL against the PyPI packages ``mirt`` and ``theta-irt``.
+
+The reference packages live in their own environment, never in the
+package's dependencies::
+
+    python -m venv /work/venv-irtbench
+    /work/venv-irtbench/bin/pip install mirt==1.2.0 theta-irt==0.1.1
+
+Run from the repository root with the development environment; the
+references run in a child process of the benchmark environment::
+
+    PYTHONPATH=$PWD /work/venv/bin/python benchmarks/bench_irt_models.py \
+        --model 3PL --n-agents 5000 --n-items 30 --missing 0.1
+
+Data: ``--model`` responses simulated with theta ~ N(0, 1), a ~ LogNormal(0.2,
+0.3), b ~ N(0, 1), g ~ U(0.1, 0.3) (3PL, 4PL) and u ~ U(0.85, 0.98) (4PL),
+each response missing with probability ``--missing`` (seed 0). Fits:
+``IRT(model)`` (maximum likelihood, defaults), ``mirt.fit_mirt(X, model)``
+(EM, defaults, no standard errors) and ``theta.fit(X, model)`` (defaults,
+which put priors on the asymptotes). Every fit's items are scored by the same
+marginal log-likelihood (a rectangular grid of 801 nodes on [-8, 8], N(0, 1)
+ability), and compared with the true items (RMSE of a, b, g). Prints wall
+seconds of each fit (one run; the machine may be shared) and the ratios.
+"""
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import time
+import warnings
+
+import numpy as np
+from scipy.special import expit, logsumexp
+
+REFERENCE_ENV = os.environ.get("IRT_BENCH_PYTHON", "/work/venv-irtbench/bin/python")
+
+_REFERENCE_CODE = r"""
+import json, sys, time, warnings
+import numpy as np
+warnings.simplefilter("ignore")
+X = np.load(sys.argv[1])["X"]
+model = sys.argv[2]
+out = {}
+import mirt
+start = time.perf_counter()
+res = mirt.fit_mirt(X, model, compute_standard_errors=False)
+wall = time.perf_counter() - start
+m = res.model
+J = X.shape[1]
+get = lambda name, default: (np.ravel(getattr(m, name)).tolist()
+                             if hasattr(m, name) else [default] * J)
+out["mirt"] = dict(wall=wall, a=get("discrimination", 1.0),
+                   b=get("difficulty", 0.0), g=get("guessing", 0.0),
+                   u=get("upper", 1.0), n_iter=int(res.n_iterations))
+import theta
+start = time.perf_counter()
+fit = theta.fit(X, model)
+wall = time.perf_counter() - start
+out["theta-irt"] = dict(wall=wall, a=np.ravel(fit.a).tolist(),
+                        b=np.ravel(fit.b).tolist(), g=np.ravel(fit.c).tolist(),
+                        u=np.ravel(fit.d).tolist(), n_iter=int(fit.n_iter))
+json.dump(out, open(sys.argv[3], "w"))
+"""
+
+
+def simulate(model, n, J, missing, seed=0):
+    rng = np.random.default_rng(seed)
+    a = rng.lognormal(0.2, 0.3, J)
+    b = rng.normal(0.0, 1.0, J)
+    g = rng.uniform(0.1, 0.3, J) if model in ("3PL", "4PL") else np.zeros(J)
+    u = rng.uniform(0.85, 0.98, J) if model == "4PL" else np.ones(J)
+    theta = rng.normal(size=n)
+    P = g + (u - g) * expit(a * (theta[:, None] - b))
+    X = (rng.random((n, J)) < P).astype(float)
+    X[rng.random((n, J)) < missing] = np.nan
+    return X, dict(a=a, b=b, g=g, u=u)
+
+
+def marginal_loglik(X, a, b, g, u, n_nodes=801, bound=8.0):
+    """Marginal log-likelihood on a fine rectangular grid (row blocks)."""
+    nodes = np.linspace(-bound, bound, n_nodes)
+    log_w = -0.5 * nodes**2 - logsumexp(-0.5 * nodes**2)
+    P = np.clip(g + (u - g) * expit(a * (nodes[:, None] - b)), 1e-300, 1 - 1e-16)
+    log_p, log_q = np.log(P), np.log1p(-P)
+    total = 0.0
+    for start in range(0, X.shape[0], 2000):
+        block = X[start:start + 2000]
+        seen = ~np.isnan(block)
+        Y = np.where(seen, block, 0.0)
+        table = Y @ log_p.T + (seen & (Y == 0)) @ log_q.T + log_w
+        total += float(logsumexp(table, axis=1).sum())
+    return total
+
+
+def _rmse(u, v):
+    return float(np.sqrt(np.mean((np.asarray(u) - np.asarray(v)) ** 2)))
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--model", default="3PL", choices=["2PL", "3PL", "4PL"])
+    parser.add_argument("--n-agents", type=int, default=5000)
+    parser.add_argument("--n-items", type=int, default=30)
+    parser.add_argument("--missing", type=float, default=0.1)
+    parser.add_argument("--no-reference", action="store_true")
+    args = parser.parse_args()
+
+    from sklearn_eval.irt import IRT
+
+    X, truth = simulate(args.model, args.n_agents, args.n_items, args.missing)
+    results = {}
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        # numba compiles its loops once per process: not part of a fit's time
+        start = time.perf_counter()
+        IRT(model=args.model).fit(simulate(args.model, 200, 5, 0.0, seed=1)[0])
+        print(f"warm-up (imports, compilation): {time.perf_counter() - start:.1f} s")
+        start = time.perf_counter()
+        ours = IRT(model=args.model).fit(X)
+        results["IRT"] = dict(wall=time.perf_counter() - start,
+                              a=ours.discrimination_, b=ours.difficulty_,
+                              g=ours.guessing_, u=ours.upper_, n_iter=ours.n_iter_)
+    if not args.no_reference:
+        with tempfile.TemporaryDirectory() as tmp:
+            data, out = os.path.join(tmp, "X.npz"), os.path.join(tmp, "out.json")
+            np.savez(data, X=X)
+            subprocess.run([REFERENCE_ENV, "-c", _REFERENCE_CODE, data, args.model,
+                            out], check=True)
+            with open(out) as handle:
+                results.update(json.load(handle))
+    print(f"== {args.model}: {args.n_agents} x {args.n_items}, "
+          f"{args.missing:.0%} missing ==")
+    loglik = {}
+    for name, fit in results.items():
+        loglik[name] = marginal_loglik(X, *(np.asarray(fit[k], dtype=float)
+                                            for k in "abgu"))
+        errors = {k: _rmse(fit[k], truth[k]) for k in "abg"}
+        print(f"{name:10s} wall {fit['wall']:8.2f} s  iterations {fit['n_iter']:5d}  "
+              f"loglik {loglik[name]:.3f}  RMSE a {errors['a']:.3f} "
+              f"b {errors['b']:.3f} g {errors['g']:.3f}")
+    for name in results:
+        if name != "IRT":
+            ratio = results["IRT"]["wall"] / results[name]["wall"]
+            print(f"IRT vs {name}: time ratio {ratio:.3f}  "
+                  f"loglik difference {loglik['IRT'] - loglik[name]:+.3f}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,116 @@
+"""``sklearn-eval compare``: is agent A really ahead of agent B? Paired tests."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ._inputs import read_match_file, read_scores
+from ._options import (
+    add_match_input,
+    add_matrix_input,
+    add_resampling,
+    add_table_output,
+)
+from ._output import CommandError, Table, emit, fixed, number, say
+
+__all__ = []
+
+
+def add_parser(commands):
+    parser = commands.add_parser(
+        "compare",
+        help="paired tests of agents' differences, with Holm/BH adjustment",
+    )
+    add_matrix_input(parser)
+    add_match_input(parser)
+    parser.add_argument(
+        "--input", choices=("scores", "matches"), default="scores",
+        help="scores: agents x items, agents compared by their mean, paired on "
+        "the items (default); matches: a matches CSV, batch Bradley-Terry "
+        "ratings",
+    )
+    parser.add_argument(
+        "--pairs", choices=("adjacent", "all"), default="adjacent",
+        help="neighbours in the ranking (default) or every pair",
+    )
+    parser.add_argument(
+        "--pair", action="append", default=[], metavar="A,B",
+        help="compare these two agents (repeatable; replaces --pairs)",
+    )
+    parser.add_argument(
+        "--correction", choices=("holm", "bh", "none"), default="holm",
+        help="p-value adjustment: holm (familywise, default), bh (false "
+        "discovery rate) or none",
+    )
+    parser.add_argument(
+        "--confidence-level", type=float, default=0.95,
+        help="level of each difference's interval (0.95)",
+    )
+    parser.add_argument(
+        "--method", choices=("auto", "analytic", "bootstrap"), default="auto",
+        help="analytic covariance where one exists (auto) or the bootstrap",
+    )
+    add_resampling(parser, default=1000, what="the items or matches")
+    add_table_output(parser)
+    parser.set_defaults(handler=run)
+    return parser
+
+
+def _pairs(args):
+    if not args.pair:
+        return args.pairs
+    pairs = []
+    for text in args.pair:
+        parts = text.split(",")
+        if len(parts) != 2 or not all(parts):
+            raise CommandError(f"--pair takes two agents as A,B; got {text!r}")
+        pairs.append((parts[0], parts[1]))
+    return pairs
+
+
+def run(args, out):
+    import pandas as pd
+
+    from ..pairwise import EloRanker
+    from ..uncertainty import compare_agents
+
+    if not 0 < args.confidence_level < 1:
+        raise CommandError(
+            f"--confidence-level must lie in (0, 1); got {args.confidence_level}"
+        )
+    common = {
+        "pairs": _pairs(args),
+        "correction": None if args.correction == "none" else args.correction,
+        "confidence_level": args.confidence_level, "method": args.method,
+        "n_resamples": max(args.n_resamples, 2), "random_state": args.random_state,
+        "n_jobs": args.n_jobs,
+    }
+    if args.input == "matches":
+        matches = read_match_file(args)
+        X = np.asarray(matches.X, dtype=object).astype(str)
+        table = compare_agents(EloRanker(method="batch"), X, matches.y,
+                               sample_weight=matches.sample_weight, **common)
+        what = "rating"
+    else:
+        scores = read_scores(args)
+        frame = pd.DataFrame(scores.values,
+                             index=[str(a) for a in scores.agents])
+        table = compare_agents("mean", frame, **common)
+        what = "mean score"
+    say(args, f"{len(table)} comparison(s), {args.correction} adjustment")
+    rows = [
+        [row.agent_a, row.agent_b, float(row.difference), float(row.se),
+         float(row.low), float(row.high), number(row.p_value),
+         number(row.p_adjusted)]
+        for row in table.itertuples()
+    ]
+    level = f"{args.confidence_level:.0%}"
+    emit(args, out, Table(
+        ["agent a", "agent b", "difference", "se", f"{level} low", f"{level} high",
+         "p-value", "p adjusted"],
+        rows,
+        [None, None, fixed(4), fixed(4), fixed(4), fixed(4), None, None],
+        title=f"paired differences of {what} (a minus b):",
+        key="comparisons",
+    ))
+    return 0

@@ -1,0 +1,232 @@
+"""The binary item models of :class:`IRT`: 2PL, 3PL and 4PL on one curve.
+
+Every item has ``P(theta) = g + (u - g) / (1 + exp(-(a theta + d)))`` with a
+lower asymptote ``g`` (guessing) and an upper asymptote ``u``; the 2PL fixes
+``g = 0, u = 1``, the 3PL frees ``g``, the 4PL both. Internally an item is the
+row ``(a, d, gamma, upsilon)`` with ``g = expit(gamma)`` and
+``u = expit(upsilon)`` (a fixed asymptote is ``gamma = -inf`` or
+``upsilon = +inf``). Here: the log tables the E-step reads, the scores and
+information per item, and the M-step (Fisher scoring with backtracking for
+all items at once on the E-step's expected counts).
+"""
+
+import numpy as np
+from scipy.special import expit, log_expit, logit
+
+# which of (a, d, gamma, upsilon) each model estimates
+FREE = {"2PL": (0, 1), "3PL": (0, 1, 2), "4PL": (0, 1, 2, 3)}
+# |gamma|, |upsilon| stay below this: g, u within 1e-9 of 0 and 1 at most
+_LOGIT_CAP = 20.7
+_TINY = 1e-300
+
+
+def asymptotes(params):
+    """Lower and upper asymptotes ``g``, ``u`` of every item."""
+    return expit(params[:, 2]), expit(params[:, 3])
+
+
+def log_tables(params, nodes):
+    """``log P`` and ``log(1 - P)`` per (node, item), computed stably."""
+    a, d, gamma, upsilon = params.T
+    z = nodes[:, None] * a + d
+    g, u = asymptotes(params)
+    log_span = np.log(np.maximum(u - g, _TINY))
+    with np.errstate(divide="ignore"):
+        log_p = np.logaddexp(log_expit(gamma), log_span + log_expit(z))
+        log_q = np.logaddexp(log_expit(-upsilon), log_span + log_expit(-z))
+    return log_p, log_q
+
+
+def probabilities(params, nodes):
+    """``P(x = 1)`` per (node, item)."""
+    return np.exp(log_tables(params, nodes)[0])
+
+
+def _first_derivatives(params, nodes, free):
+    """``dP`` (n_nodes, n_items, n_free) and the pieces the second need."""
+    a, d, gamma, upsilon = params.T
+    s = expit(nodes[:, None] * a + d)
+    w = s * (1.0 - s)
+    g, u = asymptotes(params)
+    span = u - g
+    q = np.broadcast_to(nodes[:, None], s.shape)
+    columns = {0: span * w * q, 1: span * w, 2: g * (1.0 - g) * (1.0 - s),
+               3: u * (1.0 - u) * s}
+    return np.stack([columns[c] for c in free], axis=-1), (s, w, g, u, span, q)
+
+
+def _second_derivatives(pieces, free):
+    """``d2P`` (n_nodes, n_items, n_free, n_free)."""
+    s, w, g, u, span, q = pieces
+    w2 = w * (1.0 - 2.0 * s)
+    dg, du = g * (1.0 - g), u * (1.0 - u)
+    table = {
+        (0, 0): span * w2 * q * q, (0, 1): span * w2 * q, (1, 1): span * w2,
+        (0, 2): -dg * w * q, (1, 2): -dg * w, (2, 2): dg * (1.0 - 2.0 * g) * (1.0 - s),
+        (0, 3): du * w * q, (1, 3): du * w, (3, 3): du * (1.0 - 2.0 * u) * s,
+        (2, 3): np.zeros_like(s),
+    }
+    p = len(free)
+    out = np.empty((*s.shape, p, p))
+    for i, ci in enumerate(free):
+        for k, ck in enumerate(free):
+            out[..., i, k] = table[(min(ci, ck), max(ci, ck))]
+    return out
+
+
+def scores(params, nodes, free):
+    """Scores of the free parameters for a success and a failure per (node, item)."""
+    log_p, log_q = log_tables(params, nodes)
+    dP, _ = _first_derivatives(params, nodes, free)
+    P = np.exp(log_p)[..., None]
+    Q = np.exp(log_q)[..., None]
+    return dP / np.maximum(P, _TINY), -dP / np.maximum(Q, _TINY)
+
+
+def prior_terms(params, free, priors):
+    """Gradient and information of the log-priors on gamma and upsilon."""
+    grad = np.zeros((params.shape[0], len(free)))
+    info = np.zeros((params.shape[0], len(free)))
+    value = np.zeros(params.shape[0])
+    for index, column in enumerate(free):
+        prior = priors.get(column)
+        if prior is None:
+            continue
+        mean, sd = prior
+        x = params[:, column]
+        value -= 0.5 * ((x - mean) / sd) ** 2
+        grad[:, index] = -(x - mean) / sd**2
+        info[:, index] = 1.0 / sd**2
+    return value, grad, info
+
+
+def item_objective(params, r, n, nodes, free, priors):
+    """Expected complete-data log-likelihood plus log-priors, per item."""
+    log_p, log_q = log_tables(params, nodes)
+    with np.errstate(invalid="ignore"):
+        value = (np.where(r > 0, r * log_p, 0.0)
+                 + np.where(n - r > 0, (n - r) * log_q, 0.0)).sum(axis=0)
+    return value + prior_terms(params, free, priors)[0]
+
+
+def _gradient_information(params, r, n, nodes, free, priors):
+    log_p, log_q = log_tables(params, nodes)
+    P, Q = np.exp(log_p), np.exp(log_q)
+    dP, _ = _first_derivatives(params, nodes, free)
+    pq = np.maximum(P * Q, _TINY)
+    grad = np.einsum("kj,kjc->jc", (r - n * P) / pq, dP)
+    info = np.einsum("kj,kjc,kje->jce", n / pq, dP, dP)
+    _, prior_grad, prior_info = prior_terms(params, free, priors)
+    info[:, np.arange(len(free)), np.arange(len(free))] += prior_info
+    return grad + prior_grad, info
+
+
+def m_step(params, r, n, nodes, free, priors, n_newton=4):
+    """Fisher scoring with backtracking on every item's objective at once.
+
+    Never lowers an item's objective; the asymptotes' logits stay within
+    ``+-_LOGIT_CAP`` and every step moves a parameter by at most
+    ``1 + |value|``.
+    """
+    params = params.copy()
+    objective = item_objective(params, r, n, nodes, free, priors)
+    free = tuple(free)
+    for _ in range(n_newton):
+        grad, info = _gradient_information(params, r, n, nodes, free, priors)
+        ridge = 1e-9 * np.trace(info, axis1=1, axis2=2) + 1e-12
+        info[:, np.arange(len(free)), np.arange(len(free))] += ridge[:, None]
+        step = np.linalg.solve(info, grad[..., None])[..., 0]
+        current = params[:, free]
+        cap = (1.0 + np.abs(current)) / np.maximum(np.abs(step), 1e-300)
+        scale = np.minimum(1.0, cap.min(axis=1))
+        accepted = np.zeros(params.shape[0], dtype=bool)
+        for _halving in range(30):
+            trial = np.flatnonzero(~accepted)
+            if trial.size == 0:
+                break
+            candidate = params[trial].copy()
+            candidate[:, free] = current[trial] + scale[trial, None] * step[trial]
+            candidate[:, 2:] = np.clip(candidate[:, 2:], -_LOGIT_CAP, _LOGIT_CAP)
+            value = item_objective(candidate, r[:, trial], n[:, trial], nodes, free,
+                                   priors)
+            ok = np.isfinite(value) & (
+                value >= objective[trial] - 1e-12 * np.abs(objective[trial]))
+            done = trial[ok]
+            params[done] = candidate[ok]
+            objective[done] = value[ok]
+            accepted[done] = True
+            scale = np.where(accepted, scale, 0.5 * scale)
+        if np.max(np.abs(params[:, free] - current)) < 1e-10:
+            break
+    return params
+
+
+def louis_information(params, state, outer, nodes, free, priors):
+    """Observed information of every item's free parameters (Louis 1982).
+
+    ``state``: the E-step's expected counts at ``params``; ``outer``: the
+    per-item sums ``sum_i E_i[s] E_i[s]^T``. Items are taken one at a time
+    (the covariance between items is ignored, as for the 2PL).
+    """
+    r, n = state["r"], state["n"]
+    log_p, log_q = log_tables(params, nodes)
+    P, Q = np.exp(log_p), np.exp(log_q)
+    _, pieces = _first_derivatives(params, nodes, free)
+    d2P = _second_derivatives(pieces, free)
+    weight = (r - n * P) / np.maximum(P * Q, _TINY)
+    info = -np.einsum("kj,kjce->jce", weight, d2P) + outer
+    _, _, prior_info = prior_terms(params, free, priors)
+    info[:, np.arange(len(free)), np.arange(len(free))] += prior_info
+    return info
+
+
+def reported_covariance(params, info, free):
+    """Covariance of (discrimination, difficulty, guessing, upper) per item.
+
+    The inverse information in the internal coordinates, mapped by the
+    Jacobian of ``b = -d / a``, ``g = expit(gamma)``, ``u = expit(upsilon)``;
+    NaN for an item whose information is singular.
+    """
+    J, p = params.shape[0], len(free)
+    cov = np.full((J, 4, 4), np.nan)
+    a, d = params[:, 0], params[:, 1]
+    g, u = asymptotes(params)
+    for j in range(J):
+        try:
+            inverse = np.linalg.inv(info[j])
+        except np.linalg.LinAlgError:
+            continue
+        if not np.all(np.isfinite(inverse)) or np.any(np.diag(inverse) < 0):
+            continue
+        jac = np.zeros((4, p))
+        for index, column in enumerate(free):
+            if column == 0:
+                jac[0, index] = 1.0
+                jac[1, index] = d[j] / a[j] ** 2
+            elif column == 1:
+                jac[1, index] = -1.0 / a[j]
+            elif column == 2:
+                jac[2, index] = g[j] * (1.0 - g[j])
+            else:
+                jac[3, index] = u[j] * (1.0 - u[j])
+        cov[j] = jac @ inverse @ jac.T
+    return cov
+
+
+def logit_prior(prior, name):
+    """A (mean, sd) prior on an asymptote: mean in (0, 1), sd of its logit > 0."""
+    if prior is None:
+        return None
+    try:
+        mean, sd = (float(v) for v in prior)
+    except (TypeError, ValueError):
+        raise ValueError(
+            f"{name} must be None or a pair (mean, sd); got {prior!r}."
+        ) from None
+    if not 0.0 < mean < 1.0:
+        raise ValueError(
+            f"{name} mean must lie in (0, 1) (a probability); got {mean!r}."
+        )
+    if not (np.isfinite(sd) and sd > 0):
+        raise ValueError(f"{name} sd must be finite and > 0; got {sd!r}.")
+    return float(logit(mean)), sd

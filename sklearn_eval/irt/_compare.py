@@ -1,0 +1,123 @@
+"""Which item response model a benchmark needs: held-out responses and AIC/BIC."""
+
+import numpy as np
+import pandas as pd
+from scipy import sparse
+from sklearn.base import clone
+from sklearn.utils import check_random_state
+
+from ..utils._sparse import is_sparse_input
+from ._irt import IRT
+from ._responses import _check_responses
+
+
+def _observed_cells(values):
+    """Rows, columns and values of the observed responses."""
+    if is_sparse_input(values):
+        coo = sparse.coo_array(values)
+        seen = ~np.isnan(coo.data)
+        return coo.row[seen], coo.col[seen], coo.data[seen]
+    rows, cols = np.nonzero(~np.isnan(values))
+    return rows, cols, values[rows, cols]
+
+
+def _matrix(shape, rows, cols, data, as_sparse):
+    if as_sparse:
+        return sparse.csr_array((data, (rows, cols)), shape=shape)
+    out = np.full(shape, np.nan)
+    out[rows, cols] = data
+    return out
+
+
+def compare_models(X, models=("1PL", "2PL", "3PL"), *, cv=5, random_state=None,
+                   **params):
+    """Held-out log-likelihood, AIC and BIC of several IRT models on ``X``.
+
+    The observed responses (not the agents) are split at random into ``cv``
+    folds. For each fold every model is fitted on the other responses; the
+    held-out log-likelihood of an agent is
+    ``log p(all its responses) - log p(its training responses)`` under the
+    fitted items, i.e. the log predictive probability of its held-out
+    responses given its training ones (the ability integrated out). It is
+    summed over agents and folds and divided by the number of held-out
+    responses scored (responses to an item left out of a fold's fit, because
+    its training responses were constant, are not scored). AIC and BIC come
+    from a fit on all responses.
+
+    Parameters
+    ----------
+    X : array-like, DataFrame, sparse matrix or ResultMatrix of shape \
+            (n_agents, n_items)
+        Responses in {0, 1}; NaN (or an absent sparse entry) is missing.
+    models : sequence of str or IRT, default=("1PL", "2PL", "3PL")
+        Model names (``IRT(model=name, **params)``) or IRT instances.
+    cv : int, default=5
+        Number of folds of responses (at least 2).
+    random_state : int, RandomState instance or None, default=None
+        Seeds the split of the responses.
+    **params : dict
+        Further parameters of every :class:`IRT` built from a name.
+
+    Returns
+    -------
+    table : pandas.DataFrame
+        Indexed by model, with columns ``heldout_loglik_per_response``,
+        ``heldout_loglik_se`` (over folds), ``n_heldout``, ``log_likelihood``,
+        ``n_parameters``, ``aic``, ``bic``; best held-out model first.
+
+    Examples
+    --------
+    >>> from sklearn_eval.datasets import make_irt_responses
+    >>> from sklearn_eval.irt import compare_models
+    >>> X = make_irt_responses(200, 8, random_state=0)
+    >>> table = compare_models(X, models=["1PL", "2PL"], cv=3, random_state=0)
+    >>> table.columns[:3].tolist()
+    ['heldout_loglik_per_response', 'heldout_loglik_se', 'n_heldout']
+    """
+    if not isinstance(cv, int | np.integer) or isinstance(cv, bool) or cv < 2:
+        raise ValueError(f"cv must be an integer >= 2; got {cv!r}.")
+    estimators = [model if isinstance(model, IRT) else IRT(model=model, **params)
+                  for model in models]
+    if not estimators:
+        raise ValueError("models must name at least one model.")
+    values, _, _ = _check_responses(X)
+    rows, cols, data = _observed_cells(values)
+    fold = check_random_state(random_state).permutation(rows.size) % cv
+    as_sparse = is_sparse_input(values)
+    records = []
+    for estimator in estimators:
+        per_fold, n_scored = [], 0
+        for k in range(cv):
+            train = fold != k
+            held = ~train
+            seen = np.bincount(rows[train], minlength=values.shape[0]) > 0
+            index = np.cumsum(seen) - 1  # agents with training responses
+            keep_rows = seen[rows]
+            fitted = clone(estimator).fit(_matrix(
+                (int(seen.sum()), values.shape[1]), index[rows[train & keep_rows]],
+                cols[train & keep_rows], data[train & keep_rows], as_sparse))
+            scored = held & fitted._keep[cols]
+            both = train | scored
+            full = fitted._pass(_matrix(values.shape, rows[both], cols[both],
+                                        data[both], as_sparse), moments=True)
+            part = fitted._pass(_matrix(values.shape, rows[train], cols[train],
+                                        data[train], as_sparse), moments=True)
+            per_fold.append(float(full["per_agent"].sum() - part["per_agent"].sum()))
+            n_scored += int(scored.sum())
+        whole = clone(estimator).fit(X)
+        criteria = whole.information_criteria()
+        per_fold = np.asarray(per_fold)
+        fold_sizes = n_scored / cv
+        records.append({
+            "model": estimator.model,
+            "heldout_loglik_per_response": per_fold.sum() / max(n_scored, 1),
+            "heldout_loglik_se": float(np.std(per_fold / fold_sizes, ddof=1)
+                                       / np.sqrt(cv)),
+            "n_heldout": n_scored,
+            "log_likelihood": criteria["log_likelihood"],
+            "n_parameters": criteria["n_parameters"],
+            "aic": criteria["aic"],
+            "bic": criteria["bic"],
+        })
+    table = pd.DataFrame.from_records(records).set_index("model")
+    return table.sort_values("heldout_loglik_per_response", ascending=False)

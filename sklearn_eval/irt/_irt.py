@@ -1,0 +1,410 @@
+"""IRT: one estimator for the binary item response models (1PL to 4PL)."""
+
+from numbers import Integral, Real
+
+import numpy as np
+from sklearn.base import BaseEstimator, TransformerMixin
+from sklearn.utils import check_random_state
+from sklearn.utils.validation import check_is_fitted
+
+from ..base import AgentRankerMixin, FitTemplateMixin, TaskTableMixin
+from ..utils._sklearn_compat import Interval, StrOptions
+from ._binary_models import log_tables, logit_prior
+from ._em import _EMSettings
+from ._fit import _executor
+from ._irt_fit import _fit_irt
+from ._quadrature import make_grid
+from ._responses import (
+    _check_fit_responses,
+    _check_input_features,
+    _check_responses,
+    _input_features,
+    _make_storage,
+)
+
+_DEFAULT_NODES = {"rectangular": 121, "gauss-hermite": 21}
+# logit-scale sd of the guessing prior that n_options implies
+_OPTIONS_PRIOR_SD = 0.5
+
+
+class IRT(
+    AgentRankerMixin, TaskTableMixin, TransformerMixin, FitTemplateMixin, BaseEstimator
+):
+    """Binary item response models: 1PL, 2PL, 3PL (guessing) and 4PL.
+
+    Agent ``i`` succeeds on item ``j`` with probability
+    ``g_j + (u_j - g_j) / (1 + exp(-a_j (theta_i - b_j)))``, ``theta ~ N(0, 1)``:
+    ``"2PL"`` fixes the lower asymptote ``g = 0`` and the upper ``u = 1``;
+    ``"1PL"`` also shares one discrimination ``a`` across items; ``"3PL"``
+    estimates ``g`` (the guessing floor of a multiple-choice item: a 4-option
+    item gives 25% to an agent that knows nothing, which a 2PL reads as an
+    easy item); ``"4PL"`` estimates ``u`` as well (items that even the best
+    agents sometimes miss, e.g. through label noise).
+
+    Item parameters maximise the marginal likelihood by EM on the same
+    response storage as :class:`IRT2PL` (dense with NaN, or scipy sparse in
+    O(observed responses)). The 1PL and 2PL are fitted by the EM engine of
+    :class:`IRT2PL` (same item parameters and log-likelihood); the 3PL and 4PL
+    start from that 2PL and continue with EM (Fisher-scoring M-step,
+    SQUAREM acceleration kept only where it raises the likelihood, so the
+    penalised log-likelihood never decreases). Abilities are posterior means
+    (EAP) on the quadrature grid.
+
+    By default the 3PL and 4PL are maximum likelihood. A guessing parameter
+    is weakly identified when few agents are low on the scale; give
+    ``n_options`` (the number of answer options: a normal prior on
+    ``logit(g)`` centred at ``logit(1 / n_options)`` with sd 0.5) or an
+    explicit ``guessing_prior``; the fit is then a posterior mode and
+    ``log_likelihood_`` stays the plain marginal log-likelihood.
+
+    Read more in the :ref:`User Guide <irt_models>`.
+
+    Parameters
+    ----------
+    model : {"1PL", "2PL", "3PL", "4PL"}, default="2PL"
+        The item response model.
+    n_factors : int, default=1
+        Number of latent abilities. Only 1 is supported.
+    n_options : int or None, default=None
+        Number of answer options of the items (3PL, 4PL): sets the guessing
+        prior unless ``guessing_prior`` is given.
+    guessing_prior : tuple (mean, sd) or None, default=None
+        Normal prior on ``logit(g)`` with centre ``logit(mean)``, ``mean`` in
+        (0, 1), and sd ``sd`` on the logit scale (3PL, 4PL).
+    upper_prior : tuple (mean, sd) or None, default=None
+        The same for the upper asymptote ``u`` (4PL).
+    quadrature : {"rectangular", "gauss-hermite"}, default="rectangular"
+        Grid on which ``theta`` is integrated out (see :class:`IRT2PL`).
+    n_quadrature : int or None, default=None
+        Number of nodes; None means 121 (rectangular) or 21 (Gauss-Hermite).
+    quadrature_bound : float, default=6.0
+        Half-width of the rectangular grid.
+    max_iter : int, default=1000
+        Maximum number of EM iterations (E-steps).
+    tol : float, default=1e-7
+        EM stops when the penalised log-likelihood per agent changes by less.
+    algorithm : {"auto", "dense", "sparse"}, default="auto"
+        Response storage (see :class:`IRT2PL`); the results agree to rounding.
+    chunk_size : int or None, default=None
+        Agents per block of the passes over the responses.
+    n_jobs : int or None, default=None
+        Threads for the passes over blocks of agents or items.
+    random_state : int, RandomState instance or None, default=None
+        Seeds the starting values of the 2PL engine.
+
+    Attributes
+    ----------
+    discrimination_, difficulty_, guessing_, upper_ : ndarray of shape (n_items,)
+        Item parameters (NaN for items left out: all 0, all 1 or never
+        observed). ``guessing_`` is 0 and ``upper_`` 1 where the model fixes
+        them.
+    discrimination_se_, difficulty_se_, guessing_se_, upper_se_ : ndarray
+        Standard errors from Louis' observed information of each item (NaN
+        where the model fixes the parameter or the information is singular).
+    abilities_, abilities_sd_ : ndarray of shape (n_agents,)
+        Posterior mean and sd of the training agents' abilities.
+    agents_, agent_scores_ : ndarray of shape (n_agents,)
+        Agent labels and scores (the abilities) of the ranking protocol.
+    tasks_ : ndarray of shape (n_items,)
+        Item labels.
+    constant_items_ : ndarray
+        Labels of the items left out of estimation.
+    log_likelihood_ : float
+        Marginal log-likelihood of the training responses at the estimate.
+    n_parameters_ : int
+        Number of free item parameters.
+    n_observations_ : float
+        Number of observed responses to the estimated items.
+    aic_, bic_ : float
+        Information criteria (BIC with the number of observed responses).
+    n_iter_ : int
+        E-steps run.
+    quadrature_nodes_, quadrature_weights_ : ndarray of shape (n_nodes,)
+        The quadrature grid.
+    n_features_in_ : int
+        Number of items seen in fit.
+    feature_names_in_ : ndarray of shape (n_features_in_,)
+        Item names, when the input had string names.
+
+    See Also
+    --------
+    IRT2PL : The 2PL (and 1PL, Rasch) with MAP abilities, item fit and
+        intervals.
+    compare_models : Held-out log-likelihood of several models.
+
+    References
+    ----------
+    Birnbaum, A. (1968). Some latent trait models. In Lord & Novick,
+    Statistical Theories of Mental Test Scores.
+    Barton, M. A. & Lord, F. M. (1981). An upper asymptote for the
+    three-parameter logistic item-response model. ETS RR-81-20.
+    Louis, T. A. (1982). Finding the observed information matrix when using
+    the EM algorithm. JRSS B 44, 226-233.
+
+    Examples
+    --------
+    >>> from sklearn_eval.datasets import make_irt_responses
+    >>> from sklearn_eval.irt import IRT
+    >>> X = make_irt_responses(300, 10, random_state=0)
+    >>> model = IRT(model="3PL", n_options=4).fit(X)
+    >>> model.task_table().columns[:4].tolist()
+    ['discrimination', 'discrimination_se', 'difficulty', 'difficulty_se']
+    >>> bool(0 < model.guessing_.min() < 0.5)
+    True
+    """
+
+    _parameter_constraints: dict = {
+        "model": [StrOptions({"1PL", "2PL", "3PL", "4PL"})],
+        "n_factors": [Interval(Integral, 1, None, closed="left")],
+        "n_options": [Interval(Integral, 2, None, closed="left"), None],
+        "guessing_prior": [tuple, list, None],
+        "upper_prior": [tuple, list, None],
+        "quadrature": [StrOptions({"rectangular", "gauss-hermite"})],
+        "n_quadrature": [Interval(Integral, 2, None, closed="left"), None],
+        "quadrature_bound": [Interval(Real, 0, None, closed="neither")],
+        "max_iter": [Interval(Integral, 1, None, closed="left")],
+        "tol": [Interval(Real, 0, None, closed="left")],
+        "algorithm": [StrOptions({"auto", "dense", "sparse"})],
+        "chunk_size": [Interval(Integral, 1, None, closed="left"), None],
+        "n_jobs": [Integral, None],
+        "random_state": ["random_state"],
+    }
+
+    def __init__(self, model="2PL", *, n_factors=1, n_options=None,
+                 guessing_prior=None, upper_prior=None, quadrature="rectangular",
+                 n_quadrature=None, quadrature_bound=6.0, max_iter=1000, tol=1e-7,
+                 algorithm="auto", chunk_size=None, n_jobs=None, random_state=None):
+        self.model = model
+        self.n_factors = n_factors
+        self.n_options = n_options
+        self.guessing_prior = guessing_prior
+        self.upper_prior = upper_prior
+        self.quadrature = quadrature
+        self.n_quadrature = n_quadrature
+        self.quadrature_bound = quadrature_bound
+        self.max_iter = max_iter
+        self.tol = tol
+        self.algorithm = algorithm
+        self.chunk_size = chunk_size
+        self.n_jobs = n_jobs
+        self.random_state = random_state
+
+    def _priors(self):
+        """Priors on the asymptotes' logits (columns 2 and 3), validated."""
+        guessing = logit_prior(self.guessing_prior, "guessing_prior")
+        upper = logit_prior(self.upper_prior, "upper_prior")
+        if guessing is None and self.n_options is not None:
+            guessing = logit_prior((1.0 / self.n_options, _OPTIONS_PRIOR_SD),
+                                   "n_options")
+        if self.model in ("1PL", "2PL") and (guessing or upper):
+            raise ValueError(
+                f"guessing_prior, upper_prior and n_options apply to the 3PL and "
+                f"4PL; model={self.model!r} has no asymptotes to estimate."
+            )
+        if self.model == "3PL" and upper is not None:
+            raise ValueError("upper_prior applies to the 4PL; the 3PL fixes u = 1.")
+        return {key: value for key, value in ((2, guessing), (3, upper))
+                if value is not None}
+
+    def _start(self, priors):
+        """Starting asymptotes: the priors' centres, else g = 0.1, u = 0.95."""
+        from_prior = {k: 1.0 / (1.0 + np.exp(-v[0])) for k, v in priors.items()}
+        return from_prior.get(2, 0.1), from_prior.get(3, 0.95)
+
+    def fit(self, X, y=None):
+        """Estimate item parameters and the training agents' abilities.
+
+        Parameters
+        ----------
+        X : array-like, DataFrame, sparse matrix or ResultMatrix of shape \
+                (n_agents, n_items)
+            Responses in {0, 1}; NaN (or an absent sparse entry) is missing.
+        y : None
+            Ignored.
+
+        Returns
+        -------
+        self : IRT
+            The fitted estimator.
+        """
+        return super().fit(X, y)
+
+    def _check_fit_data(self, X, y=None):
+        if self.n_factors != 1:
+            raise ValueError(
+                f"n_factors={self.n_factors} is not supported: IRT fits one "
+                "latent ability (n_factors=1)."
+            )
+        priors = self._priors()
+        return X, priors, _check_fit_responses(X)
+
+    def _solve(self, checked):
+        X, priors, (values, labels, summary, agents) = checked
+        grid = self._grid()
+        settings = _EMSettings(max_iter=self.max_iter, tol=self.tol)
+        with self._executor() as parallel:
+            fitted = _fit_irt(
+                values, labels, summary, model=self.model, priors=priors,
+                start=self._start(priors), grid=grid, settings=settings,
+                chunk_size=self.chunk_size, parallel=parallel,
+                rng=check_random_state(self.random_state), algorithm=self.algorithm,
+            )
+        fitted["agents_"] = agents
+        return {**_input_features(X, labels), **fitted}
+
+    # ------------------------------------------------------------ helpers
+    def _grid(self):
+        n_nodes = self.n_quadrature or _DEFAULT_NODES[self.quadrature]
+        return make_grid(self.quadrature, n_nodes, self.quadrature_bound)
+
+    def _executor(self):
+        return _executor(self.n_jobs)
+
+    def _validate_new(self, X):
+        check_is_fitted(self, "_item_params")
+        values, _, tasks = _check_responses(X)
+        _check_input_features(self, X, tasks)
+        return values
+
+    def _pass(self, values, *, moments=True):
+        """Posterior moments and per-agent log-likelihood of new responses."""
+        grid = self._grid()
+        with self._executor() as parallel:
+            data = _make_storage(values, self._keep, algorithm=self.algorithm,
+                                 chunk_size=self.chunk_size, parallel=parallel)
+            out = data.e_step_tables(*log_tables(self._item_params, grid.nodes),
+                                     grid, counts=False, moments=moments)
+            out["n_observed"] = data.n_observed()
+        return out
+
+    # ------------------------------------------------------------ results
+    def transform(self, X):
+        """Abilities (posterior means and sds) of the agents in ``X``.
+
+        Parameters
+        ----------
+        X : array-like, DataFrame, sparse matrix or ResultMatrix of shape \
+                (n_agents, n_items)
+            Responses to the fitted items.
+
+        Returns
+        -------
+        ndarray of shape (n_agents, 2)
+            Columns ``ability`` (posterior mean) and ``ability_sd``
+            (posterior sd); an agent with no response gets the prior (0, 1).
+        """
+        out = self._pass(self._validate_new(X))
+        return np.column_stack([out["mean"], out["sd"]])
+
+    def get_feature_names_out(self, input_features=None):
+        """Names of the two output columns of ``transform``.
+
+        Parameters
+        ----------
+        input_features : ignored
+
+        Returns
+        -------
+        ndarray of str
+            ``["ability", "ability_sd"]``.
+        """
+        check_is_fitted(self, "_item_params")
+        return np.asarray(["ability", "ability_sd"], dtype=object)
+
+    def predict_proba(self, X):
+        """Probability of success on every item for the agents in ``X``.
+
+        The posterior predictive ``E[P_j(theta_i) | responses of agent i in
+        X]``: for an item the agent has not answered it is the model's
+        prediction of that response. Items left out in ``fit`` get their
+        training success rate (0 or 1; NaN for an item never observed).
+
+        Parameters
+        ----------
+        X : array-like, DataFrame, sparse matrix or ResultMatrix of shape \
+                (n_agents, n_items)
+            Responses to the fitted items (NaN or absent: missing).
+
+        Returns
+        -------
+        proba : ndarray of shape (n_agents, n_items)
+        """
+        values = self._validate_new(X)
+        grid = self._grid()
+        log_p, log_q = log_tables(self._item_params, grid.nodes)
+        with self._executor() as parallel:
+            data = _make_storage(values, self._keep, algorithm="dense",
+                                 chunk_size=self.chunk_size, parallel=parallel)
+            out = np.empty((values.shape[0], self.n_features_in_))
+            out[:, ~self._keep] = self._success_rate_items[~self._keep]
+            for rows, Y, M in data.blocks():
+                table = Y @ (log_p - log_q).T + (
+                    log_q.sum(axis=1) if M is None else M @ log_q.T)
+                table += grid.log_weights
+                table -= table.max(axis=1, keepdims=True)
+                post = np.exp(table)
+                post /= post.sum(axis=1, keepdims=True)
+                out[rows, self._keep] = post @ np.exp(log_p)
+        return out
+
+    def score(self, X, y=None):
+        """Mean marginal log-likelihood per observed response of ``X``.
+
+        Responses to items left out in fit are not counted.
+
+        Parameters
+        ----------
+        X : array-like, DataFrame, sparse matrix or ResultMatrix of shape \
+                (n_agents, n_items)
+            Responses to the fitted items.
+        y : None
+            Ignored.
+
+        Returns
+        -------
+        score : float
+        """
+        out = self._pass(self._validate_new(X), moments=False)
+        n_obs = float(out["n_observed"].sum())
+        return float(out["loglik"]) / n_obs if n_obs else float("nan")
+
+    def information_criteria(self):
+        """Log-likelihood, number of parameters, AIC and BIC of the fit.
+
+        Returns
+        -------
+        criteria : dict
+            ``log_likelihood``, ``n_parameters``, ``n_observations``, ``aic``,
+            ``bic``.
+        """
+        check_is_fitted(self, "_item_params")
+        return {"log_likelihood": self.log_likelihood_,
+                "n_parameters": self.n_parameters_,
+                "n_observations": self.n_observations_,
+                "aic": float(self.aic_), "bic": float(self.bic_)}
+
+    def _agent_columns(self):
+        return {"success_rate": self._agent_success_rate}
+
+    def _agent_score_se(self):
+        return self.abilities_sd_
+
+    def _task_columns(self):
+        columns = {
+            "discrimination": self.discrimination_,
+            "discrimination_se": self.discrimination_se_,
+            "difficulty": self.difficulty_,
+            "difficulty_se": self.difficulty_se_,
+        }
+        if self.model in ("3PL", "4PL"):
+            columns.update(guessing=self.guessing_, guessing_se=self.guessing_se_)
+        if self.model == "4PL":
+            columns.update(upper=self.upper_, upper_se=self.upper_se_)
+        columns.update(success_rate=self._success_rate_items, left_out=~self._keep)
+        return columns
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.input_tags.allow_nan = True
+        tags.input_tags.sparse = True
+        return tags

@@ -1,0 +1,208 @@
+"""The fit of :class:`IRT` as a pure function of the validated data.
+
+The 1PL and 2PL run the EM engine of :class:`IRT2PL` unchanged (same
+numbers). The 3PL and 4PL start from that 2PL fit and continue with EM on
+the same response storage: the store's E-step from the model's log tables
+(:meth:`e_step_tables`), the M-step of :mod:`._binary_models`, accelerated
+by SQUAREM and kept monotone. Everything fitted comes back in a dict.
+"""
+
+import warnings
+
+import numpy as np
+from scipy.special import logit
+from sklearn.exceptions import ConvergenceWarning
+
+from ._binary_models import (
+    FREE,
+    asymptotes,
+    log_tables,
+    louis_information,
+    m_step,
+    prior_terms,
+    reported_covariance,
+    scores,
+)
+from ._em import _NOISE, _EMSettings, _fit_items, _occupied_nodes
+from ._fit import _fit_model, _scatter, _should_flip
+from ._responses import _make_storage
+
+N_PARAMETERS = {"1PL": lambda J: J + 1, "2PL": lambda J: 2 * J,
+                "3PL": lambda J: 3 * J, "4PL": lambda J: 4 * J}
+
+
+def _prior_value(params, free, priors):
+    """Sum of the log-priors on the asymptotes' logits."""
+    return float(prior_terms(params, free, priors)[0].sum())
+
+
+def _em_binary(data, grid, params, model, priors, max_iter, tol):
+    """EM for a binary item model from ``params``; SQUAREM, monotone.
+
+    Returns ``(params, loglik, n_iter, converged)``; ``n_iter`` counts
+    E-steps. An extrapolated point is kept only when it raises the penalised
+    log-likelihood, so the objective never decreases.
+    """
+    free = FREE[model]
+
+    def e_step(p):
+        return data.e_step_tables(*log_tables(p, grid.nodes), grid)
+
+    def objective(p, state):
+        return state["loglik"] + _prior_value(p, free, priors)
+
+    def em_map(state, p):
+        r, n, nodes = _occupied_nodes(state["r"], state["n"], grid.nodes)
+        return m_step(p, r, n, nodes, free, priors)
+
+    state = e_step(params)
+    current = objective(params, state)
+    n_iter, converged = 0, False
+    while n_iter < max_iter:
+        previous = current
+        p1 = em_map(state, params)
+        state1 = e_step(p1)
+        step = (p1, state1, objective(p1, state1))
+        n_iter += 1
+        if n_iter + 1 < max_iter:
+            p2 = em_map(state1, p1)
+            trial = _squarem(params, p1, p2, free)
+            if trial is not None:
+                state_t = e_step(trial)
+                value_t = objective(trial, state_t)
+                n_iter += 1
+                if np.isfinite(value_t) and value_t > step[2] + _NOISE * abs(step[2]):
+                    step = (trial, state_t, value_t)
+        params, state, current = step
+        if n_iter >= 2 and abs(current - previous) <= tol * data.n_agents:
+            converged = True
+            break
+    return params, state["loglik"], n_iter, converged
+
+
+def _squarem(p0, p1, p2, free, max_step=64.0):
+    """SQUAREM (S3) extrapolation of the free parameters; None if degenerate."""
+    free = list(free)
+    v0, v1, v2 = (p[:, free].ravel() for p in (p0, p1, p2))
+    r = v1 - v0
+    w = v2 - 2.0 * v1 + v0
+    norm_w = np.linalg.norm(w)
+    if norm_w == 0.0 or not np.isfinite(norm_w):
+        return None
+    alpha = max(-max_step, min(-1.0, -np.linalg.norm(r) / norm_w))
+    v = v0 - 2.0 * alpha * r + alpha * alpha * w
+    if not np.all(np.isfinite(v)):
+        return None
+    out = p0.copy()
+    out[:, free] = v.reshape(p0.shape[0], len(free))
+    out[:, 2:] = np.clip(out[:, 2:], -20.7, 20.7)
+    return out
+
+
+def _two_pl_start(data, grid, rng):
+    """The 2PL fit on the same storage, oriented, as ``(a, d)``."""
+    settings = _EMSettings(model="2PL", tol=1e-4)  # a start: a rough 2PL will do
+    a, b, _, _, _ = _fit_items(data, grid, settings, rng)
+    mean = data.e_step(a, b, grid, counts=False, moments=True)["mean"]
+    if _should_flip(mean, data.success_rate()):
+        a, b = -a, -b
+    return a, -a * b
+
+
+def _fit_irt(values, labels, summary, *, model, priors, start, grid, settings,
+             chunk_size, parallel, rng, algorithm):
+    """Everything :meth:`IRT.fit` learns, as a dict of fitted attributes.
+
+    ``start``: initial ``(g, u)`` of the 3PL/4PL asymptotes.
+    """
+    keep = summary.keep
+    n_items = values.shape[1]
+    if model in ("1PL", "2PL"):
+        fitted = _fit_model(values, labels, settings=_EMSettings(
+            model=model, max_iter=settings.max_iter, tol=settings.tol),
+            grid=grid, ability_grid=grid, ability_method="eap",
+            chunk_size=chunk_size, parallel=parallel, rng=rng,
+            algorithm=algorithm, summary=summary)
+        a, b = fitted["discrimination_"][keep], fitted["difficulty_"][keep]
+        params = np.column_stack([a, -a * b, np.full(a.size, -np.inf),
+                                  np.full(a.size, np.inf)])
+        data = _make_storage(values, keep, algorithm=algorithm,
+                             chunk_size=chunk_size, parallel=parallel,
+                             n_observed=summary.n_observed)
+        cov = np.full((a.size, 4, 4), np.nan)
+        cov[:, 0, 0] = fitted["discrimination_se_"][keep] ** 2
+        cov[:, 1, 1] = fitted["difficulty_se_"][keep] ** 2
+        loglik, n_iter, converged = (fitted["log_likelihood_"], fitted["n_iter_"],
+                                     True)
+    else:
+        _warn_constant(keep, labels)
+        data = _make_storage(values, keep, algorithm=algorithm,
+                             chunk_size=chunk_size, parallel=parallel,
+                             n_observed=summary.n_observed)
+        a, d = _two_pl_start(data, grid, rng)
+        g0, u0 = start
+        params = np.column_stack([a, d, np.full(a.size, logit(g0)), np.full(
+            a.size, logit(u0) if model == "4PL" else np.inf)])
+        params, loglik, n_iter, converged = _em_binary(
+            data, grid, params, model, priors, settings.max_iter, settings.tol)
+        cov = _covariance(data, grid, params, model, priors)
+    if not converged:
+        warnings.warn(
+            f"EM did not converge in max_iter={settings.max_iter} iterations "
+            f"(tol={settings.tol}); increase max_iter.", ConvergenceWarning,
+            stacklevel=4)
+    moments = data.e_step_tables(*log_tables(params, grid.nodes), grid,
+                                 counts=False, moments=True)
+    g, u = asymptotes(params)
+    se = np.sqrt(np.diagonal(cov, axis1=1, axis2=2))
+    b = -params[:, 1] / params[:, 0] if model not in ("1PL", "2PL") else b
+    n_params = N_PARAMETERS[model](int(keep.sum()))
+    n_obs = float(data.n_observed().sum())
+    return {
+        "discrimination_": _scatter(params[:, 0], keep, n_items),
+        "difficulty_": _scatter(b, keep, n_items),
+        "guessing_": _scatter(g, keep, n_items),
+        "upper_": _scatter(u, keep, n_items),
+        "discrimination_se_": _scatter(se[:, 0], keep, n_items),
+        "difficulty_se_": _scatter(se[:, 1], keep, n_items),
+        "guessing_se_": _scatter(se[:, 2], keep, n_items),
+        "upper_se_": _scatter(se[:, 3], keep, n_items),
+        "constant_items_": labels[~keep],
+        "log_likelihood_": float(loglik),
+        "n_parameters_": n_params,
+        "n_observations_": n_obs,
+        "aic_": -2.0 * loglik + 2.0 * n_params,
+        "bic_": float(-2.0 * loglik + n_params * np.log(n_obs)),
+        "n_iter_": int(n_iter),
+        "abilities_": moments["mean"].copy(),
+        "abilities_sd_": moments["sd"].copy(),
+        "agent_scores_": moments["mean"].copy(),
+        "tasks_": labels,
+        "quadrature_nodes_": grid.nodes,
+        "quadrature_weights_": np.exp(grid.log_weights),
+        "_item_params": params,
+        "_keep": keep,
+        "_success_rate_items": summary.rate,
+        "_agent_success_rate": data.success_rate(),
+    }
+
+
+def _covariance(data, grid, params, model, priors):
+    """Covariance of every item's reported parameters (Louis, per item)."""
+    free = FREE[model]
+    log_p, log_q = log_tables(params, grid.nodes)
+    state = data.e_step_tables(log_p, log_q, grid)
+    g1, g0 = scores(params, grid.nodes, free)
+    outer = data.score_products(log_p, log_q, grid, g1, g0)
+    info = louis_information(params, state, outer, grid.nodes, free, priors)
+    return reported_covariance(params, info, free)
+
+
+def _warn_constant(keep, labels):
+    constant = ~keep
+    if constant.any():
+        warnings.warn(
+            f"{int(constant.sum())} item(s) answered all 0, all 1 or never "
+            f"were left out of estimation: {list(labels[constant])[:10]}"
+            + (" ..." if constant.sum() > 10 else ""),
+            UserWarning, stacklevel=5)

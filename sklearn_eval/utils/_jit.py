@@ -1,0 +1,96 @@
+"""The numba decorator every compiled kernel uses, with the cache out of the package.
+
+``numba.njit(cache=True)`` writes its cache files next to the source, into
+``sklearn_eval/**/__pycache__`` of the installed package when that directory is
+writable. Files there belong to no installer record: ``pip uninstall`` leaves
+them, and the directory they keep alive turns ``sklearn_eval`` into a namespace
+package that hides a later (editable) install. So the library never writes into
+its own install directory: the kernels are cached where numba's own
+``NUMBA_CACHE_DIR`` points when it is set, and in the user cache directory
+otherwise (numba's ``<user cache>/numba``, e.g. ``~/.cache/numba`` on Linux),
+never in the source tree. When no cache directory is writable, or numba lacks
+the hooks used here, the kernels are compiled in memory on first use (correct,
+slower to start).
+
+Caching pays: measured on a busy 2-core machine, a fresh process that fits
+online Elo, Bradley-Terry with Davidson ties, batch mElo and a 2PL model spent
+about 27 s compiling their kernels with a cold cache and about 2.5 s loading
+them (numba's import included) with a warm one; every command line run is such
+a fresh process.
+"""
+
+import importlib.util
+import os
+
+__all__ = ["numba_wanted", "jit_kernel"]
+
+
+def numba_wanted():
+    """Whether the kernels are compiled: numba importable, not switched off.
+
+    ``SKLEARN_EVAL_DISABLE_NUMBA=1`` keeps the pure-Python paths.
+    """
+    if os.environ.get("SKLEARN_EVAL_DISABLE_NUMBA", "").strip() not in ("", "0"):
+        return False
+    return importlib.util.find_spec("numba") is not None
+
+
+_CACHE_CLASS = []
+
+
+def _user_cache_class():
+    """A numba ``FunctionCache`` whose locators skip the source tree, or None."""
+    if _CACHE_CLASS:
+        return _CACHE_CLASS[0]
+    cache_class = None
+    try:
+        from numba.core import caching
+
+        def locator(name):
+            # numba 0.68 made the locator classes public (the old names had "_")
+            return getattr(caching, name, None) or getattr(caching, "_" + name)
+
+        class _OutOfTreeImpl(caching.CompileResultCacheImpl):
+            # NUMBA_CACHE_DIR first (numba's semantics), then the user cache
+            # directory; no InTreeCacheLocator, so nothing lands in the package
+            _locator_classes = [locator("UserProvidedCacheLocator"),
+                                locator("UserWideCacheLocator")]
+
+        class _OutOfTreeCache(caching.FunctionCache):
+            _impl_class = _OutOfTreeImpl
+
+        cache_class = _OutOfTreeCache
+    except (ImportError, AttributeError):  # pragma: no cover - numba internals moved
+        cache_class = None
+    _CACHE_CLASS.append(cache_class)
+    return cache_class
+
+
+def jit_kernel(function):
+    """Compile ``function`` with ``numba.njit(nogil=True)``, cached out of tree.
+
+    Parameters
+    ----------
+    function : callable
+        A numba-compilable function of numpy arrays and scalars.
+
+    Returns
+    -------
+    dispatcher : numba dispatcher
+        Compiled lazily on first call; loads from and saves to the on-disk
+        cache described in the module docstring when one is writable, else
+        compiles in memory.
+    """
+    import numba
+
+    dispatcher = numba.njit(nogil=True)(function)
+    if not hasattr(dispatcher, "enable_caching"):
+        return dispatcher  # NUMBA_DISABLE_JIT=1: the Python function itself
+    cache_class = _user_cache_class()
+    if cache_class is not None:
+        try:
+            dispatcher._cache = cache_class(function)
+        except RuntimeError:
+            # no writable cache directory: compile in memory, write nothing
+            pass
+    return dispatcher
