@@ -1278,7 +1278,7 @@ def test_bootstrap_bad_statistic_type_names_the_parameter():
 
 
 def test_bradley_terry_bootstrap_does_not_depend_on_the_weight_scale():
-    from sklearn_eval.uncertainty import bootstrap_bradley_terry
+    from sklearn_eval.pairwise import bootstrap_bradley_terry
 
     X, y = _matches()
 
