@@ -257,7 +257,7 @@ def test_predict_proba_is_the_posterior_predictive(three_pl):
     [
         ({"model": "3PL", "guessing_prior": (1.2, 0.5)}, r"guessing_prior mean.*1\.2"),
         ({"model": "3PL", "guessing_prior": (0.0, 0.5)}, r"guessing_prior mean.*0\.0"),
-        ({"model": "3PL", "guessing_prior": (0.2, -1)}, r"guessing_prior sd"),
+        ({"model": "3PL", "guessing_prior": (0.2, -1)}, r"guessing_prior.*sd > 0"),
         ({"model": "4PL", "upper_prior": (0.9, "x")}, r"upper_prior must be"),
         ({"model": "2PL", "n_options": 4}, r"apply to the 3PL and 4PL"),
         ({"model": "3PL", "upper_prior": (0.9, 0.5)}, r"upper_prior applies"),
@@ -344,6 +344,16 @@ def test_compare_models_prefers_three_pl_on_guessing_data():
                            random_state=0)
     assert table.index[0] == "3PL"
     assert table.loc["3PL", "aic"] < table.loc["2PL", "aic"]
+
+
+@settings(max_examples=50, deadline=None)
+@given(st.lists(st.floats(-30, 30), min_size=4, max_size=4))
+def test_log_tables_are_a_distribution_for_any_parameters(row):
+    """P + (1 - P) = 1 at every node, also with the asymptotes out of order."""
+    params = np.array([row])
+    p, q = log_tables(params, np.linspace(-6, 6, 25))
+    assert np.all(np.isfinite(p)) and np.all(np.isfinite(q))
+    assert_allclose(np.exp(p) + np.exp(q), 1.0, rtol=1e-9)
 
 
 # ------------------------------------------- compiled == pure Python bodies
