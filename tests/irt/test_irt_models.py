@@ -398,3 +398,14 @@ def test_compiled_table_kernels_run_the_python_bodies(seed, missing):
                                         moments=True)
     assert_allclose(results[False][3], dense["per_agent"], rtol=1e-12, atol=1e-12)
     assert_allclose(results[False][4], dense["mean"], atol=1e-12)
+
+
+@pytest.mark.parametrize("algorithm", ["dense", "sparse"])
+def test_threads_give_the_serial_fit(algorithm):
+    X = make_irt_responses(300, 10, missing_rate=0.5, random_state=16)
+    kwargs = {"model": "3PL", "n_options": 4, "algorithm": algorithm,
+              "chunk_size": 40}
+    serial = IRT(**kwargs).fit(X)
+    threads = IRT(n_jobs=2, **kwargs).fit(X)
+    assert threads.log_likelihood_ == serial.log_likelihood_
+    assert_allclose(threads.guessing_se_, serial.guessing_se_, rtol=0)
