@@ -30,7 +30,8 @@ run each, after the warm-up):
   +0.000 (-48813.442 both), IRT - theta-irt +20.05; RMSE a/b/g 0.202/0.271/0.087
   (mirt the same, theta-irt 0.222/0.256/0.099).
 - 4PL, same shape: mirt -51029.687 in 61.0 s, theta-irt -51053.967 in 53.6 s;
-  IRT -51029.29 (after the fix that keeps g < u) in about 22 s. The 4PL
+  IRT -51029.29 (135 E-steps; the 22 s timed before the fix that keeps
+  g < u ended at a worse point, 60 E-steps, so this run is not timed). The 4PL
   maximum has steep items (a > 100) for every package; recovery of a is poor
   for all maximum-likelihood fits and better under theta-irt's default priors.
 """
