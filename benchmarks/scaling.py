@@ -129,8 +129,8 @@ def pairwise_curves(quick, repeat):
 
 def uncertainty_curves(quick, repeat):
     from sklearn_eval.datasets import make_matches
-    from sklearn_eval.pairwise import EloRanker
-    from sklearn_eval.uncertainty import bootstrap_bradley_terry, ranking_intervals
+    from sklearn_eval.pairwise import EloRanker, bootstrap_bradley_terry
+    from sklearn_eval.uncertainty import ranking_intervals
 
     sizes = [12_500, 25_000, 50_000, 100_000] if quick else [
         25_000, 50_000, 100_000, 200_000, 400_000]
@@ -166,8 +166,7 @@ def uncertainty_curves(quick, repeat):
 def bootstrap_target(repeat=1):
     """1000 bootstrap BT refits, 100k matches, 100 players, n_jobs=2 (<= 15 s)."""
     from sklearn_eval.datasets import make_matches
-    from sklearn_eval.pairwise import EloRanker
-    from sklearn_eval.uncertainty import bootstrap_bradley_terry
+    from sklearn_eval.pairwise import EloRanker, bootstrap_bradley_terry
 
     X, y = make_matches(n_players=100, n_matches=100_000, random_state=0)
 

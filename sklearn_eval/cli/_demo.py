@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from .. import __version__
+from ..utils import rank_scores
 from ._options import (
     add_report_output,
     add_resampling,
@@ -91,7 +92,7 @@ def agent_table(bench, analysis):
     """
     scores = bench.scores
     complete = ~np.isnan(scores).any(axis=0)
-    ranks = np.argsort(np.argsort(-scores[:, complete], axis=0), axis=0) + 1
+    ranks = rank_scores(scores[:, complete].T).T  # per game; equal scores tie
     mean_rank = ranks.mean(axis=1)
     irt = analysis.irt
     if irt is None:  # the IRT fit failed: the mean rank alone orders them

@@ -30,6 +30,12 @@ def add_parser(commands):
     add_matrix_input(parser)
     add_selection_options(parser)
     add_drop_empty(parser)
+    parser.add_argument(
+        "--include-flagged-tasks",
+        action="store_true",
+        help="let the subset hold flagged tasks (0%% or 100%% success, negative "
+        "IRT discrimination), left out by default as in the report",
+    )
     add_table_output(parser)
     parser.set_defaults(handler=run, threshold=None, low_agent=None, high_agent=None)
     return parser
@@ -68,6 +74,35 @@ def run_to_run_spread(args, bench, agents, tasks, raw):
     return np.nan_to_num(stds), 1e-3, rule
 
 
+def candidate_tasks(args, bench, tasks):
+    """Block columns the selection may recommend: the report's rule.
+
+    Tasks the report flags (0% or 100% success, negative IRT discrimination)
+    are left out unless --include-flagged-tasks; when fewer than 2 would be
+    left, all are candidates.
+    """
+    from ..report import flag_tasks
+
+    every = np.arange(int(tasks.sum()))
+    if args.include_flagged_tasks:
+        return every
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            flags = flag_tasks(bench)[tasks]
+    except ValueError:  # no IRT model for these data: nothing is flagged
+        return every
+    keep = np.flatnonzero(flags == "")
+    if keep.size < 2:
+        return every
+    if keep.size < every.size:
+        left = ", ".join(
+            f"{bench.tasks[tasks][t]} ({flags[t]})" for t in every if flags[t]
+        )
+        say(args, f"left out as flagged (--include-flagged-tasks keeps them): {left}")
+    return keep
+
+
 def run(args, out):
     from ..selection import InfoGainSelector, subset_agreement
 
@@ -78,10 +113,11 @@ def run(args, out):
         f"information gain on the complete block {scaled.shape[0]} x {scaled.shape[1]}",
     )
     stds, offset, rule = run_to_run_spread(args, bench, agents, tasks, raw)
+    candidates = candidate_tasks(args, bench, tasks)
     selector = InfoGainSelector(
-        n_tasks=min(args.n_tasks, scaled.shape[1]), input="agents", std_offset=offset
-    ).fit(scaled, None, stds)
-    labels = bench.tasks[tasks]
+        n_tasks=min(args.n_tasks, candidates.size), input="agents", std_offset=offset
+    ).fit(scaled[:, candidates], None, None if stds is None else stds[:, candidates])
+    labels = bench.tasks[tasks][candidates]
     order = np.asarray(selector.selection_order_)
     rows = [
         [
@@ -105,7 +141,7 @@ def run(args, out):
     )
     emit(args, out, table)
     if scaled.shape[0] >= 3:
-        agreement = subset_agreement(scaled, selector)
+        agreement = subset_agreement(scaled, candidates[order])
         out.write(
             f"agreement with the full benchmark: Kendall tau "
             f"{agreement.kendall_tau:.3f}, Spearman rho "

@@ -696,7 +696,7 @@ def _sweep(moves, n_states, shape, m, tol, max_doublings, unit=1.0):
                 "alpha='auto' stopped where alpha reaches the largest double "
                 f"({alphas[-1]:.3g}); the distribution is the one there.",
                 ConvergenceWarning,
-                stacklevel=4,
+                stacklevel=find_stack_level(),
             )
             break
     else:

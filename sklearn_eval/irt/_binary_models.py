@@ -13,6 +13,8 @@ all items at once on the E-step's expected counts).
 import numpy as np
 from scipy.special import expit, log_expit, logit
 
+from ._em import _check_prior
+
 # which of (a, d, gamma, upsilon) each model estimates
 FREE = {"2PL": (0, 1), "3PL": (0, 1, 2), "4PL": (0, 1, 2, 3)}
 # |gamma|, |upsilon| stay below this: g, u within 1e-9 of 0 and 1 at most
@@ -26,15 +28,33 @@ def asymptotes(params):
 
 
 def log_tables(params, nodes):
-    """``log P`` and ``log(1 - P)`` per (node, item), computed stably."""
+    """``log P`` and ``log(1 - P)`` per (node, item), computed stably.
+
+    An item whose asymptotes are out of order (``g >= u``, outside the model:
+    the M-step and the extrapolation never go there) gets the direct formula,
+    so the tables stay a probability distribution whatever the parameters.
+    """
     a, d, gamma, upsilon = params.T
     z = nodes[:, None] * a + d
     g, u = asymptotes(params)
-    log_span = np.log(np.maximum(u - g, _TINY))
-    with np.errstate(divide="ignore"):
+    span = u - g
+    ordered = span > 0
+    with np.errstate(divide="ignore", invalid="ignore"):
+        log_span = np.log(np.where(ordered, span, 1.0))
         log_p = np.logaddexp(log_expit(gamma), log_span + log_expit(z))
         log_q = np.logaddexp(log_expit(-upsilon), log_span + log_expit(-z))
+        if not ordered.all():
+            P = np.clip(g + span * expit(z), _TINY, 1.0)
+            Q = np.clip(1.0 - g - span * expit(z), _TINY, 1.0)
+            log_p = np.where(ordered, log_p, np.log(P))
+            log_q = np.where(ordered, log_q, np.log(Q))
     return log_p, log_q
+
+
+def ordered(params):
+    """Whether every item has its lower asymptote below its upper one."""
+    g, u = asymptotes(params)
+    return bool(np.all(g < u))
 
 
 def probabilities(params, nodes):
@@ -149,7 +169,8 @@ def m_step(params, r, n, nodes, free, priors, n_newton=4):
             candidate[:, 2:] = np.clip(candidate[:, 2:], -_LOGIT_CAP, _LOGIT_CAP)
             value = item_objective(candidate, r[:, trial], n[:, trial], nodes, free,
                                    priors)
-            ok = np.isfinite(value) & (
+            g, u = asymptotes(candidate)
+            ok = np.isfinite(value) & (g < u) & (
                 value >= objective[trial] - 1e-12 * np.abs(objective[trial]))
             done = trial[ok]
             params[done] = candidate[ok]
@@ -217,16 +238,9 @@ def logit_prior(prior, name):
     """A (mean, sd) prior on an asymptote: mean in (0, 1), sd of its logit > 0."""
     if prior is None:
         return None
-    try:
-        mean, sd = (float(v) for v in prior)
-    except (TypeError, ValueError):
-        raise ValueError(
-            f"{name} must be None or a pair (mean, sd); got {prior!r}."
-        ) from None
+    mean, sd = _check_prior(prior, name)
     if not 0.0 < mean < 1.0:
         raise ValueError(
             f"{name} mean must lie in (0, 1) (a probability); got {mean!r}."
         )
-    if not (np.isfinite(sd) and sd > 0):
-        raise ValueError(f"{name} sd must be finite and > 0; got {sd!r}.")
     return float(logit(mean)), sd

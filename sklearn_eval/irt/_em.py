@@ -83,6 +83,22 @@ def _standardise_latent(a, b, mass, nodes, scale=True):
     return a * s, (b - mu) / s
 
 
+def _squarem_vector(v0, v1, v2, max_step):
+    """SQUAREM (S3) point from three successive EM iterates, or None.
+
+    Step length ``alpha = -|r| / |w|`` clipped to ``[-max_step, -1]`` with
+    ``r = v1 - v0`` and ``w = v2 - 2 v1 + v0`` (None when ``w`` is 0 or not
+    finite).
+    """
+    r = v1 - v0
+    w = v2 - 2.0 * v1 + v0
+    norm_w = np.linalg.norm(w)
+    if norm_w == 0.0 or not np.isfinite(norm_w):
+        return None
+    alpha = max(-max_step, min(-1.0, -np.linalg.norm(r) / norm_w))
+    return v0 - 2.0 * alpha * r + alpha * alpha * w
+
+
 def _squarem_point(x0, x1, x2, use_ab, max_step=64.0):
     """SQUAREM (S3) extrapolation from two successive EM steps.
 
@@ -94,14 +110,9 @@ def _squarem_point(x0, x1, x2, use_ab, max_step=64.0):
         a, b = x
         return np.concatenate([a, b if use_ab else -a * b])
 
-    v0, v1, v2 = vector(x0), vector(x1), vector(x2)
-    r = v1 - v0
-    w = v2 - 2.0 * v1 + v0
-    norm_w = np.linalg.norm(w)
-    if norm_w == 0.0 or not np.isfinite(norm_w):
+    v = _squarem_vector(vector(x0), vector(x1), vector(x2), max_step)
+    if v is None:
         return None
-    alpha = max(-max_step, min(-1.0, -np.linalg.norm(r) / norm_w))
-    v = v0 - 2.0 * alpha * r + alpha * alpha * w
     J = x0[0].size
     a, second = v[:J], v[J:]
     if use_ab:

@@ -43,15 +43,7 @@ def _fit_model(values, labels, *, settings, grid, ability_grid, ability_method,
     when None). Reads nothing from and writes nothing to an estimator.
     """
     keep, rate, n_observed = _item_summary(values) if summary is None else summary
-    constant = ~keep
-    if constant.any():
-        warnings.warn(
-            f"{int(constant.sum())} item(s) answered all 0, all 1 or never "
-            f"were left out of estimation: {list(labels[constant])[:10]}"
-            + (" ..." if constant.sum() > 10 else ""),
-            UserWarning,
-            stacklevel=find_stack_level(),
-        )
+    _warn_constant_items(keep, labels)
     data = _make_storage(values, keep, algorithm=algorithm, chunk_size=chunk_size,
                          parallel=parallel, n_observed=n_observed)
     a, b, loglik, n_iter, converged = _fit_items(data, grid, settings, rng)
@@ -75,7 +67,7 @@ def _fit_model(values, labels, *, settings, grid, ability_grid, ability_method,
         "difficulty_": _scatter(b, keep, n_items),
         "discrimination_se_": _scatter(se_a, keep, n_items),
         "difficulty_se_": _scatter(se_b, keep, n_items),
-        "constant_items_": labels[constant],
+        "constant_items_": labels[~keep],
         "negative_items_": labels[keep][a < 0],
         "log_likelihood_": float(loglik),
         "aic_": -2.0 * loglik + 2.0 * n_free,
@@ -92,6 +84,19 @@ def _fit_model(values, labels, *, settings, grid, ability_grid, ability_method,
         "_agent_success_rate": proportion,
         "_agent_n_responses": data.n_observed().astype(np.int64),
     }
+
+
+def _warn_constant_items(keep, labels):
+    """UserWarning naming the items left out of estimation (``~keep``)."""
+    constant = ~keep
+    if constant.any():
+        warnings.warn(
+            f"{int(constant.sum())} item(s) answered all 0, all 1 or never "
+            f"were left out of estimation: {list(labels[constant])[:10]}"
+            + (" ..." if constant.sum() > 10 else ""),
+            UserWarning,
+            stacklevel=find_stack_level(),
+        )
 
 
 def _warn_about_fit(converged, a, labels, settings):

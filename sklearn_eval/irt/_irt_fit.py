@@ -13,18 +13,26 @@ import numpy as np
 from scipy.special import logit
 from sklearn.exceptions import ConvergenceWarning
 
+from ..utils._stack import find_stack_level
 from ._binary_models import (
     FREE,
     asymptotes,
     log_tables,
     louis_information,
     m_step,
+    ordered,
     prior_terms,
     reported_covariance,
     scores,
 )
-from ._em import _NOISE, _EMSettings, _fit_items, _occupied_nodes
-from ._fit import _fit_model, _scatter, _should_flip
+from ._em import (
+    _NOISE,
+    _EMSettings,
+    _fit_items,
+    _occupied_nodes,
+    _squarem_vector,
+)
+from ._fit import _fit_model, _scatter, _should_flip, _warn_constant_items
 from ._responses import _make_storage
 
 N_PARAMETERS = {"1PL": lambda J: J + 1, "2PL": lambda J: 2 * J,
@@ -83,20 +91,13 @@ def _em_binary(data, grid, params, model, priors, max_iter, tol):
 def _squarem(p0, p1, p2, free, max_step=64.0):
     """SQUAREM (S3) extrapolation of the free parameters; None if degenerate."""
     free = list(free)
-    v0, v1, v2 = (p[:, free].ravel() for p in (p0, p1, p2))
-    r = v1 - v0
-    w = v2 - 2.0 * v1 + v0
-    norm_w = np.linalg.norm(w)
-    if norm_w == 0.0 or not np.isfinite(norm_w):
-        return None
-    alpha = max(-max_step, min(-1.0, -np.linalg.norm(r) / norm_w))
-    v = v0 - 2.0 * alpha * r + alpha * alpha * w
-    if not np.all(np.isfinite(v)):
+    v = _squarem_vector(*(p[:, free].ravel() for p in (p0, p1, p2)), max_step)
+    if v is None or not np.all(np.isfinite(v)):
         return None
     out = p0.copy()
     out[:, free] = v.reshape(p0.shape[0], len(free))
     out[:, 2:] = np.clip(out[:, 2:], -20.7, 20.7)
-    return out
+    return out if ordered(out) else None
 
 
 def _two_pl_start(data, grid, rng):
@@ -135,7 +136,7 @@ def _fit_irt(values, labels, summary, *, model, priors, start, grid, settings,
         loglik, n_iter, converged = (fitted["log_likelihood_"], fitted["n_iter_"],
                                      True)
     else:
-        _warn_constant(keep, labels)
+        _warn_constant_items(keep, labels)
         data = _make_storage(values, keep, algorithm=algorithm,
                              chunk_size=chunk_size, parallel=parallel,
                              n_observed=summary.n_observed)
@@ -150,7 +151,7 @@ def _fit_irt(values, labels, summary, *, model, priors, start, grid, settings,
         warnings.warn(
             f"EM did not converge in max_iter={settings.max_iter} iterations "
             f"(tol={settings.tol}); increase max_iter.", ConvergenceWarning,
-            stacklevel=4)
+            stacklevel=find_stack_level())
     moments = data.e_step_tables(*log_tables(params, grid.nodes), grid,
                                  counts=False, moments=True)
     g, u = asymptotes(params)
@@ -196,13 +197,3 @@ def _covariance(data, grid, params, model, priors):
     outer = data.score_products(log_p, log_q, grid, g1, g0)
     info = louis_information(params, state, outer, grid.nodes, free, priors)
     return reported_covariance(params, info, free)
-
-
-def _warn_constant(keep, labels):
-    constant = ~keep
-    if constant.any():
-        warnings.warn(
-            f"{int(constant.sum())} item(s) answered all 0, all 1 or never "
-            f"were left out of estimation: {list(labels[constant])[:10]}"
-            + (" ..." if constant.sum() > 10 else ""),
-            UserWarning, stacklevel=5)

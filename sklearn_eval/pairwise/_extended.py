@@ -253,7 +253,7 @@ def _standard_errors(variances, names):
             "(its covariate separates the outcomes, or is collinear at the "
             "estimate): its standard error is reported as inf.",
             ConvergenceWarning,
-            stacklevel=6,
+            stacklevel=find_stack_level(),
         )
     return np.where(lost, np.inf, se)
 

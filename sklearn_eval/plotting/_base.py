@@ -192,6 +192,64 @@ def _fitted_labels(estimator, attribute):
     return array
 
 
+def _fit_ticklabels(axes_and_axis, *, min_size=4.0, spacing=1.2):
+    """Shrink, then thin, tick labels until none overlap.
+
+    ``axes_and_axis`` lists ``(ax, "x" or "y")`` pairs of one figure. Each
+    label needs ``spacing`` times its font size (points) along the axis; the
+    labels get the largest size that fits, down to ``min_size``, and below
+    that only every k-th label is shown. Labels that fit with room to spare
+    before layout are left alone; otherwise the figure is laid out once
+    (constrained layout moves the Axes) and measured.
+    """
+    crowded = [
+        (ax, axis) for ax, axis in axes_and_axis if _label_room(ax, axis) < 2.0
+    ]
+    if not crowded:
+        return
+    crowded[0][0].figure.draw_without_rendering()
+    for ax, axis in crowded:
+        _shrink_ticklabels(ax, axis, min_size, spacing)
+
+
+def _label_room(ax, axis, spacing=1.2):
+    """Room per tick label over the room it needs, from the Axes' position."""
+    texts = [t for t in _ticklabels(ax, axis) if t.get_text()]
+    if len(texts) < 2:
+        return np.inf
+    width, height = ax.figure.get_size_inches()
+    position = ax.get_position()
+    inches = position.width * width if axis == "x" else position.height * height
+    length = 72.0 * inches
+    return length / len(texts) / (spacing * float(texts[0].get_fontsize()))
+
+
+def _ticklabels(ax, axis):
+    return ax.get_xticklabels() if axis == "x" else ax.get_yticklabels()
+
+
+def _shrink_ticklabels(ax, axis, min_size, spacing):
+    texts = [t for t in _ticklabels(ax, axis) if t.get_text()]
+    if len(texts) < 2:
+        return 1
+    figure = ax.figure
+    box = ax.get_window_extent()
+    length = (box.width if axis == "x" else box.height) * 72.0 / figure.dpi
+    per_label = length / len(texts)
+    size = float(texts[0].get_fontsize())
+    fitting = per_label / spacing
+    if fitting >= size:
+        return 1
+    step = 1
+    if fitting < min_size:
+        step = int(np.ceil(min_size * spacing / per_label))
+        fitting = min_size
+    for k, text in enumerate(texts):
+        text.set_fontsize(fitting)
+        text.set_visible(k % step == 0)
+    return step
+
+
 def _check_positive_int(value, name, *, allow_none=True):
     if value is None and allow_none:
         return None

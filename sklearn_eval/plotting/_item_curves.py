@@ -106,6 +106,16 @@ def _check_item_curves(
     )
 
 
+# response rugs: first row just outside [0, 1], then one row per item
+_RUG_START = 0.03
+_RUG_STEP = 0.03
+
+
+def _rug_alpha(n_ticks):
+    """Tick opacity: solid for a few agents, faint for many."""
+    return float(np.clip(25.0 / max(n_ticks, 1), 0.12, 0.6))
+
+
 class ItemCurveDisplay:
     """Item characteristic curves: P(success) against ability (ICC).
 
@@ -115,8 +125,10 @@ class ItemCurveDisplay:
     groups of agents binned by ability (from
     :meth:`GeneralityScorer.item_curves
     <sklearn_eval.irt.GeneralityScorer.item_curves>`) as markers at the
-    groups' median ability, the agents' observed 0/1 responses as ticks at
-    1.05 / -0.05, and every other item's curve faintly in the background.
+    groups' median ability, the agents' observed 0/1 responses as a rug of
+    ticks (one row per item, successes above 1 and failures below 0, fainter
+    the more agents there are, so 30-130 agents stay readable), and every
+    other item's curve faintly in the background.
 
     The constructor only stores its arguments; :meth:`from_estimator` builds
     them from a fitted model and :meth:`plot` checks them (wrong shapes,
@@ -213,7 +225,7 @@ class ItemCurveDisplay:
             background=self.background,
         )
 
-    def plot(self, ax=None, *, legend=True, jitter=0.015, random_state=0):
+    def plot(self, ax=None, *, legend=True, jitter=0.0, random_state=0):
         """Draw the curves.
 
         Parameters
@@ -222,8 +234,9 @@ class ItemCurveDisplay:
             Axes to draw on; a new figure when None.
         legend : bool, default=True
             Add a legend ``"name [b, a]"``.
-        jitter : float, default=0.015
-            Vertical jitter of the response ticks (fraction of the y range).
+        jitter : float, default=0.0
+            Vertical jitter of the response ticks (fraction of the y range);
+            each item's ticks have a row of their own, so none is needed.
         random_state : int, default=0
             Seed of the jitter.
 
@@ -267,21 +280,25 @@ class ItemCurveDisplay:
             if data.responses is not None:
                 r = data.responses[:, k]
                 seen = ~np.isnan(r)
-                level = np.where(
-                    r[seen] == 1, 1.05, -0.05
-                ) + jitter * rng.standard_normal(seen.sum())
+                # one rug row per item: successes above 1, failures below 0
+                offset = _RUG_START + _RUG_STEP * k
+                level = np.where(r[seen] == 1, 1.0 + offset, -offset)
+                level = level + jitter * rng.standard_normal(seen.sum())
                 (ticks,) = ax.plot(
                     data.response_ability[seen],
                     level,
                     "|",
                     color=color,
-                    ms=7,
-                    alpha=0.5,
+                    ms=6,
+                    alpha=_rug_alpha(int(seen.sum())),
                 )
                 self.response_lines_.append(ticks)
-        with_ticks = data.responses is not None
+        margin = 0.02
+        if data.responses is not None:
+            rows = len(data.item_names)
+            margin = _RUG_START + _RUG_STEP * (rows - 1) + 0.03
         ax.set_xlim(data.theta[0], data.theta[-1])
-        ax.set_ylim(-0.1 if with_ticks else -0.02, 1.1 if with_ticks else 1.02)
+        ax.set_ylim(-margin, 1.0 + margin)
         ax.set_xlabel("ability $\\theta$")
         ax.set_ylabel("P(success)")
         title = "Item characteristic curves"

@@ -10,6 +10,7 @@ from ._base import (
     _as_labels,
     _check_fitted_attrs,
     _check_positive_int,
+    _fit_ticklabels,
     _fitted_labels,
     _frame_labels,
     _literal_legend,
@@ -305,6 +306,7 @@ class NashDisplay:
                 ax, len(panels), "NashDisplay.plot", figsize=(min(width, 20), height)
             )
         self.axes_, self.bars_, self.lines_ = {}, {}, {}
+        tick_axes = []
         for name, panel_ax in zip(panels, axes, strict=True):
             side, kind = name.split("_")
             dist, nash, uniform, names = self._side(data, side)
@@ -391,14 +393,18 @@ class NashDisplay:
                     fontsize=_tick_fontsize(order.size),
                 )
                 panel_ax.set_xlim(-0.6, order.size - 0.4)
+                tick_axes.append((panel_ax, "x"))
             else:
                 panel_ax.set_yticks(positions)
                 _literal_ticklabels(
                     panel_ax, "y", names[order], fontsize=8 if order.size <= 60 else 7
                 )
                 panel_ax.set_ylim(order.size - 0.4, -0.6)  # first item on top
+                tick_axes.append((panel_ax, "y"))
             self.axes_[name] = panel_ax
         self.figure_ = axes[0].figure
+        # names never overlap: smaller type where crowded, every k-th at worst
+        _fit_ticklabels(tick_axes)
         return self
 
     @classmethod

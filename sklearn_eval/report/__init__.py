@@ -18,7 +18,7 @@ CSV files for the command line (:func:`detect_format` tells them apart), and
 :func:`write_csv` writes tables that are safe to open in a spreadsheet.
 """
 
-from ._analysis import analyze_benchmark, prepare_benchmark
+from ._analysis import analyze_benchmark, flag_tasks, prepare_benchmark
 from ._csv_writer import write_csv
 from ._html import (
     MATCH_SECTIONS,
@@ -41,6 +41,7 @@ __all__ = [
     "analyze_benchmark",
     "analyze_matches",
     "detect_format",
+    "flag_tasks",
     "prepare_benchmark",
     "prepare_matches",
     "read_csv",

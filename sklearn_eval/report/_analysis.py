@@ -506,6 +506,35 @@ def task_flags(discrimination, success_rate):
     return flags
 
 
+def flag_tasks(benchmark, *, irt_prior=True):
+    """The report's task flags: 0% or 100% success, negative discrimination.
+
+    Fits the report's IRT model to the benchmark's successes and returns,
+    for each task, "nobody succeeds", "everyone succeeds", "negative
+    discrimination" or "" (see the report's tasks section); flagged tasks are
+    left out of the recommended subsets (report and ``sklearn-eval select``).
+
+    Parameters
+    ----------
+    benchmark : Bunch
+        From :func:`prepare_benchmark`.
+    irt_prior : bool, default=True
+        The report's weak priors on the 2PL parameters.
+
+    Returns
+    -------
+    flags : ndarray of str of shape (n_tasks,)
+
+    Examples
+    --------
+    >>> from sklearn_eval.report import flag_tasks, prepare_benchmark
+    >>> bench = prepare_benchmark([[1, 0, 1], [1, 1, 0], [1, 0, 0]])
+    >>> flag_tasks(bench).tolist()[0]
+    'everyone succeeds'
+    """
+    return _irt(benchmark, irt_prior).flags
+
+
 def _selection(bench, block, n_tasks, spread, irt=None, include_flagged=False):
     # tasks whose successes say nothing (0% or 100%) or the opposite of
     # ability (negative discrimination) stay out of the recommended subset

@@ -13,6 +13,7 @@ the pairwise active sampler, so it takes arrays only.
 from __future__ import annotations
 
 import numpy as np
+from scipy.stats import norm
 
 __all__ = [
     "PairwiseInference",
@@ -85,12 +86,17 @@ def _quantile(values, level):
     return float(np.quantile(values, level, method="higher"))
 
 
-def _step_down(t_obs, null_max, alpha):
-    """Romano-Wolf step-down over one family; ``null_max(active)`` per draw."""
+def _step_down(t_obs, null_max, alpha, floor=0.0):
+    """Romano-Wolf step-down over one family; ``null_max(active)`` per draw.
+
+    ``floor`` bounds the critical value from below: under a normal null the
+    largest |t| of a family is never below one pair's two-sided quantile,
+    which the finite draws could otherwise undercut.
+    """
     active = np.ones(t_obs.shape[0], dtype=bool)
     separated = np.zeros_like(active)
     while True:
-        critical = _quantile(null_max(active), 1.0 - alpha)
+        critical = max(_quantile(null_max(active), 1.0 - alpha), floor)
         new = active & (t_obs > critical)
         if not new.any() or not (active & ~new).any():
             separated |= new
@@ -174,19 +180,22 @@ def pairwise_inference(score, *, cov=None, samples=None, confidence_level=0.95,
     se = _pair_se(first, second, cov, centred)
     t_obs = _t_observed(difference, se)
     alpha = 1.0 - confidence_level
+    # analytic (normal) null: no family's critical value is below one pair's
+    floor = float(norm.ppf(1.0 - alpha / 2.0)) if cov is not None else 0.0
     critical = np.empty(first.shape[0])
     if simultaneous:
         def null_max(active):
             return _max_t(centred, first[active], second[active], se[active])
 
-        separated, value = _step_down(t_obs, null_max, alpha)
+        separated, value = _step_down(t_obs, null_max, alpha, floor)
         critical[:] = value
     else:
-        return _marginal(first, second, difference, se, t_obs, centred, alpha, n)
+        return _marginal(first, second, difference, se, t_obs, centred, alpha, n,
+                         floor)
     return PairwiseInference(first, second, difference, se, critical, separated, n)
 
 
-def _marginal(first, second, difference, se, t_obs, centred, alpha, n):
+def _marginal(first, second, difference, se, t_obs, centred, alpha, n, floor):
     """Marginal rank sets: each agent's set from its own family of pairs only."""
     pair_of = np.full((n, n), -1, dtype=np.intp)
     pair_of[first, second] = np.arange(first.shape[0])
@@ -204,7 +213,7 @@ def _marginal(first, second, difference, se, t_obs, centred, alpha, n):
                 return np.zeros(t_abs.shape[0])
             return t_abs[:, active].max(axis=1)
 
-        found, value = _step_down(t_obs[family], null_max, alpha)
+        found, value = _step_down(t_obs[family], null_max, alpha, floor)
         separated[family[found]] = True
         critical[family] = np.maximum(critical[family], value)
         # the agent's advantage over each opponent in its family

@@ -255,6 +255,6 @@ def test_demo_can_rank_the_reference_agents(tmp_path, capsys):
     )
     assert code == 0
     assert "Reference agents ranked with the others" in text
-    assert "human@dudqn" in text.split("Agents by mean per-game rank")[1]
+    assert "human@dudqn" in text.split("Agents as the report ranks them")[1]
     page = output.read_text(encoding="utf-8")
     assert 'human@dudqn <span class="tag">reference</span>' in page

@@ -185,7 +185,9 @@ MATCH_CASES = {
     "y-nan": lambda X, y: (X, np.r_[y[:4], np.nan, y[5:]], r"y .*row 4"),
     "y-inf": lambda X, y: (X, np.r_[y[:4], np.inf, y[5:]], r"y .*row 4"),
     "y-outside-{0,0.5,1}": lambda X, y: (X, np.r_[y[:4], 0.7, y[5:]], r"row 4"),
-    "y-words": lambda X, y: (X, np.r_[["win"], y[1:].astype(str)], r"numeric"),
+    "y-unknown-word": lambda X, y: (
+        X, np.r_[["maybe"], y[1:].astype(str)], r"'maybe' at row 0"
+    ),
     "y-wrong-length": lambda X, y: (X, y[:-1], r"same length"),
     "y-2-D": lambda X, y: (X, np.column_stack([y, y]), r"1-D"),
     "sparse": lambda X, y: (sp.csr_matrix(np.ones((3, 2))), [1, 0, 1], r"[Ss]parse"),
@@ -1276,7 +1278,7 @@ def test_bootstrap_bad_statistic_type_names_the_parameter():
 
 
 def test_bradley_terry_bootstrap_does_not_depend_on_the_weight_scale():
-    from sklearn_eval.uncertainty import bootstrap_bradley_terry
+    from sklearn_eval.pairwise import bootstrap_bradley_terry
 
     X, y = _matches()
 

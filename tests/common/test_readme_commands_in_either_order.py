@@ -89,7 +89,8 @@ def check_environment(checkout, tmp_path, env, editable):
     assert re.search(r"\d+\.\d+", version), version
     where = run(f"{python} -c 'import sklearn_eval; print(sklearn_eval.__file__)'",
                 away, env, timeout=300)
-    assert (str(checkout) in where) is editable, where
+    # .venv lives in the checkout: tell the two installs apart by site-packages
+    assert ("site-packages" in where) is not editable, where
     (away / "tour.py").write_text(tour_code(), encoding="utf-8")
     assert "agent" in run(f"{python} tour.py", away, env)
     collected = run(f"{python} -m pytest --collect-only -q -p no:cacheprovider",

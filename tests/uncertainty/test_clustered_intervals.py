@@ -15,13 +15,12 @@ from scipy.special import expit, logit
 
 from sklearn_eval.datasets import make_agent_task_scores, make_matches
 from sklearn_eval.game import NashAverager
-from sklearn_eval.pairwise import EloRanker
-from sklearn_eval.uncertainty import (
+from sklearn_eval.pairwise import (
+    EloRanker,
     bootstrap_bradley_terry,
     bradley_terry_covariance,
-    compare_agents,
-    ranking_intervals,
 )
+from sklearn_eval.uncertainty import compare_agents, ranking_intervals
 
 DELTA, SPREAD = 0.3, 1.0  # logit gap of the two agents, prompt effect sd
 NODES, WEIGHTS = np.polynomial.hermite_e.hermegauss(60)
