@@ -620,7 +620,7 @@ def test_as_frame_without_pandas_raises_clear_error(loader, kwargs, monkeypatch)
 def test_describe_datasets():
     summary = describe_datasets()
     names = [entry["name"] for entry in summary]
-    assert len(names) == len(set(names)) == 17
+    assert len(names) == len(set(names)) == 17 + 29  # + public leaderboards
     for entry in summary:
         assert set(entry) == {
             "name",
