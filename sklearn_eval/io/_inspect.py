@@ -123,12 +123,24 @@ def _read_eval(path):
         else:
             raise ValueError(f"{path}: no header.json (not an inspect_ai log)")
         model, task, status = _header_fields(header, path)
-        samples = sorted(n for n in names if n.startswith("samples/"))
-        rows = []
-        for name in samples:  # member by member
-            rows.extend(_sample_rows(_member_json(archive, path, name), model, task,
-                                     path))
-    return rows, len(samples), status
+        journal = sorted(
+            (n for n in names if n.startswith("_journal/summaries/")),
+            key=lambda n: int(n.rsplit("/", 1)[1].split(".")[0]),
+        )
+        if "summaries.json" in names:  # the per-sample summaries hold the scores
+            samples = _member_json(archive, path, "summaries.json")
+        elif journal:  # a run that did not finish: the summaries written so far
+            samples = [s for n in journal for s in _member_json(archive, path, n)]
+        else:  # sample by sample, member by member
+            samples = (
+                _member_json(archive, path, n) for n in names
+                if n.startswith("samples/")
+            )
+        rows, n_samples = [], 0
+        for sample in samples:
+            rows.extend(_sample_rows(sample, model, task, path))
+            n_samples += 1
+    return rows, n_samples, status
 
 
 def _read_json(path):
@@ -151,7 +163,9 @@ def read_inspect(path):
     """Read inspect_ai logs into a long table of per-sample scores.
 
     Reads ``.eval`` archives (zip files whose members are zstandard-compressed,
-    or deflate-compressed as older releases wrote them) member by member, and
+    or deflate-compressed as older releases wrote them) from their per-sample
+    summaries (``summaries.json``, or the journal of a run that did not
+    finish; the sample members one by one when neither is there), and
     ``.json`` logs. Each log is one run of one model on one task as
     inspect_ai records it; a folder is read log by log (sorted by name, both
     formats). Scores are taken as logged: numbers as they are, the letters
