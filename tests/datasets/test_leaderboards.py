@@ -204,3 +204,32 @@ def test_alpaca_eval_boards_are_not_shipped(shared_dir):
     if not board.is_dir():
         pytest.skip("AlpacaEval boards absent from ../shared")
     assert "alpaca" not in " ".join(list_leaderboards())
+
+
+def _damaged(monkeypatch, change):
+    from sklearn_eval.datasets import _leaderboards
+
+    original = _leaderboards._open_text
+    monkeypatch.setattr(
+        _leaderboards, "_open_text", lambda filename: change(original(filename))
+    )
+
+
+@pytest.mark.parametrize(
+    "name, change, message",
+    [
+        ("helm_lite", lambda t: t + "extra\t0.5\n", "line 93 has a different number"),
+        ("helm_lite", lambda t: t.replace("0.804", "0.8o4", 1),
+         r"cell '0.8o4' at row 2, column 'NarrativeQA - F1'"),
+        ("heim_nsfw", lambda t: t.replace(" ↓ [ sort ]", "", 1), "no direction arrow"),
+        (
+            "glue",
+            lambda t: t.replace("CoLA", "CoLA2", 1).replace("\t73.3\t", "\t7/3\t", 1),
+            "'CoLA2' has 'a/b' cells of unknown metrics",
+        ),
+    ],
+)
+def test_damaged_tables_are_detected(monkeypatch, name, change, message):
+    _damaged(monkeypatch, change)
+    with pytest.raises(ValueError, match=message):
+        load_leaderboard(name)
