@@ -122,7 +122,7 @@ _LOADER_CALLS = {
 def describe_datasets():
     """Summarise every built-in dataset: name, shape, kind and licence.
 
-    Each dataset is loaded to report its real shape (about a second in all).
+    Each dataset is loaded to report its real shape (a few seconds in all).
 
     Returns
     -------
