@@ -9,9 +9,10 @@ import csv
 import io
 
 import numpy as np
+import pandas as pd
 from sklearn.utils._param_validation import StrOptions, validate_params
 
-from ._base import _import_pandas, _load_descr, _open_text
+from ._base import _load_descr, _open_text
 from ._bunches import _result_matrix_bunch, _to_float
 
 __all__ = ["list_leaderboards", "load_leaderboard"]
@@ -324,6 +325,5 @@ def load_leaderboard(name, *, as_frame=False):
         f"{spec['units']}\n:Board: {spec['source']}\n\n" + _load_descr("leaderboards")
     )
     if as_frame:
-        pd = _import_pandas("as_frame=True")
         bunch.target = pd.Series(y, index=bunch.frame.index, name="aggregate")
     return bunch
