@@ -22,6 +22,7 @@ _SUBPACKAGES = (
     "cli",
     "datasets",
     "game",
+    "io",
     "irt",
     "metrics",
     "pairwise",

@@ -6,9 +6,9 @@ the package (see the repository's NOTICE) and return a scikit-learn
 ``make_*`` functions draw seeded synthetic data from documented models.
 
 The loaders live in one module per data family (``_atari``, ``_llm``,
-``_football``, ``_games``, ``_automl``), the summary in ``_catalogue`` and the
-generators in ``_generators``. Every file is parsed as plain text: nothing is
-unpickled or evaluated.
+``_football``, ``_games``, ``_automl``, ``_leaderboards``), the summary in
+``_catalogue`` and the generators in ``_generators``. Every file is parsed as
+plain text: nothing is unpickled or evaluated.
 """
 
 from ._arena import load_chatbot_arena
@@ -23,6 +23,7 @@ from ._generators import (
     make_irt_responses,
     make_matches,
 )
+from ._leaderboards import list_leaderboards, load_leaderboard
 from ._llm import load_chembench, load_vicuna80
 
 __all__ = [
@@ -32,7 +33,9 @@ __all__ = [
     "load_automl_benchmark",
     "load_chatbot_arena",
     "load_chembench",
+    "list_leaderboards",
     "load_international_football",
+    "load_leaderboard",
     "load_rrps",
     "load_soccer",
     "load_vicuna80",

@@ -7,6 +7,8 @@ from ._atari import load_atari, load_atari_reference_scores
 from ._automl import load_automl_benchmark
 from ._football import load_international_football
 from ._games import load_rrps, load_soccer
+from ._leaderboards import _NAMES as _LEADERBOARDS
+from ._leaderboards import load_leaderboard
 from ._llm import load_chembench, load_vicuna80
 
 __all__ = ["describe_datasets"]
@@ -81,6 +83,14 @@ _CATALOGUE = (
         "CC0-1.0",
     ),
     ("chatbot_arena", load_chatbot_arena, "matches (weighted votes)", "BSD-3-Clause"),
+) + tuple(
+    (
+        f"leaderboard_{board}",
+        lambda board=board: load_leaderboard(board),
+        "result matrix (models x tasks, public leaderboard)",
+        "MIT",
+    )
+    for board in _LEADERBOARDS
 )
 
 
@@ -102,13 +112,17 @@ _LOADER_CALLS = {
     "international_football": "load_international_football()",
     "international_football_world_cup": 'load_international_football("world_cup")',
     "chatbot_arena": "load_chatbot_arena()",
+    **{
+        f"leaderboard_{board}": f'load_leaderboard("{board}")'
+        for board in _LEADERBOARDS
+    },
 }
 
 
 def describe_datasets():
     """Summarise every built-in dataset: name, shape, kind and licence.
 
-    Each dataset is loaded to report its real shape (about a second in all).
+    Each dataset is loaded to report its real shape (a few seconds in all).
 
     Returns
     -------

@@ -31,6 +31,9 @@ _REFERENCES = {
     "rrps": {"randbot": "random"},
     # AutoML benchmark: the class-prior predictor is the trivial baseline
     "automl_benchmark": {"constantpredictor": "constant"},
+    # GLUE and SuperGLUE list their human-performance rows as submissions
+    "leaderboard_glue": {"GLUE Human Baselines": "human"},
+    "leaderboard_superglue": {"SuperGLUE Human Baselines": "human"},
 }
 
 

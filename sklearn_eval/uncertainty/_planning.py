@@ -177,6 +177,22 @@ def power(n, effect, *, data="items", confidence_level=0.95, scale="elo",
     n : int
         Items, or votes (total over the pairs with ``n_agents > 2``).
     effect : float
+        The difference to detect: accuracy points for items, rating points
+        on ``scale`` for votes.
+    data : {"items", "matches"}, default="items"
+        As in :func:`sample_size`.
+    confidence_level : float, default=0.95
+        The test is two-sided at level ``1 - confidence_level``.
+    scale : {"elo", "logit"}, default="elo"
+        Votes: the scale of ``effect``.
+    tie_rate : float, default=0.0
+        Votes: the share of ties, scored half.
+    n_agents : int, default=2
+        Votes: 2 for head to head, k for a uniform round robin of k agents.
+    baseline : float, default=0.5
+        Items: accuracy of the weaker model.
+    correlation : float, default=0.0
+        Items: correlation between the two models' item results.
 
     Returns
     -------
@@ -272,9 +288,12 @@ def votes_to_separate(estimator, X, y, a, b, *, sample_weight=None, power=0.8,
     estimator : estimator instance
         A match rater with analytic intervals (``EloRanker(method="batch")``,
         any tie model and covariates); unfitted.
-    X, y, sample_weight
+    X, y
         The votes so far.
     a, b : agent labels
+        The two agents to separate.
+    sample_weight : array-like of shape (n_matches,) or None, default=None
+        Weights of the votes so far.
     power : float, default=0.8
     confidence_level : float, default=0.95
     frequency_weights : bool, default=False

@@ -23,7 +23,7 @@ import numpydoc.validate as numpydoc_validate
 import pytest
 
 SUBPACKAGES = [
-    "datasets", "game", "irt", "metrics", "pairwise", "plotting", "report",
+    "datasets", "game", "io", "irt", "metrics", "pairwise", "plotting", "report",
     "selection", "uncertainty", "utils",
 ]
 ENFORCED = {"GL08", "SS01", "PR01", "PR02", "PR03", "YD01"}

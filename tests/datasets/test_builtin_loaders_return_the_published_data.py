@@ -47,6 +47,23 @@ _SHIPPED_SOURCES = {
     name: f"{folder}/{name.removesuffix('.gz')}"
     for name, folder in _SHIPPED_FOLDERS.items()
 }
+# the benchbench leaderboards: benchbench_<board>[_<file>].tsv[.gz]
+_HELM = ("accuracy", "bias", "calibration", "efficiency", "fairness", "robustness",
+         "summarization", "toxicity")
+_HEIM = ("aesthetics_auto", "aesthetics_human", "alignment_auto", "alignment_human",
+         "black_out", "nsfw", "nudity", "originality", "quality_auto", "quality_human")
+_SHIPPED_SOURCES.update(
+    {f"benchbench_helm_{f}.tsv": f"leaderboards/benchbench/helm/{f}.tsv"
+     for f in _HELM}
+    | {f"benchbench_heim_{f}.tsv": f"leaderboards/benchbench/heim/{f}.tsv"
+       for f in _HEIM}
+    | {
+        f"benchbench_{board}.tsv{'.gz' if board in ('imagenet', 'mmlu') else ''}":
+        f"leaderboards/benchbench/{board}/leaderboard.tsv"
+        for board in ("helm_lite", "helm_capability", "openllm", "mmlu", "bbh",
+                      "bigcode", "glue", "superglue", "mteb", "vtab", "imagenet")
+    }
+)
 _PERMISSIVE = {"MIT", "Apache-2.0", "CC0-1.0", "BSD-3-Clause"}
 
 
@@ -75,10 +92,18 @@ class TestShippedFiles:
     def test_only_permissive_sources_per_sources_md(self, shared_dir):
         table = (shared_dir / "data" / "SOURCES.md").read_text()
         licences = {}
+        last = ""
         for line in table.splitlines():
             cells = [cell.strip() for cell in line.strip("|").split("|")]
             if len(cells) >= 6 and "/" in cells[0]:
-                licences[cells[0]] = cells[4]
+                if cells[4].startswith("same"):  # as the row above
+                    cells[4] = last
+                licences[cells[0]] = last = cells[4]
+                if "{" in cells[0]:  # "dir/{a,b}.tsv (2 files)": one per file
+                    head, rest = cells[0].split("{")
+                    names, tail = rest.split("}")
+                    for name in names.split(","):
+                        licences[f"{head}{name}{tail.split()[0]}"] = cells[4]
         for source in _SHIPPED_SOURCES.values():
             # the cell may add a note, e.g. "BSD-3-Clause (wheel's LICENSE.txt)"
             assert licences[source].split()[0] in _PERMISSIVE, source
@@ -96,6 +121,7 @@ class TestShippedFiles:
             "irt-on-bench maintainers",
             "bcdnlp",
             "OpenML",
+            "Guanhua Zhang and Moritz Hardt",
         ):
             assert holder in texts["MIT.txt"]
 
@@ -611,7 +637,7 @@ def test_as_frame_without_pandas_raises_clear_error(loader, kwargs, monkeypatch)
 def test_describe_datasets():
     summary = describe_datasets()
     names = [entry["name"] for entry in summary]
-    assert len(names) == len(set(names)) == 17
+    assert len(names) == len(set(names)) == 17 + 29  # + public leaderboards
     for entry in summary:
         assert set(entry) == {
             "name",

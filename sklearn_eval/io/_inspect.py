@@ -1,0 +1,244 @@
+"""Reader of inspect_ai evaluation logs (``.eval`` archives and ``.json`` logs)."""
+
+import json
+import math
+import struct
+import warnings
+import zipfile
+from pathlib import Path
+
+import pandas as pd
+
+from ._long import LONG_COLUMNS, check_long_table
+
+__all__ = ["read_inspect"]
+
+_VERSIONS = {2}  # the log format versions this reader understands
+_ZSTD = 93  # zip compression method of zstandard members
+# inspect_ai's letter values (CORRECT, INCORRECT, PARTIAL, NOANSWER)
+_LETTERS = {"C": 1.0, "I": 0.0, "P": 0.5, "N": 0.0}
+_WORDS = {"yes": 1.0, "true": 1.0, "no": 0.0, "false": 0.0}
+
+
+def _zstd_member(path, info):
+    """Bytes of a zstandard member (Python < 3.14 zipfile cannot decode it)."""
+    import zstandard
+
+    with open(path, "rb") as handle:
+        handle.seek(info.header_offset)
+        header = handle.read(30)
+        if header[:4] != b"PK\x03\x04":
+            raise ValueError(f"{path}: member {info.filename!r} has a broken header")
+        name_length, extra_length = struct.unpack("<HH", header[26:30])
+        handle.seek(info.header_offset + 30 + name_length + extra_length)
+        raw = handle.read(info.compress_size)
+    return zstandard.ZstdDecompressor().decompress(raw, max_output_size=info.file_size)
+
+
+def _member_json(archive, path, name):
+    info = archive.getinfo(name)
+    try:
+        if info.compress_type == _ZSTD:
+            raw = _zstd_member(path, info)
+        else:
+            raw = archive.read(name)
+        return json.loads(raw)
+    except (ValueError, zipfile.BadZipFile, OSError) as exc:
+        raise ValueError(
+            f"{path}: member {name!r} is not readable JSON ({exc})"
+        ) from exc
+
+
+def _score(value, where):
+    """Float of a logged score value; dicts give one entry per key."""
+    if value is None:
+        return math.nan
+    if isinstance(value, bool):
+        return float(value)
+    if isinstance(value, int | float):
+        return float(value)
+    if isinstance(value, str):
+        text = value.strip()
+        if text in _LETTERS:
+            return _LETTERS[text]
+        if text.lower() in _WORDS:
+            return _WORDS[text.lower()]
+        try:
+            return float(text)
+        except ValueError:
+            pass
+    raise ValueError(
+        f"{where}: score value {value!r} is not a number, a letter C/I/P/N or "
+        "yes/no; the reader takes scores as logged and cannot convert it."
+    )
+
+
+def _header_fields(header, path):
+    version = header.get("version")
+    if version not in _VERSIONS:
+        raise ValueError(
+            f"{path}: field 'version' is {version!r}; this reader understands "
+            f"inspect_ai log format version(s) {sorted(_VERSIONS)}."
+        )
+    spec = header.get("eval")
+    if not isinstance(spec, dict) or "model" not in spec or "task" not in spec:
+        raise ValueError(f"{path}: field 'eval' lacks 'model' or 'task'.")
+    return spec["model"], spec["task"], header.get("status", "started")
+
+
+def _sample_rows(sample, model, task, path):
+    try:
+        item, epoch, scores = sample["id"], sample["epoch"], sample.get("scores")
+    except (KeyError, TypeError) as exc:
+        raise ValueError(f"{path}: a sample lacks the field {exc}") from exc
+    target = sample.get("target")
+    if isinstance(target, list):
+        target = " | ".join(map(str, target))
+    for scorer, logged in (scores or {}).items():
+        where = f"{path}: sample {item!r} epoch {epoch} scorer {scorer!r}"
+        if not isinstance(logged, dict) or "value" not in logged:
+            raise ValueError(f"{where}: field 'value' is missing")
+        value = logged["value"]
+        values = (
+            {f"{scorer}/{key}": v for key, v in value.items()}
+            if isinstance(value, dict) else {scorer: value}
+        )
+        for metric, v in values.items():
+            yield (model, task, item, epoch, metric, _score(v, where),
+                   target, logged.get("answer"))
+
+
+def _read_eval(path):
+    try:
+        archive = zipfile.ZipFile(path)
+    except (zipfile.BadZipFile, OSError) as exc:
+        raise ValueError(f"{path}: not a readable .eval zip archive ({exc})") from exc
+    with archive:
+        names = archive.namelist()
+        if "header.json" in names:
+            header = _member_json(archive, path, "header.json")
+        elif "_journal/start.json" in names:  # a run that did not finish
+            header = {"status": "started",
+                      **_member_json(archive, path, "_journal/start.json")}
+        else:
+            raise ValueError(f"{path}: no header.json (not an inspect_ai log)")
+        model, task, status = _header_fields(header, path)
+        journal = sorted(
+            (n for n in names if n.startswith("_journal/summaries/")),
+            key=lambda n: int(n.rsplit("/", 1)[1].split(".")[0]),
+        )
+        if "summaries.json" in names:  # the per-sample summaries hold the scores
+            samples = _member_json(archive, path, "summaries.json")
+        elif journal:  # a run that did not finish: the summaries written so far
+            samples = [s for n in journal for s in _member_json(archive, path, n)]
+        else:  # sample by sample, member by member
+            samples = (
+                _member_json(archive, path, n) for n in names
+                if n.startswith("samples/")
+            )
+        rows, n_samples = [], 0
+        for sample in samples:
+            rows.extend(_sample_rows(sample, model, task, path))
+            n_samples += 1
+    return rows, n_samples, status
+
+
+def _read_json(path):
+    try:
+        with open(path, encoding="utf-8") as handle:
+            log = json.load(handle)
+    except (ValueError, OSError) as exc:
+        raise ValueError(f"{path}: not a readable JSON log ({exc})") from exc
+    if not isinstance(log, dict):
+        raise ValueError(f"{path}: not an inspect_ai log (top level is not an object)")
+    model, task, status = _header_fields(log, path)
+    samples = log.get("samples") or []
+    rows = []
+    for sample in samples:
+        rows.extend(_sample_rows(sample, model, task, path))
+    return rows, len(samples), status
+
+
+def read_inspect(path):
+    """Read inspect_ai logs into a long table of per-sample scores.
+
+    Reads ``.eval`` archives (zip files whose members are zstandard-compressed,
+    or deflate-compressed as older releases wrote them) from their per-sample
+    summaries (``summaries.json``, or the journal of a run that did not
+    finish; the sample members one by one when neither is there), and
+    ``.json`` logs. Each log is one run of one model on one task as
+    inspect_ai records it; a folder is read log by log (sorted by name, both
+    formats). Scores are taken as logged: numbers as they are, the letters
+    C, I, P, N as 1, 0, 0.5, 0 (inspect_ai's own conversion), yes/no and
+    booleans as 1/0; a scorer whose value is a dict gives one metric per key
+    (``"<scorer>/<key>"``).
+
+    Parameters
+    ----------
+    path : str or path-like
+        A log file (``.eval`` or ``.json``) or a folder of logs.
+
+    Returns
+    -------
+    DataFrame
+        The columns of :data:`~sklearn_eval.io.LONG_COLUMNS` (``metric`` is
+        the scorer's name, ``item`` the sample id, ``epoch`` inspect_ai's
+        1-based epoch) plus ``target``, ``answer`` and ``log`` (the file's
+        name), one row per sample, epoch and scorer.
+
+    Raises
+    ------
+    ValueError
+        Naming the file (and the sample or field): an unknown log format
+        version, a file that is not an inspect_ai log, a log without samples,
+        a score that is not a number, or the same sample logged twice (two
+        logs of one model and task in a folder).
+
+    Warns
+    -----
+    UserWarning
+        For a log whose run did not finish (status other than "success"):
+        its samples are read as logged.
+
+    Examples
+    --------
+    >>> import json, os, tempfile
+    >>> from sklearn_eval.io import read_inspect
+    >>> log = {"version": 2, "status": "success",
+    ...        "eval": {"model": "mockllm/a", "task": "sums"},
+    ...        "samples": [{"id": "q1", "epoch": 1, "target": "2",
+    ...                     "scores": {"match": {"value": "C", "answer": "2"}}}]}
+    >>> path = os.path.join(tempfile.mkdtemp(), "run.json")
+    >>> with open(path, "w") as handle:
+    ...     json.dump(log, handle)
+    >>> long = read_inspect(path)
+    >>> long[["model", "item", "epoch", "metric", "score"]].values.tolist()
+    [['mockllm/a', 'q1', 1, 'match', 1.0]]
+    """
+    path = Path(path)
+    if path.is_dir():
+        files = sorted(p for p in path.iterdir() if p.suffix in (".eval", ".json"))
+        if not files:
+            raise ValueError(f"{path}: no .eval or .json log in this folder")
+    elif path.is_file():
+        files = [path]
+    else:
+        raise ValueError(f"{path}: no such file or folder")
+    rows = []
+    for file in files:
+        if file.suffix not in (".eval", ".json"):
+            raise ValueError(f"{file}: not an inspect_ai log (.eval or .json)")
+        read = _read_eval if file.suffix == ".eval" else _read_json
+        found, n_samples, status = read(file)
+        if n_samples == 0:
+            raise ValueError(f"{file}: the log has no samples (status {status!r})")
+        if status != "success":
+            warnings.warn(
+                f"{file}: the run's status is {status!r}; its {n_samples} "
+                "logged samples are read as they are.",
+                UserWarning,
+                stacklevel=2,
+            )
+        rows.extend(row + (file.name,) for row in found)
+    columns = [*LONG_COLUMNS, "target", "answer", "log"]
+    return check_long_table(pd.DataFrame(rows, columns=columns))
