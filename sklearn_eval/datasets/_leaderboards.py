@@ -10,8 +10,8 @@ import io
 
 import numpy as np
 import pandas as pd
-from sklearn.utils._param_validation import StrOptions, validate_params
 
+from ..utils._sklearn_compat import StrOptions, validate_params
 from ._base import _load_descr, _open_text
 from ._bunches import _result_matrix_bunch, _to_float
 

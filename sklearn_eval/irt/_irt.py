@@ -5,15 +5,16 @@ from numbers import Integral, Real
 
 import numpy as np
 from joblib import effective_n_jobs
-from sklearn.base import BaseEstimator, TransformerMixin, _fit_context
+from sklearn.base import BaseEstimator, TransformerMixin
 from sklearn.utils import check_random_state
-from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.parallel import Parallel
 from sklearn.utils.validation import check_is_fitted
 
 from ..utils._protocol import AgentRankerMixin, TaskTableMixin, assign_fitted
+from ..utils._sklearn_compat import Interval, StrOptions, _fit_context
 from ._binary_models import log_tables, logit_prior
 from ._em import _EMSettings
+from ._intervals import irt_interval_plan
 from ._irt_fit import _fit_irt
 from ._quadrature import make_grid
 from ._responses import (
@@ -153,6 +154,7 @@ class IRT(AgentRankerMixin, TaskTableMixin, TransformerMixin, BaseEstimator):
     True
     """
 
+    _model = "irt"  # the interval code reads abilities_sd_ and the item SEs
     _parameter_constraints: dict = {
         "model": [StrOptions({"1PL", "2PL", "3PL", "4PL"})],
         "n_factors": [Interval(Integral, 1, None, closed="left")],
@@ -405,6 +407,26 @@ class IRT(AgentRankerMixin, TaskTableMixin, TransformerMixin, BaseEstimator):
             columns.update(upper=self.upper_, upper_se=self.upper_se_)
         columns.update(success_rate=self._success_rate_items, left_out=~self._keep)
         return columns
+
+    def __sklearn_eval_intervals__(self, target=None):
+        """How :func:`~sklearn_eval.uncertainty.ranking_intervals` resamples.
+
+        As for :class:`IRT2PL`: abilities by default, with posterior
+        intervals (EAP and posterior sd) under ``method="auto"``; item
+        parameters (``"difficulty"``, ``"discrimination"``) with
+        observed-information intervals; the bootstrap resamples tasks
+        (abilities) or agents (items).
+
+        Parameters
+        ----------
+        target : {"abilities", "difficulty", "discrimination"} or None
+            What is ranked; None ranks the abilities.
+
+        Returns
+        -------
+        plan : IntervalPlan
+        """
+        return irt_interval_plan(self, target)
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()

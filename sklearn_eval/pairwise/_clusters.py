@@ -94,7 +94,8 @@ def extended_cluster_covariance(estimator, X, y, sample_weight, groups):
         rows.covariates, fit_advantage=fit_advantage, offset=fixed,
         ordered=fit_advantage or fixed != 0.0, return_index=True,
     )
-    theta = full_parameters(estimator)
+    # the rows hold unit-size covariates: their coefficients, as refitted
+    theta = full_parameters(estimator, rows.covariate_units)
     model = estimator._tie_model or "half"
     q = cells.design.shape[1]
     if bread.shape[0] < theta.shape[0]:  # no tie in the data: boundary, fixed
@@ -122,6 +123,11 @@ def extended_cluster_covariance(estimator, X, y, sample_weight, groups):
         parts.append(np.bincount(group, weight * s_t[cell, outcome],
                                  n_groups)[:, None])
     summed = np.hstack(parts)
+    if rows.covariate_units is not None:
+        # scores of the coefficients in the covariates' own units (the bread's)
+        start = n + fit_advantage
+        summed[:, start:start + rows.covariate_units.shape[0]] *= (
+            rows.covariate_units)
     meat = summed.T @ summed * (n_groups / (n_groups - 1.0))
     cov = bread @ meat @ bread
     return 0.5 * (cov + cov.T)

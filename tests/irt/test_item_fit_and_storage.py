@@ -145,7 +145,7 @@ def test_fit_responses_are_checked_before_any_work():
     frame = pd.DataFrame([[0, 1, 1], [1, 0, 1]], columns=["x", 1, "z"])
     with pytest.raises(TypeError, match="string names"):
         _check_fit_responses(frame)
-    values, labels, summary = _check_fit_responses(
+    values, labels, summary, _ = _check_fit_responses(
         frame.set_axis(["x", "y", "z"], axis=1))
     assert labels.tolist() == ["x", "y", "z"] and values.dtype == np.float64
     # the item counts of the validation are the ones the fit uses

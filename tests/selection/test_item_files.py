@@ -52,7 +52,7 @@ def chembench():
 def written(chembench):
     """(estimator, file bytes) of a regression item file: every header key."""
     est = _fit_quietly(SubsetScoreEstimator(n_items=8, selection="stratified",
-                                            estimator="regression", random_state=0),
+                                            method="regression", random_state=0),
                        chembench)
     buffer = io.BytesIO()
     write_items_csv(est, buffer)
@@ -128,7 +128,7 @@ def test_converted_line_ends_read_as_written(written, chembench):
 def test_full_chembench_file_cut_at_every_line_and_edited():
     X = load_chembench().data
     est = _fit_quietly(SubsetScoreEstimator(n_items=30, selection="stratified",
-                                            estimator="irt", random_state=0), X)
+                                            method="irt", random_state=0), X)
     buffer = io.BytesIO()
     write_items_csv(est, buffer)
     data = buffer.getvalue()
@@ -275,7 +275,7 @@ def test_first_version_files_are_read_with_a_warning():
     X = make_irt_responses(60, 12, random_state=3)
     frame = pd.DataFrame(X, columns=[f"item {k}" for k in range(12)])
     est = _fit_quietly(SubsetScoreEstimator(n_items=4, selection="stratified",
-                                            estimator="gp-irt", random_state=0),
+                                            method="gp-irt", random_state=0),
                        frame)
     with pytest.warns(UserWarning, match="cannot be verified"):
         legacy = read_items_csv(LEGACY)
@@ -300,7 +300,7 @@ def test_first_version_files_are_read_with_a_warning():
 def test_quadrature_grid_is_compact_and_exact(irt, nodes, weights):
     X = make_irt_responses(80, 30, random_state=1)
     est = _fit_quietly(SubsetScoreEstimator(n_items=6, selection="stratified",
-                                            estimator="irt", irt=irt,
+                                            method="irt", irt=irt,
                                             random_state=0), X)
     buffer = io.StringIO()
     write_items_csv(est, buffer)
