@@ -99,8 +99,10 @@ def irt_intervals(
     >>> bool((items.high - items.low > 0).all())
     True
     """
-    if getattr(estimator, "_model", None) != "irt2pl":
-        raise TypeError(f"irt_intervals needs an IRT2PL estimator; got {estimator!r}.")
+    if getattr(estimator, "_model", None) not in ("irt2pl", "irt"):
+        raise TypeError(
+            f"irt_intervals needs an IRT2PL or IRT estimator; got {estimator!r}."
+        )
     if target not in _TARGETS:
         raise ValueError(
             f"target must be one of {sorted(_TARGETS)}; got {target!r}."

@@ -12,6 +12,7 @@ from ..utils._sklearn_compat import Interval, StrOptions
 from ._binary_models import log_tables, logit_prior
 from ._em import _EMSettings
 from ._fit import _executor
+from ._intervals import irt_interval_plan
 from ._irt_fit import _fit_irt
 from ._quadrature import make_grid
 from ._responses import (
@@ -153,6 +154,7 @@ class IRT(
     True
     """
 
+    _model = "irt"  # the interval code reads abilities_sd_ and the item SEs
     _parameter_constraints: dict = {
         "model": [StrOptions({"1PL", "2PL", "3PL", "4PL"})],
         "n_factors": [Interval(Integral, 1, None, closed="left")],
@@ -402,6 +404,26 @@ class IRT(
             columns.update(upper=self.upper_, upper_se=self.upper_se_)
         columns.update(success_rate=self._success_rate_items, left_out=~self._keep)
         return columns
+
+    def __sklearn_eval_intervals__(self, target=None):
+        """How :func:`~sklearn_eval.uncertainty.ranking_intervals` resamples.
+
+        As for :class:`IRT2PL`: abilities by default, with posterior
+        intervals (EAP and posterior sd) under ``method="auto"``; item
+        parameters (``"difficulty"``, ``"discrimination"``) with
+        observed-information intervals; the bootstrap resamples tasks
+        (abilities) or agents (items).
+
+        Parameters
+        ----------
+        target : {"abilities", "difficulty", "discrimination"} or None
+            What is ranked; None ranks the abilities.
+
+        Returns
+        -------
+        plan : IntervalPlan
+        """
+        return irt_interval_plan(self, target)
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()

@@ -94,14 +94,8 @@ def extended_cluster_covariance(estimator, X, y, sample_weight, groups):
         rows.covariates, fit_advantage=fit_advantage, offset=fixed,
         ordered=fit_advantage or fixed != 0.0, return_index=True,
     )
-    # scores in the coordinates of the unit-size covariates (as the cells)
+    # the rows hold unit-size covariates: their coefficients, as refitted
     theta = full_parameters(estimator, rows.covariate_units)
-    units = np.ones(bread.shape[0])
-    if rows.covariate_units is not None:
-        start = n + int(fit_advantage)
-        units[start:start + rows.covariate_units.shape[0]] = rows.covariate_units
-        with np.errstate(over="ignore", under="ignore"):
-            bread = bread * np.outer(units, units)
     model = state.tie_model or "half"
     q = cells.design.shape[1]
     if bread.shape[0] < theta.shape[0]:  # no tie in the data: boundary, fixed
@@ -129,9 +123,11 @@ def extended_cluster_covariance(estimator, X, y, sample_weight, groups):
         parts.append(np.bincount(group, weight * s_t[cell, outcome],
                                  n_groups)[:, None])
     summed = np.hstack(parts)
+    if rows.covariate_units is not None:
+        # scores of the coefficients in the covariates' own units (the bread's)
+        start = n + fit_advantage
+        summed[:, start:start + rows.covariate_units.shape[0]] *= (
+            rows.covariate_units)
     meat = summed.T @ summed * (n_groups / (n_groups - 1.0))
     cov = bread @ meat @ bread
-    # back to the covariates' own units
-    with np.errstate(over="ignore", under="ignore"):
-        cov = cov / np.outer(units, units)
     return 0.5 * (cov + cov.T)

@@ -48,6 +48,7 @@ pd = pytest.importorskip("pandas")
 
 ERRORS = (ValueError, TypeError)
 VOTING_METHODS = sorted(VotingRanker._parameter_constraints["method"][0].options)
+AVA = "agent_vs_agent"
 
 
 # ---------------------------------------------------------------------------
@@ -81,10 +82,13 @@ def _covariate_matches():
 
 
 ESTIMATORS = {
-    "AlphaRank(probability)": (lambda: AlphaRank(alpha=5.0), _probabilities),
+    # square antisymmetric games, declared (the default reads agents x tasks)
+    "AlphaRank(probability)": (
+        lambda: AlphaRank(alpha=5.0, game=AVA), _probabilities),
     "AlphaRank(logit,inf)": (
-        lambda: AlphaRank(alpha=np.inf, payoff="logit"), _logits),
-    "AlphaRank(payoff,auto)": (lambda: AlphaRank(payoff="payoff"), _logits),
+        lambda: AlphaRank(alpha=np.inf, payoff="logit", game=AVA), _logits),
+    "AlphaRank(payoff,auto)": (
+        lambda: AlphaRank(payoff="payoff", game=AVA), _logits),
     "AlphaRank(avt,minmax)": (
         lambda: AlphaRank(alpha=2.0, game="agent_vs_task", normalize="minmax"),
         _scores,
@@ -300,7 +304,7 @@ def test_extreme_magnitudes_give_finite_results(name, scale):
 @pytest.mark.parametrize("payoff", ["probability", "logit", "payoff"])
 def test_alpha_up_to_infinity_gives_a_distribution(alpha, payoff):
     X = _probabilities() if payoff == "probability" else _logits()
-    est = _fit(AlphaRank(alpha=alpha, payoff=payoff), X, None)
+    est = _fit(AlphaRank(alpha=alpha, payoff=payoff, game=AVA), X, None)
     assert np.all(np.isfinite(est.agent_distribution_))
     assert est.agent_distribution_.sum() == pytest.approx(1.0)
 

@@ -11,7 +11,11 @@ from sklearn.metrics import get_scorer, log_loss
 from sklearn.model_selection import GridSearchCV, TimeSeriesSplit, cross_val_score
 
 from sklearn_eval.datasets import make_matches
-from sklearn_eval.metrics import match_log_loss, match_log_loss_scorer
+from sklearn_eval.metrics import (
+    match_log_loss,
+    match_log_loss_scorer,
+    three_outcome_log_loss_scorer,
+)
 from sklearn_eval.pairwise import EloRanker, MultiElo
 
 
@@ -74,11 +78,13 @@ def test_errors(y, p, w, message):
         match_log_loss(y, p, sample_weight=w)
 
 
-def test_scorer_equals_minus_score_and_handles_draws():
+def test_scorers_equal_minus_their_losses_and_handle_draws():
     X, y = make_matches(n_players=8, n_matches=400, draw_rate=0.3, random_state=0)
     assert np.any(y == 0.5)
     est = EloRanker().fit(X, y)
-    assert_allclose(match_log_loss_scorer(est, X, y), est.score(X, y), rtol=1e-12)
+    # score is the three-outcome likelihood for every ties setting
+    assert_allclose(three_outcome_log_loss_scorer(est, X, y), est.score(X, y),
+                    rtol=1e-12)
     assert_allclose(
         match_log_loss_scorer(est, X, y),
         -match_log_loss(y, est.predict_proba(X)),

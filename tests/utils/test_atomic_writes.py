@@ -144,7 +144,11 @@ def _writes(tree):
                    for m in modes):
                 found.append((node.lineno, "open for writing"))
         elif isinstance(func, ast.Attribute):
-            if func.attr in _DIRECT_WRITERS:
+            # to_csv/to_html/to_json with no target return a string
+            returns_text = (func.attr in _TEXT_WHEN_NO_TARGET and not node.args
+                            and not any(k.arg in ("path_or_buf", "buf")
+                                        for k in node.keywords))
+            if func.attr in _DIRECT_WRITERS and not returns_text:
                 found.append((node.lineno, func.attr))
             elif func.attr == "savefig" and not (
                     node.args and isinstance(node.args[0], ast.Name)
@@ -153,6 +157,7 @@ def _writes(tree):
     return found
 
 
+_TEXT_WHEN_NO_TARGET = {"to_csv", "to_html", "to_json"}
 _DIRECT_WRITERS = {"to_csv", "to_html", "to_json", "to_parquet", "write_text",
                    "write_bytes", "tofile", "save", "savez", "savez_compressed"}
 
