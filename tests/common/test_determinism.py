@@ -216,7 +216,8 @@ def test_shipped_data_are_plain_text_files():
     data_dir = Path(inspect.getfile(ds)).parent / "data"
     files = sorted(p.name for p in data_dir.iterdir())
     assert files
-    allowed = (".csv", ".csv.gz", ".txt", ".txt.gz", ".json.gz")  # json: plain text
+    # json and tsv: plain text too
+    allowed = (".csv", ".csv.gz", ".tsv", ".tsv.gz", ".txt", ".txt.gz", ".json.gz")
     assert all(name.endswith(allowed) for name in files), files
 
 
@@ -271,9 +272,13 @@ def test_loaders_run_with_code_execution_disabled(loader, monkeypatch):
         (pd, "read_pickle"),
     ]:
         monkeypatch.setattr(module, name, forbidden)
-    bunch = getattr(ds, loader)()
-    assert bunch is not None
-    assert "DESCR" in bunch
+    if loader == "load_leaderboard":  # one loader, many tables: read them all
+        bunches = [ds.load_leaderboard(name) for name in ds.list_leaderboards()]
+    else:
+        bunches = [getattr(ds, loader)()]
+    for bunch in bunches:
+        assert bunch is not None
+        assert "DESCR" in bunch
 
 
 # ---------------------------------------------------------------------------
