@@ -101,7 +101,8 @@ def main():
     args = parser.parse_args()
 
     P = random_win_probabilities(200, 0)
-    ours_time, fitted = best_of(lambda: AlphaRank(alpha=10.0).fit(P), args.repeat)
+    game = AlphaRank(alpha=10.0, game="agent_vs_agent")
+    ours_time, fitted = best_of(lambda: game.fit(P), args.repeat)
     rng = np.random.default_rng(0)
     X15 = rng.normal(size=(15, 57))  # no signal: the hardest (most cyclic) case
     X15_signal = np.linspace(1, -1, 15)[:, None] + rng.normal(size=(15, 57))

@@ -24,7 +24,7 @@ soccer = load_soccer(as_frame=True).data  # P[i, j] = P(i beats j)
 # Soccer: one population. Voting treats every opponent as a voter that ranks
 # the agents by their win probability against it.
 nash = NashAverager(game="agent_vs_agent", payoff="probability").fit(soccer)
-alpha = AlphaRank().fit(soccer)  # alpha="auto": sweep until it settles
+alpha = AlphaRank(game="agent_vs_agent").fit(soccer)  # alpha="auto": sweeps
 table = pd.DataFrame(
     {
         "nash_p": nash.agent_distribution_,
