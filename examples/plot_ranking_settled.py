@@ -1,6 +1,6 @@
 """
 Is the Chatbot Arena ranking settled? Rank sets, tiers, votes and sampling
-=========================================================================
+==========================================================================
 
 1.67 million votes between 129 chat models (Chatbot Arena up to 2024-08-14).
 A leaderboard prints 129 distinct ranks; how many of them do the votes

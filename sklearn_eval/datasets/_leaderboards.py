@@ -253,8 +253,8 @@ def load_leaderboard(name, *, as_frame=False):
     Lite, HELM Capabilities, HEIM (ten text-to-image metric families), the
     Open LLM Leaderboard v1 and its MMLU per-subject scores, BIG-Bench Hard,
     BigCode, GLUE, SuperGLUE, MTEB, VTAB-1k and ImageNet per-class accuracy of
-    torchvision weights. :func:`list_leaderboards` names them. See
-    :ref:`leaderboards_dataset`.
+    torchvision weights. :func:`list_leaderboards` names them;
+    ``describe_datasets()`` gives each table's origin and licence.
 
     Numbers are as the board publishes them: 0-1 or 0-100 (``units``), with
     lower-is-better columns (HELM bias, calibration error, inference time,

@@ -124,7 +124,7 @@ class IRT(
         The quadrature grid.
     n_features_in_ : int
         Number of items seen in fit.
-    feature_names_in_ : ndarray of shape (n_features_in_,)
+    feature_names_in_ : ndarray of shape (n_items,)
         Item names, when the input had string names.
 
     See Also

@@ -31,7 +31,7 @@ class ActiveSampler:
     outcome), fits a batch
     Bradley-Terry ranking on them and the sandwich covariance of its
     ratings, and from these the simultaneous rank sets of
-    :func:`~sklearn_eval.uncertainty.rank_sets` (max-|t| step-down).
+    :func:`~sklearn_eval.uncertainty.rank_sets` (max-:math:`|t|` step-down).
 
     The rule of :meth:`next_pairs`: the candidate pairs are those whose
     order is not yet confident and matters for the goal: for

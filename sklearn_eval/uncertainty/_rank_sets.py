@@ -3,7 +3,7 @@
 Mogstad, Romano, Shaikh and Wilhelm, "Inference for ranks with applications
 to mobility across neighbourhoods and academic achievement across
 countries", Review of Economic Studies 91 (2024): confidence intervals for
-all pairwise differences of the scores that hold simultaneously (max-|t|
+all pairwise differences of the scores that hold simultaneously (max-:math:`|t|`
 with the Romano-Wolf step-down) are projected to ranks. An agent's rank set
 runs from one plus the number of agents confidently above it to n minus the
 number confidently below it.
@@ -46,7 +46,7 @@ class RankSets:
     method : str
         How the scores' distribution was estimated (e.g. ``"sandwich"``,
         ``"percentile bootstrap"``) and that the pairs were tested by
-        max-|t| step-down.
+        max-:math:`|t|` step-down.
     note : str
         Caveat inherited from the intervals (e.g. online Elo is descriptive).
     pairs : DataFrame
@@ -150,7 +150,7 @@ def rank_sets(
 
     The construction of Mogstad et al. (2024): confidence intervals for all
     pairwise differences of the agents' scores, holding simultaneously
-    (max-|t| over the pairs, with the Romano-Wolf step-down), projected to
+    (max-:math:`|t|` over the pairs, with the Romano-Wolf step-down), projected to
     ranks. Agent i's rank set is ``{1 + #(agents confidently above i), ...,
     n - #(agents confidently below i)}``. With ``simultaneous=True`` all
     sets hold at once with probability at least ``confidence_level``
