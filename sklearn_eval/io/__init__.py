@@ -1,22 +1,31 @@
 """Results of evaluation harnesses in, estimator inputs out.
 
-Readers (:func:`read_inspect` for inspect_ai logs) turn the files that
-evaluation tools write into one tidy **long table** with the columns of
-:data:`LONG_COLUMNS`: ``model``, ``task``, ``item`` (the tool's sample id),
-``epoch`` (the tool's 1-based repeat number; 1 where it has no repeats),
-``metric`` and ``score`` (float). From the long
-table, :func:`to_result_matrix` builds a models x items result matrix and
-:func:`to_matches` a table of pairwise comparisons per item, with no
-hand-written glue. Duplicated samples are refused, never averaged in.
+Readers turn the files that evaluation tools write into one tidy **long
+table** with the columns of :data:`LONG_COLUMNS`: ``model``, ``task``,
+``item`` (the tool's sample id), ``epoch`` (the tool's 1-based repeat number;
+1 where it has no repeats), ``metric`` and ``score`` (float):
+:func:`read_lm_eval` (lm-evaluation-harness), :func:`read_inspect`
+(inspect_ai), :func:`read_helm` (HELM) and :func:`read_alpaca_eval`
+(AlpacaEval's pairwise judge annotations). From the long table,
+:func:`to_result_matrix` builds a models x items result matrix and
+:func:`to_matches` a table of pairwise comparisons per item (or of the judged
+comparisons, with position and length covariates), with no hand-written
+glue. Duplicated samples are refused, never averaged in.
 """
 
+from ._alpaca import read_alpaca_eval
+from ._helm import read_helm
 from ._inspect import read_inspect
+from ._lm_eval import read_lm_eval
 from ._long import LONG_COLUMNS, check_long_table, to_matches, to_result_matrix
 
 __all__ = [
     "LONG_COLUMNS",
     "check_long_table",
+    "read_alpaca_eval",
+    "read_helm",
     "read_inspect",
+    "read_lm_eval",
     "to_matches",
     "to_result_matrix",
 ]

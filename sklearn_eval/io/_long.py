@@ -12,6 +12,7 @@ import numpy as np
 import pandas as pd
 
 from ..utils import long_to_result_matrix
+from ._judged import judged_matches
 
 __all__ = ["LONG_COLUMNS", "check_long_table", "to_matches", "to_result_matrix"]
 
@@ -97,16 +98,18 @@ def check_long_table(long):
             f"{row} has {long['score'].iloc[row]!r}."
         )
     long["score"] = score
-    duplicated = long.duplicated(list(_KEY), keep=False).to_numpy()
+    # judged comparisons (an 'opponent' column): one row per pair of models
+    keys = [*_KEY, "opponent"] if "opponent" in long.columns else list(_KEY)
+    duplicated = long.duplicated(keys, keep=False).to_numpy()
     if duplicated.any():
         first = int(np.argmax(duplicated))
-        key = tuple(long.loc[first, list(_KEY)])
-        same = (long[list(_KEY)] == pd.Series(key, index=list(_KEY))).all(axis=1)
+        key = tuple(long.loc[first, keys])
+        same = (long[keys] == pd.Series(key, index=keys)).all(axis=1)
         rows = np.flatnonzero(same.to_numpy())[:2].tolist()
         raise ValueError(
             f"The long table has {int(duplicated.sum())} rows that repeat a "
-            f"(model, task, item, epoch, metric); e.g. rows {rows} are both "
-            f"{dict(zip(_KEY, (_plain(v) for v in key), strict=True))}. A sample "
+            f"({', '.join(keys)}); e.g. rows {rows} are both "
+            f"{dict(zip(keys, (_plain(v) for v in key), strict=True))}. A sample "
             "logged twice (a resumed or merged run) would be counted twice: "
             "drop the duplicates or give the repeats distinct epochs."
         )
@@ -269,6 +272,21 @@ def to_matches(long, metric=None, *, epochs="mean", tie_tol=0.0):
         the order of (task, item, model_a, model_b). ``X = m[["model_a",
         "model_b"]]``, ``y = m["y"]`` feed the pairwise estimators.
 
+        Judged comparisons (a long table with an ``opponent`` column, as
+        :func:`read_alpaca_eval` returns): one match per row, in the table's
+        order, ``y`` the judge's decision for ``model_a`` (1, 0, or 0.5 for
+        a draw; ``epochs`` and ``tie_tol`` do not apply) and its ``weight``
+        (1; a weighted judge's fractional preference p becomes a win of
+        weight p and a loss of weight 1 - p, the likelihood of the soft
+        outcome), plus the covariates ``position`` (+1 when ``model_a``'s
+        output was shown first, -1 when second) and ``length_diff``
+        (``model_a``'s output length minus ``model_b``'s, in thousands of
+        characters): ``X = m[["model_a", "model_b", "position",
+        "length_diff"]]``, ``y = m["y"]``, ``sample_weight=m["weight"]`` fit
+        :class:`~sklearn_eval.pairwise.EloRanker` (``method="batch"``)
+        controlled for both, its ``covariate_coef_`` the position and length
+        biases.
+
     Examples
     --------
     >>> import pandas as pd
@@ -283,6 +301,9 @@ def to_matches(long, metric=None, *, epochs="mean", tie_tol=0.0):
     """
     if not (np.isscalar(tie_tol) and np.isfinite(tie_tol) and tie_tol >= 0):
         raise ValueError(f"tie_tol must be a finite number >= 0; got {tie_tol!r}.")
+    if isinstance(long, pd.DataFrame) and "opponent" in long.columns:
+        _check_epochs(epochs)
+        return judged_matches(_select_metric(check_long_table(long), metric))
     rows = _scored(long, metric, epochs)
     keys = ["task", "item"] + (["epoch"] if epochs == "all" else [])
     rows = rows[[*keys, "model", "score"]]

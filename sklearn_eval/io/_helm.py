@@ -1,0 +1,166 @@
+"""Reader of HELM run folders (``run_spec.json`` and ``per_instance_stats.json``)."""
+
+import pandas as pd
+
+from ._files import input_files, read_json, score_of
+from ._long import LONG_COLUMNS, check_long_table
+
+__all__ = ["read_helm"]
+
+_COLUMNS = [*LONG_COLUMNS, "split", "run"]
+_MODEL_ARGS = ("model", "model_deployment")
+
+
+def _run_spec(folder):
+    path = folder / "run_spec.json"
+    spec = read_json(path, "HELM run_spec.json")
+    if not isinstance(spec, dict):
+        raise ValueError(f"{path}: the top level is not an object")
+    adapter = spec.get("adapter_spec")
+    name = spec.get("name")
+    if not isinstance(adapter, dict) or not isinstance(name, str):
+        raise ValueError(
+            f"{path}: fields 'name' and 'adapter_spec' are missing (not a HELM "
+            "run spec)"
+        )
+    model = adapter.get("model") or adapter.get("model_deployment")
+    if not isinstance(model, str) or not model:
+        raise ValueError(f"{path}: field 'adapter_spec' names no 'model'")
+    return name, model
+
+
+def task_of(run_name):
+    """The run's name without its model: the same task for every model.
+
+    >>> task_of("mmlu:subject=anatomy,method=multiple_choice_joint,model=openai_gpt2")
+    'mmlu:subject=anatomy,method=multiple_choice_joint'
+    """
+    scenario, colon, args = run_name.partition(":")
+    if not colon:
+        return run_name
+    kept = [a for a in args.split(",") if a.partition("=")[0] not in _MODEL_ARGS]
+    return f"{scenario}:{','.join(kept)}" if kept else scenario
+
+
+def _perturbation(entry):
+    perturbation = entry.get("perturbation")
+    if not perturbation:
+        return ""
+    if not isinstance(perturbation, dict) or "name" not in perturbation:
+        raise ValueError("field 'perturbation' has no 'name'")
+    return f"@{perturbation['name']}"
+
+
+def _read_run(folder):
+    name, model = _run_spec(folder)
+    task = task_of(name)
+    path = folder / "per_instance_stats.json"
+    if not path.is_file():
+        raise ValueError(
+            f"{folder}: the run has no per_instance_stats.json (HELM writes it "
+            "from version 0.2; a run that did not finish has none)"
+        )
+    entries = read_json(path, "HELM per_instance_stats.json")
+    if not isinstance(entries, list):
+        raise ValueError(f"{path}: the top level is not a list of instances")
+    if not entries:
+        raise ValueError(f"{path}: the run has no instances")
+    rows = []
+    append = rows.append
+    for k, entry in enumerate(entries):
+        try:
+            item, trial, stats = (
+                entry["instance_id"], entry["train_trial_index"], entry["stats"]
+            )
+            suffix = _perturbation(entry)
+            for stat in stats:
+                stat_name = stat["name"]
+                metric = stat_name["name"] + suffix
+                where = f"{path}: instance {k} ({item!r}), stat {metric!r}"
+                append((model, task, item, trial + 1, metric,
+                        score_of(stat.get("mean"), where), stat_name.get("split"),
+                        folder.name))
+        except (KeyError, TypeError) as exc:
+            raise ValueError(
+                f"{path}: instance {k} lacks the field {exc} (not HELM "
+                "per-instance stats, or a format this reader does not "
+                "understand)"
+            ) from None
+        except ValueError as exc:
+            if str(path) in str(exc):
+                raise
+            raise ValueError(f"{path}: instance {k}: {exc}") from None
+    return model, task, rows
+
+
+def read_helm(path):
+    """Read HELM run folders into a long table of per-instance stats.
+
+    HELM (``helm-run``) writes one folder per run, ``runs/<suite>/<run
+    name>/``, holding ``run_spec.json`` (the model in its ``adapter_spec``,
+    the scenario in its name) and ``per_instance_stats.json`` (one entry per
+    instance and train trial, with every stat HELM computed on it). A folder
+    is read run by run (every folder under it that holds a
+    ``run_spec.json``). Every stat is a metric (``exact_match``,
+    ``quasi_exact_match``, ``num_output_tokens``, ...): pick one with
+    ``metric=`` downstream. Stats of a perturbed instance (robustness and
+    fairness runs) are named ``"<stat>@<perturbation>"``. Scores are the
+    stats' ``mean`` as logged.
+
+    Parameters
+    ----------
+    path : str or path-like
+        A run folder, or a folder of run folders (a suite, or HELM's whole
+        ``benchmark_output``).
+
+    Returns
+    -------
+    DataFrame
+        The columns of :data:`~sklearn_eval.io.LONG_COLUMNS` (``model`` the
+        run spec's model, ``task`` the run's name without its ``model=``,
+        ``item`` the instance id, ``epoch`` the train trial index + 1,
+        ``metric`` the stat's name) plus ``split`` and ``run`` (the run
+        folder's name).
+
+    Raises
+    ------
+    ValueError
+        Naming the file (and the instance or field): a folder without a run
+        spec, a run without per-instance stats or instances, a missing field,
+        a stat that is not a number, or two runs of one model and task.
+
+    Examples
+    --------
+    >>> import json, os, tempfile
+    >>> from sklearn_eval.io import read_helm
+    >>> run = os.path.join(tempfile.mkdtemp(), "qa:model=m")
+    >>> os.mkdir(run)
+    >>> spec = {"name": "qa:model=m", "adapter_spec": {"model": "m"}}
+    >>> stats = [{"instance_id": "id1", "train_trial_index": 0, "stats": [
+    ...     {"name": {"name": "exact_match", "split": "test"}, "count": 1,
+    ...      "sum": 1.0, "mean": 1.0}]}]
+    >>> for name, data in (("run_spec.json", spec),
+    ...                    ("per_instance_stats.json", stats)):
+    ...     with open(os.path.join(run, name), "w") as f:
+    ...         json.dump(data, f)
+    >>> long = read_helm(run)
+    >>> long[["model", "task", "item", "epoch", "metric", "score"]].values.tolist()
+    [['m', 'qa', 'id1', 1, 'exact_match', 1.0]]
+    """
+    folders = sorted({
+        file.parent for file in input_files(
+            path, lambda p: p.name == "run_spec.json", "HELM run (run_spec.json)"
+        )
+    })
+    rows, seen = [], {}
+    for folder in folders:
+        model, task, found = _read_run(folder)
+        if (model, task) in seen:
+            raise ValueError(
+                f"{folder} and {seen[model, task]} are both runs of model "
+                f"{model!r} on {task!r}: the same instances would be counted "
+                "twice; keep one"
+            )
+        seen[model, task] = folder
+        rows.extend(found)
+    return check_long_table(pd.DataFrame(rows, columns=_COLUMNS))
