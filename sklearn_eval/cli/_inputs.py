@@ -11,10 +11,75 @@ from ._output import CommandError, UsageError, say
 __all__ = []
 
 
+class HarnessTable(NamedTuple):
+    """A models x items result table read from an evaluation tool's output."""
+
+    values: np.ndarray
+    agents: np.ndarray
+    tasks: np.ndarray
+    stds: np.ndarray | None
+    counts: np.ndarray | None
+    source: str
+
+
+def harness_tool(args):
+    """The evaluation tool whose output ``args.path`` is, or None (a CSV)."""
+    from ..io import detect_tool
+
+    return detect_tool(args.path)
+
+
+def harness_long(args, tool):
+    """The tool's long table, restricted to the metric of ``--metric``.
+
+    Without ``--metric`` the output must hold one metric; otherwise the error
+    lists the metrics to choose from.
+    """
+    from ..io import read_results
+
+    long = read_results(args.path, tool)
+    metrics = sorted({str(m) for m in long["metric"].unique()})
+    metric = getattr(args, "metric", None)
+    if metric is None:
+        if len(metrics) > 1:
+            raise UsageError(
+                f"{args.path} ({tool}) holds several metrics; choose one with "
+                f"--metric: {', '.join(metrics)}"
+            )
+        metric = metrics[0]
+    elif metric not in metrics:
+        raise CommandError(
+            f"{args.path} ({tool}) has no metric {metric!r} (--metric); it "
+            f"holds {', '.join(metrics)}"
+        )
+    say(args, f"read {tool} output from {args.path}: metric {metric!r}")
+    return long[long["metric"].astype(str) == metric]
+
+
+def read_harness_scores(args, tool):
+    """The models x items result table of an evaluation tool's output."""
+    from ..io import to_result_matrix
+
+    frame = to_result_matrix(harness_long(args, tool), epochs="mean")
+    values = frame.to_numpy(dtype=float)
+    say(
+        args,
+        f"read {values.shape[0]} models x {values.shape[1]} items from "
+        f"{args.path} ({np.isnan(values).mean():.1%} missing)",
+    )
+    return HarnessTable(
+        values, np.asarray(frame.index, dtype=object),
+        np.asarray(frame.columns, dtype=object), None, None, str(args.path),
+    )
+
+
 def read_scores(args):
     """The agents x tasks result table of ``args.path`` (long or wide CSV)."""
     from ..report import read_result_matrix
 
+    tool = harness_tool(args)
+    if tool is not None:
+        return read_harness_scores(args, tool)
     fmt = args.format
     if fmt == "auto" and (args.task_col is not None or args.score_col is not None):
         fmt = "long"
@@ -90,10 +155,36 @@ def read_covariates(path, columns, sep, n_rows):
     return pd.DataFrame(data)
 
 
+def read_harness_matches(args, tool):
+    """The matches of an evaluation tool's output (per item, or as judged)."""
+    from ..io import to_matches
+
+    matches = to_matches(harness_long(args, tool))
+    covariates = None
+    names = list(getattr(args, "covariates", None) or [])
+    if names:
+        unknown = [name for name in names if name not in matches.columns
+                   or name in ("model_a", "model_b", "y", "weight", "task", "item")]
+        if unknown:
+            raise CommandError(
+                f"{args.path}: no covariate {unknown[0]!r} (--covariates); the "
+                "matches of judged comparisons have 'position' and 'length_diff'"
+            )
+        covariates = matches[names].reset_index(drop=True).astype(float)
+    weights = matches["weight"].to_numpy(float) if "weight" in matches else None
+    say(args, f"read {len(matches)} matches from {args.path}")
+    X = matches[["model_a", "model_b"]].to_numpy(dtype=object)
+    return MatchInput(X, matches["y"].to_numpy(float), weights, str(args.path),
+                      covariates)
+
+
 def read_match_file(args):
     """The matches of ``args.path``: players, outcomes, weights, covariates."""
     from ..report import read_matches
 
+    tool = harness_tool(args)
+    if tool is not None:
+        return read_harness_matches(args, tool)
     if (args.first_score_col is None) != (args.second_score_col is None):
         raise UsageError(
             "give both --first-score-col and --second-score-col, or neither"
@@ -137,6 +228,11 @@ def input_format(args):
     """
     from ..report import detect_format
 
+    tool = harness_tool(args)
+    if tool is not None:  # an evaluation tool's output: judged pairs are matches
+        if args.format != "auto":
+            return "matches" if args.format == "matches" else "long"
+        return "matches" if tool == "alpaca_eval" else "long"
     match_columns = (
         args.first_col,
         args.second_col,

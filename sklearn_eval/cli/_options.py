@@ -124,9 +124,25 @@ def add_table_output(parser, *, top=0):
     )
 
 
+def add_metric(parser):
+    """``--metric``: the metric of an evaluation tool's output."""
+    parser.add_argument(
+        "--metric",
+        default=None,
+        help="the metric to use when PATH is an evaluation tool's output "
+        "(lm-evaluation-harness, inspect_ai, HELM or AlpacaEval files, or "
+        "a folder of them, detected); needed when it holds several",
+    )
+
+
 def add_matrix_input(parser, *, matches=False):
     what = "long, wide or matches" if matches else "long or wide"
-    parser.add_argument("path", help=f"CSV file ({what}; .gz accepted)")
+    parser.add_argument(
+        "path",
+        help=f"CSV file ({what}; .gz accepted), or an evaluation tool's "
+        "results file or folder (read as models x items; see --metric)",
+    )
+    add_metric(parser)
     choices = ("auto", "long", "wide") + (("matches",) if matches else ())
     detail = (
         "; matches: one game per row (--first-col, --second-col, "

@@ -10,6 +10,7 @@ from ..utils._ranks import agent_ranks
 from ._inputs import rating_options, read_match_file
 from ._options import (
     add_match_input,
+    add_metric,
     add_rating_model_options,
     add_resampling,
     add_separator,
@@ -36,8 +37,14 @@ def add_parser(commands):
     parser = commands.add_parser(
         "rank", help="matches CSV -> Elo / Bradley-Terry / mElo ratings"
     )
-    parser.add_argument("path", help="matches CSV (one game per row)")
+    parser.add_argument(
+        "path",
+        help="matches CSV (one game per row), or an evaluation tool's results "
+        "file or folder (every pair of models compared item by item; "
+        "AlpacaEval: the judged pairs; see --metric)",
+    )
     add_match_input(parser)
+    add_metric(parser)
     add_separator(parser)
     parser.add_argument(
         "--model",

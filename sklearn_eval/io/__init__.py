@@ -6,7 +6,8 @@ table** with the columns of :data:`LONG_COLUMNS`: ``model``, ``task``,
 1 where it has no repeats), ``metric`` and ``score`` (float):
 :func:`read_lm_eval` (lm-evaluation-harness), :func:`read_inspect`
 (inspect_ai), :func:`read_helm` (HELM) and :func:`read_alpaca_eval`
-(AlpacaEval's pairwise judge annotations). From the long table,
+(AlpacaEval's pairwise judge annotations); :func:`read_results` detects the
+tool (:func:`detect_tool`) and reads it. From the long table,
 :func:`to_result_matrix` builds a models x items result matrix and
 :func:`to_matches` a table of pairwise comparisons per item (or of the judged
 comparisons, with position and length covariates), with no hand-written
@@ -14,6 +15,7 @@ glue. Duplicated samples are refused, never averaged in.
 """
 
 from ._alpaca import read_alpaca_eval
+from ._detect import detect_tool, read_results
 from ._helm import read_helm
 from ._inspect import read_inspect
 from ._lm_eval import read_lm_eval
@@ -22,10 +24,12 @@ from ._long import LONG_COLUMNS, check_long_table, to_matches, to_result_matrix
 __all__ = [
     "LONG_COLUMNS",
     "check_long_table",
+    "detect_tool",
     "read_alpaca_eval",
     "read_helm",
     "read_inspect",
     "read_lm_eval",
+    "read_results",
     "to_matches",
     "to_result_matrix",
 ]
