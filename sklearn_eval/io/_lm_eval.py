@@ -1,11 +1,13 @@
 """Reader of lm-evaluation-harness results and per-sample logs."""
 
+import json
 import warnings
 from pathlib import Path
 
+import numpy as np
 import pandas as pd
 
-from ._files import input_files, iter_jsonl, read_json, score_of
+from ._files import input_files, read_json, score_of
 from ._long import LONG_COLUMNS, check_long_table
 
 __all__ = ["read_lm_eval"]
@@ -56,19 +58,91 @@ def _samples_file(folder, task, stamp):
     return folder / name
 
 
-def _read_samples(file, model, task, filters, skipped):
-    rows = []
-    append = rows.append
-    where = f"{file}"
-    for number, sample in iter_jsonl(file):
-        try:
-            item, name = sample["doc_id"], sample["filter"]
-        except (KeyError, TypeError) as exc:
+_DECODE = json.JSONDecoder().raw_decode
+_HEAD = '{"doc_id": '
+
+
+def _fast_fields(text):
+    """``(doc_id, target, tail)`` of a samples line without parsing the doc.
+
+    lm-evaluation-harness writes every line with ``json.dumps`` in one key
+    order: ``doc_id``, ``doc``, ``target``, ``arguments``, ``resps``,
+    ``filtered_resps``, ``filter``, then the hashes and metric values. A key
+    with its quotes (``"filter": ``) cannot occur inside a JSON string, whose
+    quotes are escaped, so the top-level ``filter`` is the last one, and the
+    object from it to the end is parsed alone (the document is not parsed).
+    Anything unexpected returns None, and the line is parsed whole.
+    """
+    if not text.startswith(_HEAD) or text.count(_HEAD) != 1:
+        return None  # e.g. a line cut short and another appended to it
+    comma = text.find(",", 11)
+    cut = text.rfind(', "filter": ')
+    arguments = text.rfind(', "arguments": ', 0, cut)
+    start = text.rfind('"target": ', 0, arguments)
+    if comma < 0 or cut < 0 or arguments < 0 or start < 0:
+        return None
+    try:
+        doc_id = int(text[11:comma])
+        target, end = _DECODE(text, start + 10)
+        tail, stop = _DECODE("{" + text[cut + 2:].rstrip())
+    except ValueError:
+        return None
+    if end != arguments or stop != len(text) - cut - 1 - (
+        len(text) - len(text.rstrip())
+    ):
+        return None
+    return doc_id, target, tail
+
+
+def _parsed_lines(file):
+    """``(line number, doc_id, target, fields)`` of every line of a samples file."""
+    for number, line in _lines(file):
+        fast = _fast_fields(line)
+        if fast is None:
+            try:
+                sample = json.loads(line)
+            except ValueError as exc:
+                raise ValueError(
+                    f"{file}: line {number} is not valid JSON ({exc})"
+                ) from None
+            if not isinstance(sample, dict) or "doc_id" not in sample:
+                raise ValueError(
+                    f"{file}: line {number} lacks the field 'doc_id' (not an "
+                    "lm-evaluation-harness sample, or a format this reader "
+                    "does not understand)"
+                )
+            fast = sample["doc_id"], sample.get("target"), sample
+        yield (number, *fast)
+
+
+def _lines(file):
+    """Non-blank lines as text; a last line cut short is named as such."""
+    with open(file, "rb") as handle:
+        for number, line in enumerate(handle, start=1):
+            if not line.endswith(b"\n") and line.strip():
+                try:
+                    json.loads(line)
+                except ValueError:
+                    raise ValueError(
+                        f"{file}: line {number} is truncated (the file ends in "
+                        "the middle of a sample: was the run stopped while "
+                        "writing?); delete the partial line or rerun"
+                    ) from None
+            if line.strip():
+                yield number, line.decode("utf-8")
+
+
+def _read_samples(file, task, filters, skipped):
+    """Columns (items, targets, hashes, metrics, scores) of a samples file."""
+    items, targets, hashes, metrics_out, scores = [], [], [], [], []
+    for number, item, target, fields in _parsed_lines(file):
+        name = fields.get("filter")
+        if name is None:
             raise ValueError(
-                f"{file}: line {number} lacks the field {exc} (not an "
+                f"{file}: line {number} lacks the field 'filter' (not an "
                 "lm-evaluation-harness sample, or a format this reader does "
                 "not understand)"
-            ) from None
+            )
         metrics = filters.get(name)
         if metrics is None:
             raise ValueError(
@@ -76,23 +150,32 @@ def _read_samples(file, model, task, filters, skipped):
                 f"file does not report for task {task!r} (it has "
                 f"{sorted(filters)}): the files are of different runs"
             )
-        target, doc_hash = sample.get("target"), sample.get("doc_hash")
         if target is not None and not isinstance(target, str):
             target = str(target)
+        doc_hash = fields.get("doc_hash")
         for metric in metrics:
-            value = sample.get(metric)
-            if isinstance(value, list | tuple | dict):
-                skipped.add(f"{task}:{metric}")  # a corpus-level metric's parts
-                continue
-            if metric not in sample:
+            value = fields.get(metric, _MISSING)
+            if type(value) is float:
+                score = value
+            elif value is _MISSING:
                 raise ValueError(
                     f"{file}: line {number} lacks the metric {metric!r} that "
                     "the results file reports"
                 )
-            score = score_of(value, f"{where}: line {number}, metric {metric!r}")
-            append((model, task, item, 1, f"{metric},{name}", score, target,
-                    doc_hash, file.name))
-    return rows
+            elif isinstance(value, list | tuple | dict):
+                skipped.add(f"{task}:{metric}")  # a corpus-level metric's parts
+                continue
+            else:
+                score = score_of(value, f"{file}: line {number}, metric {metric!r}")
+            items.append(item)
+            targets.append(target)
+            hashes.append(doc_hash)
+            metrics_out.append(f"{metric},{name}")
+            scores.append(score)
+    return items, targets, hashes, metrics_out, scores
+
+
+_MISSING = object()
 
 
 def _read_run(results_file, skipped):
@@ -103,15 +186,28 @@ def _read_run(results_file, skipped):
     tasks = _task_metrics(results, results_file)
     versions = results.get("versions") or {}
     stamp = results_file.stem[len("results_"):]
-    rows, read = [], 0
+    parts, read = [], 0
     for task, filters in tasks.items():
         file = _samples_file(results_file.parent, task, stamp)
         if not file.is_file():
             continue
-        found = _read_samples(file, model, task, filters, skipped)
-        if not found:
+        items, targets, hashes, metrics, scores = _read_samples(
+            file, task, filters, skipped
+        )
+        if not items and not skipped:
             raise ValueError(f"{file}: the samples file has no samples")
-        rows.extend(found)
+        n = len(items)
+        parts.append(pd.DataFrame({
+            "model": np.full(n, model, dtype=object),
+            "task": np.full(n, task, dtype=object),
+            "item": items,
+            "epoch": np.ones(n, dtype=np.int64),
+            "metric": metrics,
+            "score": np.asarray(scores, dtype=np.float64),
+            "target": targets,
+            "doc_hash": hashes,
+            "file": np.full(n, file.name, dtype=object),
+        }))
         read += 1
     if read == 0:
         raise ValueError(
@@ -119,7 +215,7 @@ def _read_run(results_file, skipped):
             f"(samples_<task>_{stamp}.jsonl beside it); rerun lm_eval with "
             "--log_samples"
         )
-    return model, {task: versions.get(task) for task in tasks}, rows
+    return model, {task: versions.get(task) for task in tasks}, parts
 
 
 def read_lm_eval(path):
@@ -186,7 +282,7 @@ def read_lm_eval(path):
         lambda p: p.name.startswith("results_") and p.suffix == ".json",
         "lm-evaluation-harness results_*.json file",
     )
-    rows, skipped, seen, versions = [], set(), {}, {}
+    parts, skipped, seen, versions = [], set(), {}, {}
     for file in files:
         file = Path(file)
         if not (file.name.startswith("results_") and file.suffix == ".json"):
@@ -210,7 +306,7 @@ def read_lm_eval(path):
                     f"{first[1]} has version {first[0]!r}: scores of different "
                     "task versions are not comparable item by item"
                 )
-        rows.extend(found)
+        parts.extend(found)
     if skipped:
         warnings.warn(
             f"metric(s) {sorted(skipped)} have no per-sample score (the parts "
@@ -218,4 +314,6 @@ def read_lm_eval(path):
             UserWarning,
             stacklevel=2,
         )
-    return check_long_table(pd.DataFrame(rows, columns=_COLUMNS))
+    if not parts:
+        raise ValueError(f"{path}: no per-sample score in the runs")
+    return check_long_table(pd.concat(parts, ignore_index=True)[_COLUMNS])

@@ -14,6 +14,8 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from sklearn_eval.io import read_lm_eval, to_result_matrix
 
@@ -206,3 +208,52 @@ def test_a_corpus_level_metric_is_left_out_with_a_warning(tmp_path):
     with pytest.warns(UserWarning, match="echo:bleu"):
         long = read_lm_eval(results[0])
     assert "bleu,none" not in set(long["metric"])
+
+
+_TRICKY = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.text(max_size=12)
+    | st.sampled_from(['", "filter": "x', '"target": 1, "arguments": {',
+                       '{"doc_id": 1, ', "\\", "\n"]),
+    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(
+        st.sampled_from(["filter", "target", "doc_id", "arguments", "q"]),
+        inner, max_size=3),
+    max_leaves=8,
+)
+
+
+@settings(max_examples=60, deadline=None)
+@given(docs=st.lists(st.tuples(_TRICKY, _TRICKY, st.floats(0, 1)), min_size=1,
+                     max_size=6))
+def test_lines_in_the_harness_layout_read_as_parsed_whole(tmp_path_factory, docs):
+    """Whatever the documents and targets hold, the scores are the logged ones."""
+    folder = tmp_path_factory.mktemp("run")
+    results = {"results": {"t": {"acc,none": 0.5}}, "configs": {"t": {}},
+               "versions": {"t": 1}, "config": {"model": "dummy"},
+               "model_name": "m"}
+    (folder / "results_x.json").write_text(json.dumps(results))
+    with open(folder / "samples_t_x.jsonl", "w") as handle:
+        for k, (doc, target, acc) in enumerate(docs):
+            handle.write(json.dumps({
+                "doc_id": k, "doc": doc, "target": target,
+                "arguments": {"gen_args_0": {"arg_0": str(doc)}},
+                "resps": [[str(doc)]], "filtered_resps": [str(doc)],
+                "filter": "none", "metrics": ["acc"], "doc_hash": f"h{k}",
+                "acc": acc}) + "\n")
+    long = read_lm_eval(folder)
+    assert long["item"].tolist() == list(range(len(docs)))
+    assert long["score"].tolist() == [acc for _, _, acc in docs]
+    assert long["doc_hash"].tolist() == [f"h{k}" for k in range(len(docs))]
+    expected = [None if t is None else t if isinstance(t, str) else str(t)
+                for _, t, _ in docs]
+    got = [t if isinstance(t, str) else None for t in long["target"].tolist()]
+    assert got == expected
+
+
+def test_a_line_cut_short_with_the_next_appended_is_refused(tmp_path):
+    results = _copy(tmp_path)
+    samples = _samples(results[0], "capitals")
+    lines = samples.read_text().splitlines(keepends=True)
+    lines[1] = lines[1][:60] + lines[2]
+    samples.write_text("".join(lines))
+    with pytest.raises(ValueError, match="line 2 is not valid JSON"):
+        read_lm_eval(tmp_path)

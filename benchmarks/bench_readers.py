@@ -1,0 +1,151 @@
+"""Throughput of the harness readers on large synthetic files in the tools' formats.
+
+Writes, in a temporary folder, the output of an lm-evaluation-harness run
+(``results_*.json`` and a ``samples_*.jsonl`` whose lines have the fields the
+tool logs: doc, arguments, responses, hashes, metrics), an inspect_ai
+``.eval`` archive (zstandard members, ``summaries.json`` as inspect_ai
+writes), a HELM run folder and an AlpacaEval annotations file, then times
+each reader. Reports samples per second (one sample = one logged
+document/instance/annotation, whatever its number of metrics).
+
+Run: ``python benchmarks/bench_readers.py [n_samples]`` (default 200,000).
+"""
+
+import json
+import struct
+import sys
+import tempfile
+import time
+import zlib
+from pathlib import Path
+
+import zstandard
+
+from sklearn_eval.io import read_alpaca_eval, read_helm, read_inspect, read_lm_eval
+
+STAMP = "2026-01-01T00-00-00.000000"
+
+
+def write_lm_eval(folder, n):
+    run = folder / "lm_eval" / "model"
+    run.mkdir(parents=True)
+    results = {
+        "results": {"mcq": {"alias": "mcq", "acc,none": 0.5,
+                            "acc_stderr,none": 0.01, "acc_norm,none": 0.5,
+                            "acc_norm_stderr,none": 0.01}},
+        "configs": {"mcq": {"task": "mcq"}}, "versions": {"mcq": 1.0},
+        "config": {"model": "hf", "model_args": "pretrained=m"},
+        "model_name": "m",
+    }
+    (run / f"results_{STAMP}.json").write_text(json.dumps(results))
+    with open(run / f"samples_mcq_{STAMP}.jsonl", "w") as handle:
+        for k in range(n):
+            context = f"Question {k}: which of these is right? Answer:"
+            handle.write(json.dumps({
+                "doc_id": k, "doc": {"question": context, "choices": ["a", "b"],
+                                     "label": k % 2},
+                "target": str(k % 2),
+                "arguments": {f"gen_args_{j}": {"arg_0": context, "arg_1": c}
+                              for j, c in enumerate([" a", " b"])},
+                "resps": [[[str(-0.5), "False"]], [[str(-0.7), "False"]]],
+                "filtered_resps": [[str(-0.5), "False"], [str(-0.7), "False"]],
+                "filter": "none", "metrics": ["acc", "acc_norm"],
+                "doc_hash": "0" * 64, "prompt_hash": "1" * 64,
+                "target_hash": "2" * 64, "acc": float(k % 2), "acc_norm": 1.0,
+            }) + "\n")
+    return run.parent
+
+
+def _zstd_zip(path, members):
+    """A zip archive of zstandard members (method 93), as inspect_ai writes."""
+    compressor = zstandard.ZstdCompressor()
+    central = []
+    with open(path, "wb") as handle:
+        for name, data in members:
+            packed, crc = compressor.compress(data), zlib.crc32(data)
+            raw = name.encode()
+            offset = handle.tell()
+            handle.write(struct.pack("<IHHHHHIIIHH", 0x04034B50, 63, 0, 93, 0, 0,
+                                     crc, len(packed), len(data), len(raw), 0))
+            handle.write(raw + packed)
+            central.append(struct.pack(
+                "<IHHHHHHIIIHHHHHII", 0x02014B50, 63, 63, 0, 93, 0, 0, crc,
+                len(packed), len(data), len(raw), 0, 0, 0, 0, 0, offset) + raw)
+        start = handle.tell()
+        handle.write(b"".join(central))
+        handle.write(struct.pack("<IHHHHIIH", 0x06054B50, 0, 0, len(central),
+                                 len(central), handle.tell() - start, start, 0))
+
+
+def write_inspect(folder, n):
+    path = folder / "inspect" / "run.eval"
+    path.parent.mkdir()
+    header = {"version": 2, "status": "success",
+              "eval": {"model": "mockllm/a", "task": "sums"}}
+    summaries = [
+        {"id": f"q{k}", "epoch": 1, "input": f"What is {k} + {k}?",
+         "target": str(2 * k), "metadata": {},
+         "scores": {"match": {"value": "C" if k % 2 else "I",
+                              "answer": str(2 * k), "explanation": str(2 * k)}},
+         "model_usage": {}, "total_time": 0.1, "working_time": 0.1,
+         "retries": 0, "completed": True}
+        for k in range(n)
+    ]
+    _zstd_zip(path, [(name, json.dumps(data).encode()) for name, data in
+                     (("header.json", header), ("summaries.json", summaries))])
+    return path.parent
+
+
+def write_helm(folder, n):
+    run = folder / "helm" / "qa__model=m"
+    run.mkdir(parents=True)
+    (run / "run_spec.json").write_text(json.dumps(
+        {"name": "qa:model=m", "adapter_spec": {"model": "org/m"}}))
+    names = ["exact_match", "quasi_exact_match", "num_output_tokens"]
+    entries = [
+        {"instance_id": f"id{k}", "train_trial_index": 0, "stats": [
+            {"name": {"name": s, "split": "test"}, "count": 1, "sum": 1.0,
+             "sum_squared": 1.0, "min": 1.0, "max": 1.0, "mean": float(k % 2),
+             "variance": 0.0, "stddev": 0.0} for s in names]}
+        for k in range(n)
+    ]
+    (run / "per_instance_stats.json").write_text(json.dumps(entries))
+    return run.parent
+
+
+def write_alpaca(folder, n):
+    path = folder / "alpaca" / "annotations.json"
+    path.parent.mkdir()
+    path.write_text(json.dumps([
+        {"instruction": f"Write about {k}.", "output_1": "a" * 300,
+         "generator_1": "ref", "dataset": "helpful_base", "output_2": "b" * 200,
+         "generator_2": "m", "annotator": "judge", "preference": 1 + (k % 3) / 2,
+         "price_per_example": 0.01, "time_per_example": 0.5}
+        for k in range(n)
+    ]))
+    return path.parent
+
+
+def main(n=200_000):
+    with tempfile.TemporaryDirectory() as tmp:
+        folder = Path(tmp)
+        cases = [
+            ("read_lm_eval", read_lm_eval, write_lm_eval),
+            ("read_inspect", read_inspect, write_inspect),
+            ("read_helm", read_helm, write_helm),
+            ("read_alpaca_eval", read_alpaca_eval, write_alpaca),
+        ]
+        print(f"{'reader':<18} {'samples':>9} {'rows':>9} {'seconds':>8} "
+              f"{'samples/s':>10}")
+        for name, read, write in cases:
+            path = write(folder, n)
+            size = sum(p.stat().st_size for p in path.rglob("*") if p.is_file())
+            start = time.perf_counter()
+            long = read(path)
+            seconds = time.perf_counter() - start
+            print(f"{name:<18} {n:>9,} {len(long):>9,} {seconds:>8.2f} "
+                  f"{n / seconds:>10,.0f}   ({size / 1e6:.0f} MB)")
+
+
+if __name__ == "__main__":
+    main(int(sys.argv[1]) if len(sys.argv) > 1 else 200_000)
