@@ -8,6 +8,7 @@ resamples) run with ``--runslow``.
 
 import re
 import shlex
+import shutil
 from pathlib import Path
 
 import numpy as np
@@ -55,6 +56,9 @@ def example_files(tmp_path, monkeypatch):
         for j in range(14)
     ]
     write_rows(tmp_path / "runs.csv", ["agent", "task", "score"], rows)
+    # an evaluation tool's output: real lm-evaluation-harness runs
+    harness = Path(__file__).parents[1] / "io" / "data" / "lm_eval" / "runs"
+    shutil.copytree(harness, tmp_path / "lm_eval_out")
     return tmp_path
 
 
