@@ -6,7 +6,9 @@ tool logs: doc, arguments, responses, hashes, metrics), an inspect_ai
 ``.eval`` archive (zstandard members, ``summaries.json`` as inspect_ai
 writes), a HELM run folder and an AlpacaEval annotations file, then times
 each reader. Reports samples per second (one sample = one logged
-document/instance/annotation, whatever its number of metrics).
+document/instance/annotation, whatever its number of metrics), per second
+of wall time and of the process's CPU time (the latter less sensitive to
+other load on the machine).
 
 Run: ``python benchmarks/bench_readers.py [n_samples]`` (default 200,000).
 """
@@ -135,16 +137,18 @@ def main(n=200_000):
             ("read_helm", read_helm, write_helm),
             ("read_alpaca_eval", read_alpaca_eval, write_alpaca),
         ]
-        print(f"{'reader':<18} {'samples':>9} {'rows':>9} {'seconds':>8} "
-              f"{'samples/s':>10}")
+        print(f"{'reader':<18} {'samples':>9} {'rows':>9} {'wall s':>8} "
+              f"{'samples/s':>10} {'cpu s':>7} {'samples/cpu s':>14}")
         for name, read, write in cases:
             path = write(folder, n)
             size = sum(p.stat().st_size for p in path.rglob("*") if p.is_file())
-            start = time.perf_counter()
+            start, cpu = time.perf_counter(), time.process_time()
             long = read(path)
             seconds = time.perf_counter() - start
+            cpu = time.process_time() - cpu
             print(f"{name:<18} {n:>9,} {len(long):>9,} {seconds:>8.2f} "
-                  f"{n / seconds:>10,.0f}   ({size / 1e6:.0f} MB)")
+                  f"{n / seconds:>10,.0f} {cpu:>7.2f} {n / cpu:>14,.0f}"
+                  f"   ({size / 1e6:.0f} MB)")
 
 
 if __name__ == "__main__":

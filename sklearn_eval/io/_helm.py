@@ -1,5 +1,6 @@
 """Reader of HELM run folders (``run_spec.json`` and ``per_instance_stats.json``)."""
 
+import numpy as np
 import pandas as pd
 
 from ._files import input_files, read_json, score_of
@@ -65,8 +66,7 @@ def _read_run(folder):
         raise ValueError(f"{path}: the top level is not a list of instances")
     if not entries:
         raise ValueError(f"{path}: the run has no instances")
-    rows = []
-    append = rows.append
+    items, epochs, metrics, scores, splits = [], [], [], [], []
     for k, entry in enumerate(entries):
         try:
             item, trial, stats = (
@@ -76,10 +76,15 @@ def _read_run(folder):
             for stat in stats:
                 stat_name = stat["name"]
                 metric = stat_name["name"] + suffix
-                where = f"{path}: instance {k} ({item!r}), stat {metric!r}"
-                append((model, task, item, trial + 1, metric,
-                        score_of(stat.get("mean"), where), stat_name.get("split"),
-                        folder.name))
+                mean = stat.get("mean")
+                if type(mean) is not float:
+                    where = f"{path}: instance {k} ({item!r}), stat {metric!r}"
+                    mean = score_of(mean, where)
+                items.append(item)
+                epochs.append(trial + 1)
+                metrics.append(metric)
+                scores.append(mean)
+                splits.append(stat_name.get("split"))
         except (KeyError, TypeError) as exc:
             raise ValueError(
                 f"{path}: instance {k} lacks the field {exc} (not HELM "
@@ -90,7 +95,17 @@ def _read_run(folder):
             if str(path) in str(exc):
                 raise
             raise ValueError(f"{path}: instance {k}: {exc}") from None
-    return model, task, rows
+    n = len(items)
+    return model, task, pd.DataFrame({
+        "model": np.full(n, model, dtype=object),
+        "task": np.full(n, task, dtype=object),
+        "item": items,
+        "epoch": np.asarray(epochs, dtype=np.int64) if n else np.ones(0, np.int64),
+        "metric": metrics,
+        "score": np.asarray(scores, dtype=np.float64),
+        "split": splits,
+        "run": np.full(n, folder.name, dtype=object),
+    })
 
 
 def read_helm(path):
@@ -152,7 +167,7 @@ def read_helm(path):
             path, lambda p: p.name == "run_spec.json", "HELM run (run_spec.json)"
         )
     })
-    rows, seen = [], {}
+    parts, seen = [], {}
     for folder in folders:
         model, task, found = _read_run(folder)
         if (model, task) in seen:
@@ -162,5 +177,5 @@ def read_helm(path):
                 "twice; keep one"
             )
         seen[model, task] = folder
-        rows.extend(found)
-    return check_long_table(pd.DataFrame(rows, columns=_COLUMNS))
+        parts.append(found)
+    return check_long_table(pd.concat(parts, ignore_index=True)[_COLUMNS])
