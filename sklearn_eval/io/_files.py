@@ -1,10 +1,10 @@
-"""What the readers share: finding the files of a run, streaming JSON lines."""
+"""What the readers share: finding the files of runs, reading JSON, scores."""
 
 import json
 import math
 from pathlib import Path
 
-__all__ = ["input_files", "iter_jsonl", "read_json", "score_of"]
+__all__ = ["claim_run", "input_files", "read_json", "score_of"]
 
 
 def input_files(path, accept, what):
@@ -34,31 +34,18 @@ def read_json(path, what):
         raise ValueError(f"{path}: not a readable {what} ({exc})") from exc
 
 
-def iter_jsonl(path):
-    """Parsed objects of a JSON-lines file, line by line, with their line number.
+def claim_run(seen, model, task, source):
+    """Record ``(model, task)`` as read from ``source``; refuse a second run.
 
-    Blank lines are skipped. A line that is not JSON raises a ValueError naming
-    the file and the line; when it is the last line and has no line end, the
-    message says the file is truncated (a run stopped while writing).
+    Two runs of one model on one task in a folder (a rerun, a copy) would
+    count the same samples twice.
     """
-    with open(path, "rb") as handle:
-        for number, line in enumerate(handle, start=1):
-            try:
-                parsed = json.loads(line)
-            except ValueError as exc:
-                if not line.strip():
-                    continue
-                last = not line.endswith(b"\n") and not handle.read(1)
-                if last:
-                    raise ValueError(
-                        f"{path}: line {number} is truncated (the file ends in "
-                        "the middle of a sample: was the run stopped while "
-                        "writing?); delete the partial line or rerun"
-                    ) from None
-                raise ValueError(
-                    f"{path}: line {number} is not valid JSON ({exc})"
-                ) from None
-            yield number, parsed
+    if (model, task) in seen:
+        raise ValueError(
+            f"{source} and {seen[model, task]} both hold model {model!r} on task "
+            f"{task!r}: the same samples would be counted twice; keep one run"
+        )
+    seen[model, task] = source
 
 
 def score_of(value, where):

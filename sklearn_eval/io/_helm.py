@@ -3,7 +3,7 @@
 import numpy as np
 import pandas as pd
 
-from ._files import input_files, read_json, score_of
+from ._files import claim_run, input_files, read_json, score_of
 from ._long import LONG_COLUMNS, check_long_table
 
 __all__ = ["read_helm"]
@@ -170,12 +170,6 @@ def read_helm(path):
     parts, seen = [], {}
     for folder in folders:
         model, task, found = _read_run(folder)
-        if (model, task) in seen:
-            raise ValueError(
-                f"{folder} and {seen[model, task]} are both runs of model "
-                f"{model!r} on {task!r}: the same instances would be counted "
-                "twice; keep one"
-            )
-        seen[model, task] = folder
+        claim_run(seen, model, task, folder)
         parts.append(found)
     return check_long_table(pd.concat(parts, ignore_index=True)[_COLUMNS])

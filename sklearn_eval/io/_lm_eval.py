@@ -7,7 +7,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from ._files import input_files, read_json, score_of
+from ._files import claim_run, input_files, read_json, score_of
 from ._long import LONG_COLUMNS, check_long_table
 
 __all__ = ["read_lm_eval"]
@@ -292,13 +292,7 @@ def read_lm_eval(path):
             )
         model, task_versions, found = _read_run(file, skipped)
         for task, version in task_versions.items():
-            if (model, task) in seen:
-                raise ValueError(
-                    f"{file} and {seen[model, task]} both hold task {task!r} of "
-                    f"model {model!r}: the same samples would be counted twice; "
-                    "keep one run"
-                )
-            seen[model, task] = file
+            claim_run(seen, model, task, file)
             first = versions.setdefault(task, (version, file))
             if first[0] != version:
                 raise ValueError(
