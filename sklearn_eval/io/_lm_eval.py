@@ -186,10 +186,11 @@ def _read_run(results_file, skipped):
     tasks = _task_metrics(results, results_file)
     versions = results.get("versions") or {}
     stamp = results_file.stem[len("results_"):]
-    parts, read = [], 0
+    parts, read, absent = [], 0, []
     for task, filters in tasks.items():
         file = _samples_file(results_file.parent, task, stamp)
         if not file.is_file():
+            absent.append(task)
             continue
         items, targets, hashes, metrics, scores = _read_samples(
             file, task, filters, skipped
@@ -215,7 +216,15 @@ def _read_run(results_file, skipped):
             f"(samples_<task>_{stamp}.jsonl beside it); rerun lm_eval with "
             "--log_samples"
         )
-    return model, {task: versions.get(task) for task in tasks}, parts
+    if absent:
+        warnings.warn(
+            f"{results_file}: no samples file for task(s) {absent} of the run "
+            "(deleted or not written); the run's other tasks are read.",
+            UserWarning,
+            stacklevel=3,
+        )
+    present = [task for task in tasks if task not in absent]
+    return model, {task: versions.get(task) for task in present}, parts
 
 
 def read_lm_eval(path):
@@ -249,6 +258,12 @@ def read_lm_eval(path):
         ``"acc,none"``) plus ``target``, ``doc_hash`` (the document's hash:
         the same item of two runs has the same hash) and ``file`` (the
         samples file's name).
+
+    Warns
+    -----
+    UserWarning
+        For a run whose samples file of some task is missing (the other
+        tasks are read), and for metrics without per-sample scores.
 
     Raises
     ------

@@ -124,7 +124,6 @@ def _judge_log(rng, n, strengths, position_bias, length_bias):
     return annotations
 
 
-@pytest.mark.slow
 @pytest.mark.parametrize("seed", [0, 1, 2])
 def test_position_and_length_biases_are_recovered(tmp_path, seed):
     rng = np.random.default_rng(seed)

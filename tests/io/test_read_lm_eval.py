@@ -125,6 +125,15 @@ def test_a_run_without_samples_is_refused(tmp_path):
         read_lm_eval(results[0])
 
 
+def test_a_run_missing_one_samples_file_is_read_with_a_warning(tmp_path):
+    results = _copy(tmp_path)
+    _samples(results[0], "echo").unlink()
+    with pytest.warns(UserWarning, match=r"no samples file for task\(s\) \['echo'\]"):
+        long = read_lm_eval(tmp_path)
+    model = json.loads(results[0].read_text())["model_name"]
+    assert set(long.loc[long["model"] == model, "task"]) == {"capitals"}
+
+
 def test_two_runs_of_one_model_are_refused_naming_both(tmp_path):
     _copy(tmp_path)
     shutil.copytree(tmp_path / "runs" / "model-a", tmp_path / "runs" / "again")
