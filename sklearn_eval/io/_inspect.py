@@ -95,17 +95,28 @@ def _sample_rows(sample, model, task, path):
     if isinstance(target, list):
         target = " | ".join(map(str, target))
     for scorer, logged in (scores or {}).items():
-        where = f"{path}: sample {item!r} epoch {epoch} scorer {scorer!r}"
         if not isinstance(logged, dict) or "value" not in logged:
-            raise ValueError(f"{where}: field 'value' is missing")
+            raise ValueError(
+                f"{path}: sample {item!r} epoch {epoch} scorer {scorer!r}: field "
+                "'value' is missing"
+            )
         value = logged["value"]
         values = (
             {f"{scorer}/{key}": v for key, v in value.items()}
             if isinstance(value, dict) else {scorer: value}
         )
         for metric, v in values.items():
-            yield (model, task, item, epoch, metric, _score(v, where),
-                   target, logged.get("answer"))
+            kind = type(v)  # the common cases first; _score names any problem
+            if kind is float or kind is int:
+                score = float(v)
+            elif kind is str and v in _LETTERS:
+                score = _LETTERS[v]
+            else:
+                score = _score(
+                    v, f"{path}: sample {item!r} epoch {epoch} scorer {scorer!r}"
+                )
+            yield (model, task, item, epoch, metric, score, target,
+                   logged.get("answer"))
 
 
 def _read_eval(path):
@@ -239,6 +250,7 @@ def read_inspect(path):
                 UserWarning,
                 stacklevel=2,
             )
-        rows.extend(row + (file.name,) for row in found)
+        name = (file.name,)
+        rows.extend(row + name for row in found)
     columns = [*LONG_COLUMNS, "target", "answer", "log"]
     return check_long_table(pd.DataFrame(rows, columns=columns))
