@@ -12,6 +12,14 @@ from ..utils._sklearn_compat import Interval, StrOptions
 from ._binary_models import log_tables, logit_prior
 from ._em import _EMSettings
 from ._fit import _executor
+from ._graded import GRADED_MODELS
+from ._graded_fit import (
+    check_graded_fit,
+    fit_graded,
+    graded_pass,
+    graded_predict_proba,
+    graded_task_columns,
+)
 from ._intervals import irt_interval_plan
 from ._irt_fit import _fit_irt
 from ._quadrature import make_grid
@@ -156,7 +164,7 @@ class IRT(
 
     _model = "irt"  # the interval code reads abilities_sd_ and the item SEs
     _parameter_constraints: dict = {
-        "model": [StrOptions({"1PL", "2PL", "3PL", "4PL"})],
+        "model": [StrOptions({"1PL", "2PL", "3PL", "4PL", "GRM", "GPCM"})],
         "n_factors": [Interval(Integral, 1, None, closed="left")],
         "n_options": [Interval(Integral, 2, None, closed="left"), None],
         "guessing_prior": [tuple, list, None],
@@ -198,7 +206,7 @@ class IRT(
         if guessing is None and self.n_options is not None:
             guessing = logit_prior((1.0 / self.n_options, _OPTIONS_PRIOR_SD),
                                    "n_options")
-        if self.model in ("1PL", "2PL") and (guessing or upper):
+        if self.model in ("1PL", "2PL", *GRADED_MODELS) and (guessing or upper):
             raise ValueError(
                 f"guessing_prior, upper_prior and n_options apply to the 3PL and "
                 f"4PL; model={self.model!r} has no asymptotes to estimate."
@@ -238,12 +246,20 @@ class IRT(
                 "latent ability (n_factors=1)."
             )
         priors = self._priors()
+        if self.model in GRADED_MODELS:
+            return X, priors, check_graded_fit(X, self.model)
         return X, priors, _check_fit_responses(X)
 
     def _solve(self, checked):
-        X, priors, (values, labels, summary, agents) = checked
         grid = self._grid()
         settings = _EMSettings(max_iter=self.max_iter, tol=self.tol)
+        if self.model in GRADED_MODELS:
+            with self._executor() as parallel:
+                fitted = fit_graded(checked[2], model=self.model, grid=grid,
+                                    settings=settings, chunk_size=self.chunk_size,
+                                    parallel=parallel, algorithm=self.algorithm)
+            return {**_input_features(checked[0], fitted["tasks_"]), **fitted}
+        X, priors, (values, labels, summary, agents) = checked
         with self._executor() as parallel:
             fitted = _fit_irt(
                 values, labels, summary, model=self.model, priors=priors,
@@ -264,12 +280,17 @@ class IRT(
 
     def _validate_new(self, X):
         check_is_fitted(self, "_item_params")
+        if self.model in GRADED_MODELS:
+            _check_input_features(self, X, None)
+            return X
         values, _, tasks = _check_responses(X)
         _check_input_features(self, X, tasks)
         return values
 
     def _pass(self, values, *, moments=True):
         """Posterior moments and per-agent log-likelihood of new responses."""
+        if self.model in GRADED_MODELS:
+            return graded_pass(self, values, moments=moments)
         grid = self._grid()
         with self._executor() as parallel:
             data = _make_storage(values, self._keep, algorithm=self.algorithm,
@@ -332,6 +353,8 @@ class IRT(
         proba : ndarray of shape (n_agents, n_items)
         """
         values = self._validate_new(X)
+        if self.model in GRADED_MODELS:
+            return graded_predict_proba(self, values)
         grid = self._grid()
         log_p, log_q = log_tables(self._item_params, grid.nodes)
         with self._executor() as parallel:
@@ -386,12 +409,16 @@ class IRT(
                 "aic": float(self.aic_), "bic": float(self.bic_)}
 
     def _agent_columns(self):
+        if self.model in GRADED_MODELS:
+            return {"mean_category": self._agent_success_rate}
         return {"success_rate": self._agent_success_rate}
 
     def _agent_score_se(self):
         return self.abilities_sd_
 
     def _task_columns(self):
+        if self.model in GRADED_MODELS:
+            return graded_task_columns(self)
         columns = {
             "discrimination": self.discrimination_,
             "discrimination_se": self.discrimination_se_,
