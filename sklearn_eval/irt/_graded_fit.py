@@ -38,6 +38,17 @@ from ._graded import (
 from ._responses import _agent_labels, _make_storage, _unpack
 
 
+def _name(label):
+    """A label as the user wrote it (a NumPy scalar as a Python one)."""
+    return label.item() if isinstance(label, np.generic) else label
+
+
+def _code(value):
+    """A category code for a message: ``2`` for 2.0, else the float."""
+    value = float(value)
+    return int(value) if value.is_integer() else value
+
+
 class _Graded(NamedTuple):
     """Validated ordered-category responses, as observed cells.
 
@@ -76,8 +87,9 @@ def _cells(X, what):
         first = int(np.flatnonzero(bad)[0])
         raise ValueError(
             f"{what} needs ordered categories coded 0, 1, 2, ... (NaN or absent "
-            f"= missing): item {labels[cols[first]]!r} (column {int(cols[first])}) "
-            f"has {values[first]!r} at row {int(rows[first])}."
+            f"= missing): item {_name(labels[cols[first]])!r} (column "
+            f"{int(cols[first])}) has {_code(values[first])!r} at row "
+            f"{int(rows[first])}."
         )
     return _Graded(rows.astype(np.int64), cols.astype(np.int64), values,
                    tuple(shape)), agents, labels
@@ -104,7 +116,7 @@ def check_graded_fit(X, model):
                               agents, what=f"{what}.fit")
     codes = [np.unique(cells.values[cells.cols == j]).astype(np.int64)
              for j in range(n_items)]
-    gaps = [(labels[j], int(k)) for j in range(n_items) if codes[j].size
+    gaps = [(_name(labels[j]), int(k)) for j in range(n_items) if codes[j].size > 1
             for k in np.setdiff1d(np.arange(codes[j][-1]), codes[j])]
     if gaps:
         warnings.warn(
@@ -117,7 +129,8 @@ def check_graded_fit(X, model):
     if (~keep).any():
         warnings.warn(
             f"{int((~keep).sum())} item(s) answered in one category only (or "
-            f"never) were left out of estimation: {list(labels[~keep])[:10]}"
+            f"never) were left out of estimation: "
+            f"{[_name(label) for label in labels[~keep]][:10]}"
             + (" ..." if (~keep).sum() > 10 else ""), UserWarning,
             stacklevel=find_stack_level())
     if keep.sum() < 2:
@@ -167,7 +180,8 @@ def indicators(cells, coding, what, labels):
         ok = inside & (known[np.minimum(found, known.size - 1)] == values[here])
         if not ok.all():
             raise ValueError(
-                f"{what}: item {labels[j]!r} has category {values[here][~ok][0]!r}, "
+                f"{what}: item {_name(labels[j])!r} has category "
+                f"{_code(values[here][~ok][0])!r}, "
                 f"which it never had in fit (categories {known.tolist()}).")
         category[here] = found
     columns = coding.offset[index[cols]] + category
