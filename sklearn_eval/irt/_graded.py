@@ -20,7 +20,7 @@ the E-step's expected category counts) and Louis' observed information.
 """
 
 import numpy as np
-from scipy.special import expit, log_expit, logsumexp
+from scipy.special import expit, log_expit
 
 GRADED_MODELS = ("GRM", "GPCM")
 _TINY = 1e-300
@@ -68,14 +68,16 @@ def log_probabilities(model, params, nodes):
             k = np.arange(params.shape[1])
             s = np.concatenate([np.zeros(z.shape[:2] + (1,)), z], axis=2)
             s[..., 1:] += (k[1:] - 1) * nodes[:, None, None] * params[None, :, :1]
-            out = s - logsumexp(s, axis=2, keepdims=True)
+            peak = s.max(axis=2, keepdims=True)
+            out = s - (peak + np.log(np.exp(s - peak).sum(axis=2, keepdims=True)))
     return np.where(valid[None], out, -np.inf)
 
 
-def scores(model, params, nodes):
+def scores(model, params, nodes, log_p=None):
     """``d log P(X = k) / d (a, d_1, ...)``: ``(n_nodes, n_items, K_max, K_max)``.
 
     Zero for the categories and parameters an item does not have.
+    ``log_p``: :func:`log_probabilities` at ``params``, when known.
     """
     valid = category_mask(params)
     Q, (J, K) = nodes.shape[0], params.shape
@@ -94,7 +96,9 @@ def scores(model, params, nodes):
             g[:, :, index, index] = own[..., 1:]
             g[:, :, index - 1, index] = below[..., :-1]
         else:
-            P = np.exp(log_probabilities(model, params, nodes))
+            if log_p is None:
+                log_p = log_probabilities(model, params, nodes)
+            P = np.exp(log_p)
             k = np.arange(K)
             g[..., 0] = theta * (k - (P * k).sum(axis=2, keepdims=True))
             g[..., 1:] = np.eye(K)[None, None, :, 1:] - P[:, :, None, 1:]
@@ -122,8 +126,9 @@ def item_objective(model, params, R, nodes):
 def _gradient_information(model, params, R, nodes):
     """Gradient and Fisher information of every item's objective."""
     valid = category_mask(params)
-    P = np.exp(log_probabilities(model, params, nodes))
-    g = scores(model, params, nodes)
+    log_p = log_probabilities(model, params, nodes)
+    P = np.exp(log_p)
+    g = scores(model, params, nodes, log_p)
     grad = np.einsum("qjk,qjkp->jp", R, g)
     info = np.einsum("qj,qjkp,qjke->jpe", R.sum(axis=2), P[..., None] * g, g)
     diagonal = np.arange(params.shape[1])
@@ -131,7 +136,7 @@ def _gradient_information(model, params, R, nodes):
     return grad, info
 
 
-def m_step(model, params, R, nodes, n_newton=4):
+def m_step(model, params, R, nodes, n_newton=2):
     """Fisher scoring with backtracking on every item's objective at once.
 
     Never lowers an item's objective; every step moves a parameter by at most
@@ -170,7 +175,7 @@ def m_step(model, params, R, nodes, n_newton=4):
             objective[done] = value[ok]
             accepted[done] = True
             scale = np.where(accepted, scale, 0.5 * scale)
-        moved = np.where(valid, np.abs(params - current), 0.0)
+        moved = np.abs(np.where(valid, params, 0.0) - np.where(valid, current, 0.0))
         if np.max(moved) < 1e-10:
             break
     return params

@@ -1,14 +1,13 @@
 """Fit and prediction of the ordered-category models (GRM, GPCM) of :class:`IRT`.
 
 Storage: a response of agent ``i`` in category ``k`` of item ``j`` is the
-indicator column ``(j, k)``, observed (value 1) only where the agent chose
-``k``, with ``log(1 - P) = 0`` for these columns. The binary stores (dense
-blocks or sparse, :func:`._responses._make_storage`) then give, from the
-category log probabilities, exactly the posteriors, the marginal
-log-likelihood and the expected category counts ``r[node, (j, k)]`` the
-M-step needs, in O(observed responses) on sparse storage. The EM is the
-template of the binary models: E-step, Fisher-scoring M-step
-(:mod:`._graded`), SQUAREM kept only where it raises the likelihood.
+indicator column ``(j, k)``, 1 only where the agent chose ``k``
+(:mod:`._graded_store`): the E-step gives the posteriors, the marginal
+log-likelihood and exactly the expected category counts
+``r[node, (j, k)]`` the M-step needs, in O(observed responses), for dense
+(NaN) and sparse input alike. The EM is the template of the binary models:
+E-step, Fisher-scoring M-step (:mod:`._graded`), SQUAREM kept only where it
+raises the likelihood, Louis standard errors.
 """
 
 import warnings
@@ -35,7 +34,8 @@ from ._graded import (
     scores,
     start_values,
 )
-from ._responses import _agent_labels, _make_storage, _unpack
+from ._graded_store import _CategoricalResponses
+from ._responses import _agent_labels, _unpack
 
 
 def _name(label):
@@ -191,9 +191,8 @@ def indicators(cells, coding, what, labels):
 
 
 def tables(model, params, coding, nodes):
-    """``log P`` per (node, indicator column) and ``log(1 - P) = 0``."""
-    log_p = log_probabilities(model, params, nodes)[:, coding.valid]
-    return log_p, np.zeros_like(log_p)
+    """``log P`` per (node, indicator column)."""
+    return log_probabilities(model, params, nodes)[:, coding.valid]
 
 
 def _counts_by_category(r, coding):
@@ -212,7 +211,7 @@ def em_graded(data, grid, params, model, coding, max_iter, tol):
     valid = coding.valid
 
     def e_step(p):
-        return data.e_step_tables(*tables(model, p, coding, grid.nodes), grid)
+        return data.e_step(tables(model, p, coding, grid.nodes), grid)
 
     def em_map(state, p):
         r, n, nodes = _occupied_nodes(state["r"], state["n"], grid.nodes)
@@ -248,16 +247,16 @@ def em_graded(data, grid, params, model, coding, max_iter, tol):
 
 def _covariance(data, grid, params, model, coding):
     """Covariance of every item's ``(a, b_1, ...)`` (Louis, per item)."""
-    log_p, log_q = tables(model, params, coding, grid.nodes)
-    state = data.e_step_tables(log_p, log_q, grid)
+    log_p = tables(model, params, coding, grid.nodes)
+    state = data.e_step(log_p, grid, moments=True)
     g = scores(model, params, grid.nodes)[:, coding.valid]  # (Q, C, K_max)
-    products = data.score_products(log_p, log_q, grid, g, np.zeros_like(g))
+    products = data.score_products(log_p, grid, g)
     item = np.repeat(np.arange(coding.valid.shape[0]), coding.n_categories)
     outer = np.zeros((coding.valid.shape[0],) + products.shape[1:])
     np.add.at(outer, item, products)
     R = _counts_by_category(state["r"], coding)
     info = louis_information(model, params, R, outer, grid.nodes)
-    return reported_covariance(model, params, info)
+    return reported_covariance(model, params, info), state
 
 
 def _category_counts(cells, coding):
@@ -268,15 +267,15 @@ def _category_counts(cells, coding):
     return counts
 
 
-def fit_graded(checked, *, model, grid, settings, chunk_size, parallel, algorithm):
+def fit_graded(checked, *, model, grid, settings, chunk_size, parallel):
     """Everything :meth:`IRT.fit` learns for the GRM or GPCM, as a dict."""
     cells, labels, codes, keep, agents = checked
     coding = make_coding(codes, keep)
     n_items = cells.shape[1]
     what = f"IRT(model={model!r})"
     csr = indicators(cells, coding, what, labels)
-    data = _make_storage(csr, None, algorithm=algorithm, chunk_size=chunk_size,
-                         parallel=parallel, n_observed=float(csr.nnz))
+    data = _CategoricalResponses(csr, chunk_size=chunk_size, parallel=parallel,
+                                 n_nodes=len(grid))
     counts = _category_counts(cells, coding)
     params = start_values(model, counts)
     params, loglik, n_iter, converged = em_graded(
@@ -286,9 +285,7 @@ def fit_graded(checked, *, model, grid, settings, chunk_size, parallel, algorith
             f"EM did not converge in max_iter={settings.max_iter} iterations "
             f"(tol={settings.tol}); increase max_iter.", ConvergenceWarning,
             stacklevel=find_stack_level())
-    cov = _covariance(data, grid, params, model, coding)
-    moments = data.e_step_tables(*tables(model, params, coding, grid.nodes), grid,
-                                 counts=False, moments=True)
+    cov, moments = _covariance(data, grid, params, model, coding)
     a, b = reported(model, params)
     se = np.sqrt(np.diagonal(cov, axis1=1, axis2=2))
     K = params.shape[1]
@@ -363,12 +360,11 @@ def graded_pass(estimator, X, *, moments=True):
     csr = _new_indicators(estimator, X)
     grid = estimator._grid()
     with estimator._executor() as parallel:
-        data = _make_storage(csr, None, algorithm=estimator.algorithm,
-                             chunk_size=estimator.chunk_size, parallel=parallel,
-                             n_observed=float(csr.nnz))
-        out = data.e_step_tables(
-            *tables(estimator.model, estimator._item_params, estimator._coding,
-                    grid.nodes), grid, counts=False, moments=moments)
+        data = _CategoricalResponses(csr, chunk_size=estimator.chunk_size,
+                                     parallel=parallel, n_nodes=len(grid))
+        out = data.e_step(tables(estimator.model, estimator._item_params,
+                                 estimator._coding, grid.nodes), grid,
+                          counts=False, moments=moments)
         out["n_observed"] = data.n_observed()
     return out
 
@@ -381,7 +377,7 @@ def graded_predict_proba(estimator, X):
     csr = _new_indicators(estimator, X)
     grid = estimator._grid()
     coding = estimator._coding
-    log_p, _ = tables(estimator.model, estimator._item_params, coding, grid.nodes)
+    log_p = tables(estimator.model, estimator._item_params, coding, grid.nodes)
     n_codes = max(int(c[-1]) + 1 if c.size else 1 for c in coding.codes)
     out = np.full((csr.shape[0], len(coding.codes), n_codes), np.nan)
     for j, known in enumerate(coding.codes):

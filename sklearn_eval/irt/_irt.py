@@ -257,7 +257,7 @@ class IRT(
             with self._executor() as parallel:
                 fitted = fit_graded(checked[2], model=self.model, grid=grid,
                                     settings=settings, chunk_size=self.chunk_size,
-                                    parallel=parallel, algorithm=self.algorithm)
+                                    parallel=parallel)
             return {**_input_features(checked[0], fitted["tasks_"]), **fitted}
         X, priors, (values, labels, summary, agents) = checked
         with self._executor() as parallel:
