@@ -39,7 +39,7 @@ _OPTIONS_PRIOR_SD = 0.5
 class IRT(
     AgentRankerMixin, TaskTableMixin, TransformerMixin, FitTemplateMixin, BaseEstimator
 ):
-    """Binary item response models: 1PL, 2PL, 3PL (guessing) and 4PL.
+    """Item response models: 1PL, 2PL, 3PL (guessing), 4PL, GRM and GPCM.
 
     Agent ``i`` succeeds on item ``j`` with probability
     ``g_j + (u_j - g_j) / (1 + exp(-a_j (theta_i - b_j)))``, ``theta ~ N(0, 1)``:
@@ -66,12 +66,19 @@ class IRT(
     explicit ``guessing_prior``; the fit is then a posterior mode and
     ``log_likelihood_`` stays the plain marginal log-likelihood.
 
+    ``"GRM"`` (Samejima's graded response model,
+    ``P(x >= k) = 1 / (1 + exp(-a (theta - b_k)))``) and ``"GPCM"``
+    (generalised partial credit, ``P(x = k) ∝ exp(sum_{v<=k} a (theta - b_v))``)
+    take ordered categories ``0, 1, ..., K_j - 1`` with a number ``K_j`` per
+    item; a category never used below an item's highest is collapsed with a
+    warning (see the User Guide, :ref:`irt_graded`).
+
     Read more in the :ref:`User Guide <irt_models>`.
 
     Parameters
     ----------
-    model : {"1PL", "2PL", "3PL", "4PL"}, default="2PL"
-        The item response model.
+    model : {"1PL", "2PL", "3PL", "4PL", "GRM", "GPCM"}, default="2PL"
+        The item response model: binary, or ordered categories (GRM, GPCM).
     n_factors : int, default=1
         Number of latent abilities. Only 1 is supported.
     n_options : int or None, default=None
@@ -94,6 +101,8 @@ class IRT(
         EM stops when the penalised log-likelihood per agent changes by less.
     algorithm : {"auto", "dense", "sparse"}, default="auto"
         Response storage (see :class:`IRT2PL`); the results agree to rounding.
+        The GRM and GPCM have one storage, in O(observed responses), and
+        ignore it.
     chunk_size : int or None, default=None
         Agents per block of the passes over the responses.
     n_jobs : int or None, default=None
@@ -110,6 +119,18 @@ class IRT(
     discrimination_se_, difficulty_se_, guessing_se_, upper_se_ : ndarray
         Standard errors from Louis' observed information of each item (NaN
         where the model fixes the parameter or the information is singular).
+        The GRM and GPCM have no asymptotes; their ``difficulty_`` is the
+        mean threshold (step).
+    thresholds_, thresholds_se_ : ndarray of shape (n_items, K_max - 1)
+        GRM only: the thresholds ``b_k`` of every item and their standard
+        errors, NaN past an item's categories.
+    steps_, steps_se_ : ndarray of shape (n_items, K_max - 1)
+        GPCM only: the steps ``b_k``, likewise.
+    n_categories_ : ndarray of shape (n_items,)
+        GRM and GPCM: the number of categories of every item.
+    categories_ : list of ndarray
+        GRM and GPCM: the category codes observed for every item, in order
+        (internal category ``k`` is code ``categories_[j][k]``).
     abilities_, abilities_sd_ : ndarray of shape (n_agents,)
         Posterior mean and sd of the training agents' abilities.
     agents_, agent_scores_ : ndarray of shape (n_agents,)
@@ -160,6 +181,15 @@ class IRT(
     ['discrimination', 'discrimination_se', 'difficulty', 'difficulty_se']
     >>> bool(0 < model.guessing_.min() < 0.5)
     True
+    >>> import numpy as np
+    >>> rng = np.random.default_rng(0)
+    >>> graded = np.clip(np.round(1.5 + rng.normal(size=(200, 1))
+    ...                           + rng.normal(size=(200, 6))), 0, 3)
+    >>> grm = IRT(model="GRM").fit(graded)
+    >>> grm.task_table().columns[2:4].tolist()
+    ['threshold_1', 'threshold_1_se']
+    >>> grm.predict_proba(graded).shape
+    (200, 6, 4)
     """
 
     _model = "irt"  # the interval code reads abilities_sd_ and the item SEs
@@ -228,7 +258,8 @@ class IRT(
         ----------
         X : array-like, DataFrame, sparse matrix or ResultMatrix of shape \
                 (n_agents, n_items)
-            Responses in {0, 1}; NaN (or an absent sparse entry) is missing.
+            Responses in {0, 1} (ordered categories 0, 1, 2, ... for the
+            GRM and GPCM); NaN (or an absent sparse entry) is missing.
         y : None
             Ignored.
 
@@ -348,9 +379,13 @@ class IRT(
                 (n_agents, n_items)
             Responses to the fitted items (NaN or absent: missing).
 
+        For the GRM and GPCM the result has shape ``(n_agents, n_items,
+        K_max)``: the probability of every category code (axis 2), NaN past
+        an item's largest code, 0 for a collapsed code.
+
         Returns
         -------
-        proba : ndarray of shape (n_agents, n_items)
+        proba : ndarray of shape (n_agents, n_items) or (n_agents, n_items, K_max)
         """
         values = self._validate_new(X)
         if self.model in GRADED_MODELS:
