@@ -355,3 +355,14 @@ def test_category_probabilities_and_scores(params, model):
         np.testing.assert_allclose(np.where(usable, g[..., p], 0.0),
                                    np.where(usable, numeric, 0.0),
                                    rtol=1e-4, atol=1e-5)
+
+
+@pytest.mark.parametrize("model", MODELS)
+def test_blocks_and_threads_do_not_change_the_fit(model):
+    X, _, _ = simulate(model, 300, 6, 4, seed=16, missing=0.2)
+    serial = fit(model, X)
+    blocked = fit(model, X, chunk_size=40, n_jobs=2)
+    assert blocked.log_likelihood_ == pytest.approx(serial.log_likelihood_, rel=1e-12)
+    np.testing.assert_allclose(blocked.discrimination_se_, serial.discrimination_se_,
+                               rtol=1e-9)
+    np.testing.assert_allclose(blocked.transform(X), serial.transform(X), atol=1e-12)
