@@ -35,6 +35,7 @@ from ._graded import (
     start_values,
 )
 from ._graded_store import _CategoricalResponses
+from ._irt_fit import fit_summary
 from ._responses import _agent_labels, _unpack
 
 
@@ -321,20 +322,8 @@ def fit_graded(checked, *, model, grid, settings, chunk_size, parallel):
         f"{column}_se_": item_b_se,
         "n_categories_": n_categories,
         "categories_": [c.copy() for c in codes],
-        "constant_items_": labels[~keep],
-        "log_likelihood_": float(loglik),
-        "n_parameters_": n_params,
-        "n_observations_": n_obs,
-        "aic_": -2.0 * loglik + 2.0 * n_params,
-        "bic_": float(-2.0 * loglik + n_params * np.log(n_obs)),
-        "n_iter_": int(n_iter),
-        "abilities_": moments["mean"].copy(),
-        "abilities_sd_": moments["sd"].copy(),
-        "agent_scores_": moments["mean"].copy(),
+        **fit_summary(labels, keep, loglik, n_params, n_obs, n_iter, moments, grid),
         "agents_": agents,
-        "tasks_": labels,
-        "quadrature_nodes_": grid.nodes,
-        "quadrature_weights_": np.exp(grid.log_weights),
         "_item_params": params,
         "_keep": keep,
         "_coding": coding,
