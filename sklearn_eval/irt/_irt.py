@@ -93,6 +93,9 @@ class IRT(
         Grid on which ``theta`` is integrated out (see :class:`IRT2PL`).
     n_quadrature : int or None, default=None
         Number of nodes; None means 121 (rectangular) or 21 (Gauss-Hermite).
+        For the GRM and GPCM None on the rectangular grid means 61 nodes
+        when agents answer on average at most 150 category boundaries
+        (responses x (categories - 1)), 121 beyond.
     quadrature_bound : float, default=6.0
         Half-width of the rectangular grid.
     max_iter : int, default=1000
@@ -285,10 +288,12 @@ class IRT(
         grid = self._grid()
         settings = _EMSettings(max_iter=self.max_iter, tol=self.tol)
         if self.model in GRADED_MODELS:
+            if self.n_quadrature is None and self.quadrature == "rectangular":
+                grid = None  # chosen from the data: see fit_graded
             with self._executor() as parallel:
                 fitted = fit_graded(checked[2], model=self.model, grid=grid,
                                     settings=settings, chunk_size=self.chunk_size,
-                                    parallel=parallel)
+                                    parallel=parallel, bound=self.quadrature_bound)
             return {**_input_features(checked[0], fitted["tasks_"]), **fitted}
         X, priors, (values, labels, summary, agents) = checked
         with self._executor() as parallel:

@@ -366,3 +366,15 @@ def test_blocks_and_threads_do_not_change_the_fit(model):
     np.testing.assert_allclose(blocked.discrimination_se_, serial.discrimination_se_,
                                rtol=1e-9)
     np.testing.assert_allclose(blocked.transform(X), serial.transform(X), atol=1e-12)
+
+
+def test_default_grid_is_coarse_only_for_short_tests():
+    """61 rectangular nodes where posteriors are wide, 121 where agents answer
+    many category boundaries; the coarse grid loses no likelihood."""
+    short, _, _ = simulate("GPCM", 400, 10, 4, seed=17)
+    coarse = fit("GPCM", short)
+    assert coarse.quadrature_nodes_.size == 61
+    fine = fit("GPCM", short, n_quadrature=121)
+    assert coarse.log_likelihood_ == pytest.approx(fine.log_likelihood_, rel=1e-7)
+    long, _, _ = simulate("GRM", 60, 60, 4, seed=18)
+    assert fit("GRM", long, max_iter=2).quadrature_nodes_.size == 121
