@@ -260,18 +260,25 @@ def reported_covariance(model, params, info):
     return cov
 
 
-def start_values(model, counts):
+def start_values(model, counts, correlation=None):
     """Starting ``(a, d)`` from the category proportions (``counts``: J x K_max).
 
-    ``a = 1`` and intercepts reproducing each item's observed proportions
-    under a N(0, 1) ability (the logistic-normal approximation).
+    ``a`` from each item's correlation with the agents' mean score
+    (``a = 1.7 r / sqrt(1 - r^2)``, the normal-ogive relation, in [0.25, 4];
+    1 when not given), and intercepts reproducing each item's observed
+    proportions under a N(0, 1) ability (the logistic-normal approximation
+    ``E expit(a theta + d) ~ expit(1.702 d / sqrt(1.702^2 + a^2))``).
     """
     J, K = counts.shape
     present = counts > 0
     params = np.full((J, K), -np.inf)
-    params[:, 0] = 1.0
+    a = np.ones(J)
+    if correlation is not None:
+        r = np.clip(np.nan_to_num(correlation, nan=0.5), 0.25, 0.9)
+        a = np.clip(1.7 * r / np.sqrt(1.0 - r * r), 0.25, 4.0)
+    params[:, 0] = a
     total = counts.sum(axis=1, keepdims=True)
-    scale = 1.16  # E expit(theta + d) ~ expit(d / 1.16) for theta ~ N(0, 1)
+    scale = (np.sqrt(1.702**2 + a * a) / 1.702)[:, None]
     if model == "GRM":
         tail = np.cumsum(counts[:, ::-1], axis=1)[:, ::-1] / total  # P(X >= k)
         with np.errstate(divide="ignore", invalid="ignore"):

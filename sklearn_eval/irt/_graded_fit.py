@@ -116,8 +116,10 @@ def check_graded_fit(X, model):
     inner = _unpack(X)[0]
     rows = check_empty_agents(inner if is_sparse_input(inner) else _dense(cells),
                               agents, what=f"{what}.fit")
-    codes = [np.unique(cells.values[cells.cols == j]).astype(np.int64)
-             for j in range(n_items)]
+    pairs = np.unique(_keys(cells.cols, cells.values, cells.values.max() + 1))
+    span = int(cells.values.max()) + 1
+    codes = np.split(pairs % span, np.searchsorted(pairs // span,
+                                                   np.arange(1, n_items)))
     gaps = [(_name(labels[j]), int(k)) for j in range(n_items) if codes[j].size > 1
             for k in np.setdiff1d(np.arange(codes[j][-1]), codes[j])]
     if gaps:
@@ -173,23 +175,37 @@ def indicators(cells, coding, what, labels):
     index = np.cumsum(coding.keep) - 1
     take = coding.keep[cells.cols]
     rows, cols, values = cells.rows[take], cells.cols[take], cells.values[take]
-    category = np.empty(rows.size, dtype=np.int64)
-    for j in np.flatnonzero(coding.keep):
-        here = cols == j
-        known = coding.codes[j]
-        found = np.searchsorted(known, values[here])
-        inside = found < known.size
-        ok = inside & (known[np.minimum(found, known.size - 1)] == values[here])
-        if not ok.all():
-            raise ValueError(
-                f"{what}: item {_name(labels[j])!r} has category "
-                f"{_code(values[here][~ok][0])!r}, "
-                f"which it never had in fit (categories {known.tolist()}).")
-        category[here] = found
+    # every kept item's known codes, in one sorted array of (item, code) keys
+    kept = np.flatnonzero(coding.keep)
+    span = max([int(coding.codes[j][-1]) for j in kept]
+               + [int(values.max()) if values.size else 0]) + 1
+    known = np.concatenate([_keys(np.full(coding.codes[j].size, j), coding.codes[j],
+                                  span) for j in kept])
+    key = _keys(cols, values, span)
+    found = np.minimum(np.searchsorted(known, key), known.size - 1)
+    ok = known[found] == key
+    if not ok.all():
+        first = int(np.flatnonzero(~ok)[0])
+        j = int(cols[first])
+        raise ValueError(
+            f"{what}: item {_name(labels[j])!r} has category "
+            f"{_code(values[first])!r}, which it never had in fit (categories "
+            f"{coding.codes[j].tolist()}).")
+    category = found - coding.offset[index[cols]]
     columns = coding.offset[index[cols]] + category
     n_columns = int(coding.n_categories.sum())
     return sparse.csr_array((np.ones(rows.size), (rows, columns)),
                             shape=(cells.shape[0], n_columns))
+
+
+def _keys(cols, values, span):
+    """One sortable int64 key per (item, code)."""
+    span = int(span)
+    if span * (int(np.max(cols, initial=0)) + 1) >= 2**62:
+        raise ValueError(
+            f"Category codes up to {span - 1} are too large to index; code the "
+            "categories 0, 1, ..., K - 1.")
+    return np.asarray(cols, dtype=np.int64) * span + np.asarray(values, np.int64)
 
 
 def tables(model, params, coding, nodes):
@@ -261,6 +277,21 @@ def _covariance(data, grid, params, model, coding):
     return reported_covariance(model, params, info), state
 
 
+def _item_total_correlation(cells, coding):
+    """Per kept item: correlation of its code with the agent's mean code."""
+    n_agents, n_items = cells.shape
+    with np.errstate(invalid="ignore", divide="ignore"):
+        total = np.bincount(cells.rows, weights=cells.values, minlength=n_agents)
+        total /= np.bincount(cells.rows, minlength=n_agents)
+        t, x = total[cells.rows], cells.values
+        n, sx, st, sxt, sxx, stt = (
+            np.bincount(cells.cols, weights=w, minlength=n_items)
+            for w in (None, x, t, x * t, x * x, t * t))
+        cov = sxt / n - sx / n * st / n
+        out = cov / np.sqrt((sxx / n - (sx / n) ** 2) * (stt / n - (st / n) ** 2))
+    return out[coding.keep]
+
+
 def _category_counts(cells, coding):
     """Observed responses per (kept item, category)."""
     csr = indicators(cells, coding, "", np.arange(cells.shape[1]))
@@ -310,7 +341,7 @@ def fit_graded(checked, *, model, grid, settings, chunk_size, parallel,
     data = _CategoricalResponses(csr, chunk_size=chunk_size, parallel=parallel,
                                  n_nodes=len(grid))
     counts = _category_counts(cells, coding)
-    params = start_values(model, counts)
+    params = start_values(model, counts, _item_total_correlation(cells, coding))
     params, loglik, n_iter, converged = em_graded(
         data, grid, params, model, coding, settings.max_iter, settings.tol)
     if not converged:

@@ -12,7 +12,7 @@ import warnings
 
 import numpy as np
 import pytest
-from hypothesis import given, settings
+from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 from numpy.polynomial.hermite_e import hermegauss
 from scipy import sparse
@@ -253,7 +253,7 @@ def test_unobserved_category_is_collapsed_with_a_warning(model):
     with pytest.warns(UserWarning, match="item 1 category 2"):
         gapped = IRT(model=model).fit(X)
     assert gapped.log_likelihood_ == pytest.approx(fit(model, recoded).log_likelihood_,
-                                                   rel=1e-12)
+                                                   rel=1e-9)
     proba = gapped.predict_proba(X)
     assert proba.shape[2] == 4 and np.all(proba[:, 1, 2] == 0)
     assert np.all(np.isnan(proba[:, 0, 3]))
@@ -327,7 +327,9 @@ def items(draw):
         params[j, 0] = draw(st.floats(-3, 3).filter(lambda a: abs(a) > 0.05))
         d = draw(st.lists(st.floats(-6, 6), min_size=K - 1, max_size=K - 1,
                           unique=True))
-        params[j, 1:K] = sorted(d, reverse=True)
+        d = np.sort(d)[::-1]
+        assume(np.all(np.diff(d) < -1e-3))  # finite differences stay ordered
+        params[j, 1:K] = d
     return params
 
 
