@@ -22,6 +22,16 @@ Every fit's items are scored by the same marginal log-likelihood (a
 rectangular grid of 801 nodes on [-8, 8], N(0, 1) ability) and compared with
 the true items (RMSE of a and of the thresholds/steps). Prints wall seconds of
 each fit (one run; the machine may be shared) and the ratios.
+
+Measured (2026-11-25, 2 cores shared by several jobs, load ~20, one run each,
+5,000 x 30, 4 categories, no missing; mirt at tol 1e-4 and 1e-6):
+
+- GRM: IRT 1.89 s (12 E-steps), mirt 7.55 s and 4.62 s; time ratio 0.25 and
+  0.41; log-likelihood IRT - mirt +1.18 and +1.16 (relative 7e-6); RMSE a/b
+  0.048/0.046 (mirt 0.046/0.047).
+- GPCM: IRT 2.31 s (22 E-steps), mirt 8.14 s and 6.56 s; time ratio 0.28 and
+  0.35; log-likelihood IRT - mirt +61.2 (relative 4e-4: no mirt fit reaches
+  IRT's maximum); RMSE a/b 0.044/0.053 (mirt 0.138/0.135).
 """
 
 import argparse
