@@ -378,15 +378,16 @@ class IRT(
         prediction of that response. Items left out in ``fit`` get their
         training success rate (0 or 1; NaN for an item never observed).
 
+        For the GRM and GPCM the result has shape ``(n_agents, n_items,
+        K_max)``: the probability of every category code (axis 2), NaN past
+        an item's largest code, 0 for a collapsed code; an item left out
+        puts probability 1 on its one category.
+
         Parameters
         ----------
         X : array-like, DataFrame, sparse matrix or ResultMatrix of shape \
                 (n_agents, n_items)
             Responses to the fitted items (NaN or absent: missing).
-
-        For the GRM and GPCM the result has shape ``(n_agents, n_items,
-        K_max)``: the probability of every category code (axis 2), NaN past
-        an item's largest code, 0 for a collapsed code.
 
         Returns
         -------
