@@ -22,7 +22,7 @@ from ..utils._protocol import column_labels
 from ..utils._sklearn_compat import _get_feature_names
 from ..utils._sparse import check_sparse_result, is_sparse_input
 from ..utils._stack import find_stack_level
-from ._em import _NOISE, _occupied_nodes, _squarem_vector
+from ._em import _NOISE, _squarem_vector
 from ._fit import _scatter
 from ._graded import (
     log_probabilities,
@@ -220,6 +220,23 @@ def _counts_by_category(r, coding):
     return R
 
 
+# Nodes whose share of the posterior mass is below this add nothing the M-step
+# can resolve (as the binary sparse store's posterior windows, which drop
+# weights below exp(-37) of an agent's peak).
+_NODE_MASS = 1e-15
+
+
+def _massive_nodes(r, nodes):
+    """Expected counts without the nodes carrying no posterior mass.
+
+    With many items per agent the posteriors are narrow and most of the grid
+    carries none; the M-step's cost is proportional to the nodes kept.
+    """
+    mass = r.sum(axis=1)
+    keep = mass > _NODE_MASS * mass.max()
+    return (r, nodes) if keep.all() else (r[keep], nodes[keep])
+
+
 def em_graded(data, grid, params, model, coding, max_iter, tol):
     """EM from ``params``; SQUAREM kept only where it raises the likelihood.
 
@@ -232,7 +249,7 @@ def em_graded(data, grid, params, model, coding, max_iter, tol):
         return data.e_step(tables(model, p, coding, grid.nodes), grid)
 
     def em_map(state, p):
-        r, n, nodes = _occupied_nodes(state["r"], state["n"], grid.nodes)
+        r, nodes = _massive_nodes(state["r"], grid.nodes)
         return m_step(model, p, _counts_by_category(r, coding), nodes)
 
     state = e_step(params)
