@@ -7,6 +7,8 @@ from sklearn.base import clone
 from sklearn.utils import check_random_state
 
 from ..utils._sparse import is_sparse_input
+from ._graded import GRADED_MODELS
+from ._graded_fit import graded_values, known_categories
 from ._irt import IRT
 from ._responses import _check_responses
 
@@ -48,7 +50,10 @@ def compare_models(X, models=("1PL", "2PL", "3PL"), *, cv=5, random_state=None,
     ----------
     X : array-like, DataFrame, sparse matrix or ResultMatrix of shape \
             (n_agents, n_items)
-        Responses in {0, 1}; NaN (or an absent sparse entry) is missing.
+        Responses in {0, 1} (ordered categories 0, 1, 2, ... for ``"GRM"``
+        and ``"GPCM"``); NaN (or an absent sparse entry) is missing.
+        Held-out responses in a category the fold's training responses never
+        had for that item are not scored.
     models : sequence of str or IRT, default=("1PL", "2PL", "3PL")
         Model names (``IRT(model=name, **params)``) or IRT instances.
     cv : int, default=5
@@ -80,7 +85,8 @@ def compare_models(X, models=("1PL", "2PL", "3PL"), *, cv=5, random_state=None,
                   for model in models]
     if not estimators:
         raise ValueError("models must name at least one model.")
-    values, _, _ = _check_responses(X)
+    graded = any(estimator.model in GRADED_MODELS for estimator in estimators)
+    values = graded_values(X) if graded else _check_responses(X)[0]
     rows, cols, data = _observed_cells(values)
     fold = check_random_state(random_state).permutation(rows.size) % cv
     as_sparse = is_sparse_input(values)
@@ -97,6 +103,8 @@ def compare_models(X, models=("1PL", "2PL", "3PL"), *, cv=5, random_state=None,
                 (int(seen.sum()), values.shape[1]), index[rows[train & keep_rows]],
                 cols[train & keep_rows], data[train & keep_rows], as_sparse))
             scored = held & fitted._keep[cols]
+            if fitted.model in GRADED_MODELS:  # a category unseen in training
+                scored &= known_categories(fitted, cols, data)
             both = train | scored
             full = fitted._pass(_matrix(values.shape, rows[both], cols[both],
                                         data[both], as_sparse), moments=True)

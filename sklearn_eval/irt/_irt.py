@@ -12,6 +12,14 @@ from ..utils._sklearn_compat import Interval, StrOptions
 from ._binary_models import log_tables, logit_prior
 from ._em import _EMSettings
 from ._fit import _executor
+from ._graded import GRADED_MODELS
+from ._graded_fit import (
+    check_graded_fit,
+    fit_graded,
+    graded_pass,
+    graded_predict_proba,
+    graded_task_columns,
+)
 from ._intervals import irt_interval_plan
 from ._irt_fit import _fit_irt
 from ._quadrature import make_grid
@@ -31,7 +39,7 @@ _OPTIONS_PRIOR_SD = 0.5
 class IRT(
     AgentRankerMixin, TaskTableMixin, TransformerMixin, FitTemplateMixin, BaseEstimator
 ):
-    """Binary item response models: 1PL, 2PL, 3PL (guessing) and 4PL.
+    """Item response models: 1PL, 2PL, 3PL (guessing), 4PL, GRM and GPCM.
 
     Agent ``i`` succeeds on item ``j`` with probability
     ``g_j + (u_j - g_j) / (1 + exp(-a_j (theta_i - b_j)))``, ``theta ~ N(0, 1)``:
@@ -58,12 +66,19 @@ class IRT(
     explicit ``guessing_prior``; the fit is then a posterior mode and
     ``log_likelihood_`` stays the plain marginal log-likelihood.
 
+    ``"GRM"`` (Samejima's graded response model,
+    ``P(x >= k) = 1 / (1 + exp(-a (theta - b_k)))``) and ``"GPCM"``
+    (generalised partial credit, ``P(x = k) ∝ exp(sum_{v<=k} a (theta - b_v))``)
+    take ordered categories ``0, 1, ..., K_j - 1`` with a number ``K_j`` per
+    item; a category never used below an item's highest is collapsed with a
+    warning (see the User Guide, :ref:`irt_graded`).
+
     Read more in the :ref:`User Guide <irt_models>`.
 
     Parameters
     ----------
-    model : {"1PL", "2PL", "3PL", "4PL"}, default="2PL"
-        The item response model.
+    model : {"1PL", "2PL", "3PL", "4PL", "GRM", "GPCM"}, default="2PL"
+        The item response model: binary, or ordered categories (GRM, GPCM).
     n_factors : int, default=1
         Number of latent abilities. Only 1 is supported.
     n_options : int or None, default=None
@@ -78,6 +93,9 @@ class IRT(
         Grid on which ``theta`` is integrated out (see :class:`IRT2PL`).
     n_quadrature : int or None, default=None
         Number of nodes; None means 121 (rectangular) or 21 (Gauss-Hermite).
+        For the GRM and GPCM None on the rectangular grid means 61 nodes
+        when agents answer on average at most 150 category boundaries
+        (responses x (categories - 1)), 121 beyond.
     quadrature_bound : float, default=6.0
         Half-width of the rectangular grid.
     max_iter : int, default=1000
@@ -86,6 +104,8 @@ class IRT(
         EM stops when the penalised log-likelihood per agent changes by less.
     algorithm : {"auto", "dense", "sparse"}, default="auto"
         Response storage (see :class:`IRT2PL`); the results agree to rounding.
+        The GRM and GPCM have one storage, in O(observed responses), and
+        ignore it.
     chunk_size : int or None, default=None
         Agents per block of the passes over the responses.
     n_jobs : int or None, default=None
@@ -102,6 +122,18 @@ class IRT(
     discrimination_se_, difficulty_se_, guessing_se_, upper_se_ : ndarray
         Standard errors from Louis' observed information of each item (NaN
         where the model fixes the parameter or the information is singular).
+        The GRM and GPCM have no asymptotes; their ``difficulty_`` is the
+        mean threshold (step).
+    thresholds_, thresholds_se_ : ndarray of shape (n_items, K_max - 1)
+        GRM only: the thresholds ``b_k`` of every item and their standard
+        errors, NaN past an item's categories.
+    steps_, steps_se_ : ndarray of shape (n_items, K_max - 1)
+        GPCM only: the steps ``b_k``, likewise.
+    n_categories_ : ndarray of shape (n_items,)
+        GRM and GPCM: the number of categories of every item.
+    categories_ : list of ndarray
+        GRM and GPCM: the category codes observed for every item, in order
+        (internal category ``k`` is code ``categories_[j][k]``).
     abilities_, abilities_sd_ : ndarray of shape (n_agents,)
         Posterior mean and sd of the training agents' abilities.
     agents_, agent_scores_ : ndarray of shape (n_agents,)
@@ -152,11 +184,20 @@ class IRT(
     ['discrimination', 'discrimination_se', 'difficulty', 'difficulty_se']
     >>> bool(0 < model.guessing_.min() < 0.5)
     True
+    >>> import numpy as np
+    >>> rng = np.random.default_rng(0)
+    >>> graded = np.clip(np.round(1.5 + rng.normal(size=(200, 1))
+    ...                           + rng.normal(size=(200, 6))), 0, 3)
+    >>> grm = IRT(model="GRM").fit(graded)
+    >>> grm.task_table().columns[2:4].tolist()
+    ['threshold_1', 'threshold_1_se']
+    >>> grm.predict_proba(graded).shape
+    (200, 6, 4)
     """
 
     _model = "irt"  # the interval code reads abilities_sd_ and the item SEs
     _parameter_constraints: dict = {
-        "model": [StrOptions({"1PL", "2PL", "3PL", "4PL"})],
+        "model": [StrOptions({"1PL", "2PL", "3PL", "4PL", "GRM", "GPCM"})],
         "n_factors": [Interval(Integral, 1, None, closed="left")],
         "n_options": [Interval(Integral, 2, None, closed="left"), None],
         "guessing_prior": [tuple, list, None],
@@ -198,7 +239,7 @@ class IRT(
         if guessing is None and self.n_options is not None:
             guessing = logit_prior((1.0 / self.n_options, _OPTIONS_PRIOR_SD),
                                    "n_options")
-        if self.model in ("1PL", "2PL") and (guessing or upper):
+        if self.model in ("1PL", "2PL", *GRADED_MODELS) and (guessing or upper):
             raise ValueError(
                 f"guessing_prior, upper_prior and n_options apply to the 3PL and "
                 f"4PL; model={self.model!r} has no asymptotes to estimate."
@@ -220,7 +261,8 @@ class IRT(
         ----------
         X : array-like, DataFrame, sparse matrix or ResultMatrix of shape \
                 (n_agents, n_items)
-            Responses in {0, 1}; NaN (or an absent sparse entry) is missing.
+            Responses in {0, 1} (ordered categories 0, 1, 2, ... for the
+            GRM and GPCM); NaN (or an absent sparse entry) is missing.
         y : None
             Ignored.
 
@@ -238,12 +280,22 @@ class IRT(
                 "latent ability (n_factors=1)."
             )
         priors = self._priors()
+        if self.model in GRADED_MODELS:
+            return X, priors, check_graded_fit(X, self.model)
         return X, priors, _check_fit_responses(X)
 
     def _solve(self, checked):
-        X, priors, (values, labels, summary, agents) = checked
         grid = self._grid()
         settings = _EMSettings(max_iter=self.max_iter, tol=self.tol)
+        if self.model in GRADED_MODELS:
+            if self.n_quadrature is None and self.quadrature == "rectangular":
+                grid = None  # chosen from the data: see fit_graded
+            with self._executor() as parallel:
+                fitted = fit_graded(checked[2], model=self.model, grid=grid,
+                                    settings=settings, chunk_size=self.chunk_size,
+                                    parallel=parallel, bound=self.quadrature_bound)
+            return {**_input_features(checked[0], fitted["tasks_"]), **fitted}
+        X, priors, (values, labels, summary, agents) = checked
         with self._executor() as parallel:
             fitted = _fit_irt(
                 values, labels, summary, model=self.model, priors=priors,
@@ -264,12 +316,17 @@ class IRT(
 
     def _validate_new(self, X):
         check_is_fitted(self, "_item_params")
+        if self.model in GRADED_MODELS:
+            _check_input_features(self, X, None)
+            return X
         values, _, tasks = _check_responses(X)
         _check_input_features(self, X, tasks)
         return values
 
     def _pass(self, values, *, moments=True):
         """Posterior moments and per-agent log-likelihood of new responses."""
+        if self.model in GRADED_MODELS:
+            return graded_pass(self, values, moments=moments)
         grid = self._grid()
         with self._executor() as parallel:
             data = _make_storage(values, self._keep, algorithm=self.algorithm,
@@ -321,6 +378,11 @@ class IRT(
         prediction of that response. Items left out in ``fit`` get their
         training success rate (0 or 1; NaN for an item never observed).
 
+        For the GRM and GPCM the result has shape ``(n_agents, n_items,
+        K_max)``: the probability of every category code (axis 2), NaN past
+        an item's largest code, 0 for a collapsed code; an item left out
+        puts probability 1 on its one category.
+
         Parameters
         ----------
         X : array-like, DataFrame, sparse matrix or ResultMatrix of shape \
@@ -329,9 +391,11 @@ class IRT(
 
         Returns
         -------
-        proba : ndarray of shape (n_agents, n_items)
+        proba : ndarray of shape (n_agents, n_items) or (n_agents, n_items, K_max)
         """
         values = self._validate_new(X)
+        if self.model in GRADED_MODELS:
+            return graded_predict_proba(self, values)
         grid = self._grid()
         log_p, log_q = log_tables(self._item_params, grid.nodes)
         with self._executor() as parallel:
@@ -386,12 +450,16 @@ class IRT(
                 "aic": float(self.aic_), "bic": float(self.bic_)}
 
     def _agent_columns(self):
+        if self.model in GRADED_MODELS:
+            return {"mean_category": self._agent_success_rate}
         return {"success_rate": self._agent_success_rate}
 
     def _agent_score_se(self):
         return self.abilities_sd_
 
     def _task_columns(self):
+        if self.model in GRADED_MODELS:
+            return graded_task_columns(self)
         columns = {
             "discrimination": self.discrimination_,
             "discrimination_se": self.discrimination_se_,

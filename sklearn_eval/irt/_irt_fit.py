@@ -168,6 +168,21 @@ def _fit_irt(values, labels, summary, *, model, priors, start, grid, settings,
         "difficulty_se_": _scatter(se[:, 1], keep, n_items),
         "guessing_se_": _scatter(se[:, 2], keep, n_items),
         "upper_se_": _scatter(se[:, 3], keep, n_items),
+        **fit_summary(labels, keep, loglik, n_params, n_obs, n_iter, moments, grid),
+        "_item_params": params,
+        "_keep": keep,
+        "_success_rate_items": summary.rate,
+        "_agent_success_rate": data.success_rate(),
+    }
+
+
+def fit_summary(labels, keep, loglik, n_params, n_obs, n_iter, moments, grid):
+    """The fitted attributes every model of :class:`IRT` shares.
+
+    Items left out, log-likelihood, information criteria, iterations, the
+    training agents' posterior moments and the quadrature grid.
+    """
+    return {
         "constant_items_": labels[~keep],
         "log_likelihood_": float(loglik),
         "n_parameters_": n_params,
@@ -181,10 +196,6 @@ def _fit_irt(values, labels, summary, *, model, priors, start, grid, settings,
         "tasks_": labels,
         "quadrature_nodes_": grid.nodes,
         "quadrature_weights_": np.exp(grid.log_weights),
-        "_item_params": params,
-        "_keep": keep,
-        "_success_rate_items": summary.rate,
-        "_agent_success_rate": data.success_rate(),
     }
 
 

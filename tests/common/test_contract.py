@@ -57,6 +57,15 @@ def _logits():
     return make_cyclic_game(7, cyclic_rank=2, cyclic_scale=1.5, random_state=0)
 
 
+def _graded_responses():
+    """Ordered categories 0..3 of 60 agents on 6 items, 10% missing."""
+    rng = np.random.default_rng(0)
+    latent = rng.normal(size=(60, 1)) + rng.normal(size=(60, 6))
+    X = np.clip(np.round(1.5 + latent), 0, 3)
+    X[rng.random(X.shape) < 0.1] = np.nan
+    return X
+
+
 def _responses():
     return make_irt_responses(60, 6, missing_rate=0.1, random_state=15)
 
@@ -165,6 +174,16 @@ CONFIGS = {
     "IRT(3PL,n_options)": (
         lambda: IRT(model="3PL", n_options=4),
         lambda: (_responses(), None, None),
+        True,
+    ),
+    "IRT(GRM)": (
+        lambda: IRT(model="GRM"),
+        lambda: (_graded_responses(), None, None),
+        True,
+    ),
+    "IRT(GPCM)": (
+        lambda: IRT(model="GPCM"),
+        lambda: (_graded_responses(), None, None),
         True,
     ),
     "IRT2PL(1PL)": (

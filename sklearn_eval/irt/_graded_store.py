@@ -1,0 +1,114 @@
+"""Storage of ordered-category responses for the E-step, in O(observed).
+
+A response of agent ``i`` in category ``k`` of item ``j`` is a 1 in the
+indicator column ``(j, k)`` of a CSR matrix (every other cell absent): the
+log-likelihood of every agent at every node is one sparse product with the
+table of log category probabilities, and the expected category counts one
+product of the transposed indicators with the posteriors. Dense (NaN) and
+sparse input give the same indicators, so the same numbers.
+
+Measured (benchmarks/bench_irt_graded.py data, GRM 5,000 x 30, 4
+categories, 121 nodes, a loaded 2-core machine): 0.21 s per E-step here
+against 0.36 s through the binary sparse store with ``log(1 - P) = 0`` on
+the indicator columns (0.05 s against 0.10 s at 61 nodes).
+"""
+
+import numpy as np
+
+from ._blocks import run_chunks
+
+# Target number of entries of a block's (agents x nodes) or (agents x columns)
+# dense temporaries.
+_BLOCK_ENTRIES = 2**22
+
+
+class _CategoricalResponses:
+    """Indicator CSR of the responses, served in blocks of agents.
+
+    ``parallel``: None (serial) or a running ``joblib.Parallel`` that computes
+    the blocks concurrently; partial sums are added in block order.
+    """
+
+    def __init__(self, csr, *, chunk_size=None, parallel=None, n_nodes=121):
+        self.csr = csr
+        self.n_agents, self.n_columns = csr.shape
+        self.parallel = parallel
+        rows = chunk_size or max(1, _BLOCK_ENTRIES // max(n_nodes, self.n_columns, 1))
+        self.blocks = [slice(start, min(start + rows, self.n_agents))
+                       for start in range(0, self.n_agents, rows)]
+        self._parts = [(csr[block], csr[block].T.tocsr()) for block in self.blocks]
+
+    def n_observed(self):
+        """Observed responses per agent."""
+        return np.diff(self.csr.indptr).astype(np.float64)
+
+    def e_step(self, log_p, grid, *, counts=True, moments=False):
+        """Log-likelihood, expected counts per (node, column), posterior moments.
+
+        ``log_p``: log probability of every indicator column's category at
+        every node, (n_nodes, n_columns). Returns ``loglik``, and ``r`` (also
+        as ``n``: a column is observed exactly where it is 1) with
+        ``counts``; ``mean``, ``sd``, ``per_agent`` with ``moments``.
+        """
+        arguments = [(rows, by_column, log_p, grid.log_weights, grid.nodes, counts,
+                      moments) for rows, by_column in self._parts]
+        parts = run_chunks(self.parallel, _e_step_block, arguments)
+        out = {"loglik": float(sum(part[0] for part in parts))}
+        if counts:
+            r = parts[0][1]
+            for part in parts[1:]:
+                r = r + part[1]
+            out["r"] = out["n"] = r
+        if moments:
+            for key, index in (("mean", 2), ("sd", 3), ("per_agent", 4)):
+                out[key] = np.concatenate([part[index] for part in parts])
+        return out
+
+    def score_products(self, log_p, grid, g):
+        """Per column, ``sum_i E_i[s] E_i[s]^T`` of the agents in that column.
+
+        ``g``: (n_nodes, n_columns, n_params) scores of the column's category.
+        """
+        arguments = [(rows, log_p, grid.log_weights, g) for rows, _ in self._parts]
+        parts = run_chunks(self.parallel, _score_block, arguments)
+        return sum(parts[1:], parts[0])
+
+
+def _posteriors(rows, log_p, log_w):
+    table = rows @ log_p.T
+    table += log_w
+    peak = table.max(axis=1, keepdims=True)
+    table -= peak
+    np.exp(table, out=table)
+    total = table.sum(axis=1, keepdims=True)
+    table /= total
+    return (peak + np.log(total)).ravel(), table
+
+
+def _e_step_block(rows, by_column, log_p, log_w, nodes, counts, moments):
+    """E-step sums of one block of agents (runs on a worker)."""
+    lse, post = _posteriors(rows, log_p, log_w)
+    r = (by_column @ post).T if counts else None
+    summary = (None, None, None)
+    if moments:
+        mean = post @ nodes
+        sd = np.sqrt(np.einsum("iq,iq->i", post, (nodes - mean[:, None]) ** 2))
+        summary = (mean, sd, lse)
+    return (float(lse.sum()), r, *summary)
+
+
+def _score_block(rows, log_p, log_w, g):
+    """Score products of one block of agents (runs on a worker)."""
+    _, post = _posteriors(rows, log_p, log_w)
+    coo = rows.tocoo()
+    n_params = g.shape[2]
+    expected = np.stack([(post @ g[:, :, p])[coo.row, coo.col]
+                         for p in range(n_params)], axis=1)
+    outer = np.zeros((rows.shape[1], n_params, n_params))
+    for p in range(n_params):
+        for q in range(p, n_params):
+            weights = expected[:, p] * expected[:, q]
+            outer[:, p, q] = np.bincount(coo.col, weights=weights,
+                                         minlength=rows.shape[1])
+            outer[:, q, p] = outer[:, p, q]
+    return outer
