@@ -7,6 +7,7 @@ from sklearn.base import clone
 from sklearn.utils import check_random_state
 
 from ..utils._sparse import is_sparse_input
+from ._continuous import CONTINUOUS_MODELS, check_scores
 from ._irt import IRT
 from ._responses import _check_responses
 
@@ -49,6 +50,9 @@ def compare_models(X, models=("1PL", "2PL", "3PL"), *, cv=5, random_state=None,
     X : array-like, DataFrame, sparse matrix or ResultMatrix of shape \
             (n_agents, n_items)
         Responses in {0, 1}; NaN (or an absent sparse entry) is missing.
+        Scores in [0, 1] for the continuous models (``"beta"``,
+        ``"logit-normal"``), whose held-out log-likelihood is a log-density
+        per response on the score scale.
     models : sequence of str or IRT, default=("1PL", "2PL", "3PL")
         Model names (``IRT(model=name, **params)``) or IRT instances.
     cv : int, default=5
@@ -80,7 +84,12 @@ def compare_models(X, models=("1PL", "2PL", "3PL"), *, cv=5, random_state=None,
                   for model in models]
     if not estimators:
         raise ValueError("models must name at least one model.")
-    values, _, _ = _check_responses(X)
+    continuous = [e.model in CONTINUOUS_MODELS for e in estimators]
+    if any(continuous) and not all(continuous):
+        raise ValueError(
+            "models mixes continuous-score models (beta, logit-normal) with "
+            "models of 0/1 or categorical responses; compare models of one kind.")
+    values, _, _ = (check_scores if all(continuous) else _check_responses)(X)
     rows, cols, data = _observed_cells(values)
     fold = check_random_state(random_state).permutation(rows.size) % cv
     as_sparse = is_sparse_input(values)

@@ -23,6 +23,7 @@ from ..utils._stack import find_stack_level
 from ._continuous_models import (
     MODELS,
     chain,
+    clip_params,
     gradient_hessian,
     item_objective,
     m_step,
@@ -85,17 +86,17 @@ def _cells(values):
 
 def clip_scores(data, clip, labels, cols, *, warn=True):
     """Exact 0 and 1 moved to ``clip`` and ``1 - clip``, with a warning."""
-    edge = (data <= clip) | (data >= 1.0 - clip)
     exact = (data == 0.0) | (data == 1.0)
     if warn and exact.any():
         items = np.unique(cols[exact])
         warnings.warn(
             f"{int(exact.sum())} score(s) exactly 0 or 1 were moved to "
             f"score_clip={clip} or 1 - score_clip (the continuous models have "
-            f"densities on (0, 1)); items: {list(labels[items][:10])}"
+            f"densities on (0, 1)); items: "
+            f"{', '.join(str(v) for v in labels[items][:10])}"
             + (" ..." if items.size > 10 else ""),
             UserWarning, stacklevel=find_stack_level())
-    return np.where(edge, np.clip(data, clip, 1.0 - clip), data)
+    return np.where(exact, np.clip(data, clip, 1.0 - clip), data)
 
 
 def summarise_scores(values, labels, clip, *, what="IRT.fit"):
@@ -124,7 +125,8 @@ def summarise_scores(values, labels, clip, *, what="IRT.fit"):
         warnings.warn(
             f"{int((~keep).sum())} item(s) with one distinct score (or fewer "
             f"than 2 responses) were left out of estimation: "
-            f"{list(labels[~keep][:10])}" + (" ..." if (~keep).sum() > 10 else ""),
+            f"{', '.join(str(v) for v in labels[~keep][:10])}"
+            + (" ..." if (~keep).sum() > 10 else ""),
             UserWarning, stacklevel=find_stack_level())
     return rows_kept, (indptr, cols, data), keep, rate
 
@@ -294,7 +296,7 @@ def em(store, grid, params, max_iter, tol):
             p2 = m_step(model, p1, nodes, state1)
             v = _squarem_vector(params.ravel(), p1.ravel(), p2.ravel(), 64.0)
             if v is not None and np.all(np.isfinite(v)):
-                trial = v.reshape(params.shape)
+                trial = clip_params(v.reshape(params.shape))
                 state_t = e_step(trial)
                 n_iter += 1
                 value = state_t["loglik"]

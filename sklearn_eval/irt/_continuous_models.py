@@ -180,13 +180,19 @@ def gradient_hessian(model, params, nodes, stats):
     return chain(nodes, *_node_terms(model, params, nodes, stats))
 
 
-def m_step(model, params, nodes, stats, n_newton=4):
+def m_step(model, params, nodes, stats, n_newton=1):
     """Damped Newton ascent of every item's objective from ``params``.
 
-    The Hessian is shifted to be negative definite and every step is halved
-    until the item's objective does not decrease, so each M-step raises the
-    expected complete-data log-likelihood (a generalised EM step).
+    The Hessian is shifted to be negative definite and a step is halved
+    until the item's objective does not decrease (at most 10 times, else the
+    item keeps its parameters), so each M-step raises the expected
+    complete-data log-likelihood: a generalised EM step. Nodes that no
+    posterior reaches are skipped (they add exactly 0).
     """
+    mass = stats["N"].sum(axis=1)
+    used = mass > 1e-300 + 1e-14 * mass.max()
+    nodes = nodes[used]
+    stats = {key: stats[key][used] for key in ("N", "S1", "S2")}
     params = params.copy()
     value = item_objective(model, params, nodes, stats)
     for _ in range(n_newton):
@@ -198,18 +204,33 @@ def m_step(model, params, nodes, stats, n_newton=4):
         neg = neg + shift[:, None, None] * np.eye(3)
         step = np.linalg.solve(neg, grad[..., None])[..., 0]
         step[~np.all(np.isfinite(step), axis=1)] = 0.0
+        pending = np.abs(step).max(axis=1) > 1e-12
         length = np.ones(params.shape[0])
-        pending = np.ones(params.shape[0], dtype=bool)
-        for _ in range(30):
-            trial = params + length[:, None] * step
-            new = item_objective(model, trial, nodes, stats)
-            ok = pending & np.isfinite(new) & (
-                new >= value - 1e-13 * np.abs(value))
-            params[ok], value[ok] = trial[ok], new[ok]
-            pending &= ~ok
+        for _ in range(10):
             if not pending.any():
                 break
+            trial = clip_params(params + length[:, None] * step)
+            new = item_objective(model, trial[pending], nodes, _columns(
+                stats, pending))
+            ok = np.zeros_like(pending)
+            ok[pending] = np.isfinite(new) & (
+                new >= value[pending] - 1e-13 * np.abs(value[pending]))
+            params[ok] = trial[ok]
+            value[ok] = new[ok[pending]]
+            pending &= ~ok
             length[pending] *= 0.5
         if np.abs(step).max() < 1e-9:
             break
     return params
+
+
+def _columns(stats, items):
+    return {key: value[:, items] for key, value in stats.items()}
+
+
+def clip_params(params):
+    """Bounds that keep the tables finite: |a|, |d| <= 50, s in [-10, 15]."""
+    out = params.copy()
+    out[:, :2] = np.clip(out[:, :2], -50.0, 50.0)
+    out[:, 2] = np.clip(out[:, 2], -10.0, 15.0)
+    return out
