@@ -121,6 +121,18 @@ class _ContinuousIRTMixin:
         Returns
         -------
         expected : ndarray of shape (n_agents, n_items)
+
+        Examples
+        --------
+        >>> from sklearn_eval.datasets import load_leaderboard
+        >>> from sklearn_eval.irt import IRT
+        >>> lite = load_leaderboard("helm_lite")  # 91 models x 10 scores in (0, 1)
+        >>> model = IRT(model="beta").fit(lite.data)
+        >>> model.task_table().columns[4:6].tolist()
+        ['precision', 'precision_se']
+        >>> expected = model.predict(lite.data)
+        >>> expected.shape, bool(((expected > 0) & (expected < 1)).all())
+        ((91, 10), True)
         """
         from sklearn.utils.validation import check_is_fitted
         check_is_fitted(self, "_item_params")
