@@ -30,6 +30,7 @@ from ._continuous_models import (
 )
 from ._em import _NOISE, _squarem_vector
 from ._fit import _scatter, _should_flip
+from ._fitted import shared_fitted
 from ._responses import _agent_labels, _unpack
 
 CONTINUOUS_MODELS = tuple(MODELS)
@@ -401,21 +402,10 @@ def fit_continuous(cells, n_agents, labels, keep, rate, *, model, grid,
         "difficulty_": _scatter(b, keep, n_items),
         f"{spec.scale_name}_": _scatter(scale, keep, n_items),
         **{key: _scatter(value, keep, n_items) for key, value in se.items()},
-        "constant_items_": labels[~keep],
-        "log_likelihood_": loglik,
-        "n_parameters_": n_params,
-        "n_observations_": n_obs,
-        "aic_": -2.0 * loglik + 2.0 * n_params,
-        "bic_": float(-2.0 * loglik + n_params * np.log(n_obs)),
-        "n_iter_": int(n_iter),
-        "abilities_": moments["mean"].copy(),
-        "abilities_sd_": moments["sd"].copy(),
-        "agent_scores_": moments["mean"].copy(),
-        "tasks_": labels,
-        "quadrature_nodes_": grid.nodes,
-        "quadrature_weights_": np.exp(grid.log_weights),
+        **shared_fitted(loglik=loglik, n_params=n_params, n_obs=n_obs,
+                        n_iter=n_iter, moments=moments, labels=labels, keep=keep,
+                        grid=grid),
         "_item_params": params,
-        "_keep": keep,
         "_success_rate_items": rate,
         "_agent_success_rate": store.mean_score(),
     }

@@ -33,6 +33,7 @@ from ._em import (
     _squarem_vector,
 )
 from ._fit import _fit_model, _scatter, _should_flip, _warn_constant_items
+from ._fitted import shared_fitted
 from ._responses import _make_storage
 
 N_PARAMETERS = {"1PL": lambda J: J + 1, "2PL": lambda J: 2 * J,
@@ -168,21 +169,10 @@ def _fit_irt(values, labels, summary, *, model, priors, start, grid, settings,
         "difficulty_se_": _scatter(se[:, 1], keep, n_items),
         "guessing_se_": _scatter(se[:, 2], keep, n_items),
         "upper_se_": _scatter(se[:, 3], keep, n_items),
-        "constant_items_": labels[~keep],
-        "log_likelihood_": float(loglik),
-        "n_parameters_": n_params,
-        "n_observations_": n_obs,
-        "aic_": -2.0 * loglik + 2.0 * n_params,
-        "bic_": float(-2.0 * loglik + n_params * np.log(n_obs)),
-        "n_iter_": int(n_iter),
-        "abilities_": moments["mean"].copy(),
-        "abilities_sd_": moments["sd"].copy(),
-        "agent_scores_": moments["mean"].copy(),
-        "tasks_": labels,
-        "quadrature_nodes_": grid.nodes,
-        "quadrature_weights_": np.exp(grid.log_weights),
+        **shared_fitted(loglik=loglik, n_params=n_params, n_obs=n_obs,
+                        n_iter=n_iter, moments=moments, labels=labels, keep=keep,
+                        grid=grid),
         "_item_params": params,
-        "_keep": keep,
         "_success_rate_items": summary.rate,
         "_agent_success_rate": data.success_rate(),
     }
