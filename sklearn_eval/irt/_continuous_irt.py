@@ -6,7 +6,9 @@ A mixin: :class:`IRT` dispatches here when ``model`` is one of
 """
 
 import numpy as np
+from sklearn.utils.validation import check_is_fitted
 
+from ..utils._protocol import column_labels
 from ._continuous import (
     CONTINUOUS_MODELS,
     ScoreStore,
@@ -19,7 +21,7 @@ from ._continuous import (
 )
 from ._continuous_models import MODELS
 from ._quadrature import make_grid
-from ._responses import _input_features
+from ._responses import _check_input_features, _input_features
 
 # posteriors of many continuous scores are narrow (sd ~0.05 at 40 items):
 # an evenly spaced grid with spacing 0.03 on [-6, 6]
@@ -50,7 +52,6 @@ class _ContinuousIRTMixin:
             raise ValueError(
                 f"score_clip must lie in (0, 0.5); got {self.score_clip!r}.")
         values, _, tasks = check_scores(X)
-        from ..utils._protocol import column_labels
         labels = (np.asarray(tasks, dtype=object) if tasks is not None
                   else column_labels(X, values.shape[1]))
         rows_kept, cells, keep, rate = summarise_scores(values, labels,
@@ -87,7 +88,6 @@ class _ContinuousIRTMixin:
 
     def _continuous_values(self, X):
         values, _, tasks = check_scores(X)
-        from ._responses import _check_input_features
         _check_input_features(self, X, tasks)
         return values
 
@@ -134,7 +134,6 @@ class _ContinuousIRTMixin:
         >>> expected.shape, bool(((expected > 0) & (expected < 1)).all())
         ((91, 10), True)
         """
-        from sklearn.utils.validation import check_is_fitted
         check_is_fitted(self, "_item_params")
         if not self._is_continuous():
             return self.predict_proba(X)

@@ -121,6 +121,12 @@ class IRT(
     discrimination_se_, difficulty_se_, guessing_se_, upper_se_ : ndarray
         Standard errors from Louis' observed information of each item (NaN
         where the model fixes the parameter or the information is singular).
+    precision_, precision_se_ : ndarray of shape (n_items,)
+        ``model="beta"`` only: the Beta precision ``phi`` of each item and
+        its standard error.
+    residual_sd_, residual_sd_se_ : ndarray of shape (n_items,)
+        ``model="logit-normal"`` only: the sd of the logit score around the
+        item's curve and its standard error.
     abilities_, abilities_sd_ : ndarray of shape (n_agents,)
         Posterior mean and sd of the training agents' abilities.
     agents_, agent_scores_ : ndarray of shape (n_agents,)
@@ -417,6 +423,8 @@ class IRT(
                 "aic": float(self.aic_), "bic": float(self.bic_)}
 
     def _agent_columns(self):
+        if self._is_continuous():
+            return {"mean_score": self._agent_success_rate}
         return {"success_rate": self._agent_success_rate}
 
     def _agent_score_se(self):
