@@ -141,7 +141,7 @@ class ScoreStore:
     """
 
     def __init__(self, cells, n_agents, keep, model, *, dense=None,
-                 parallel=None):
+                 parallel=None, chunk_size=None):
         indptr, cols, data = cells
         index = np.cumsum(keep) - 1
         rows = np.repeat(np.arange(n_agents), np.diff(indptr))
@@ -160,6 +160,7 @@ class ScoreStore:
             dense = rows.size >= 0.3 * max(n_agents * self.n_items, 1)
         self.dense = dense
         self.parallel = parallel
+        self.chunk_size = chunk_size
         self.M, self.T1, self.T2 = (self._matrix(v, shape) for v in
                                     (np.ones_like(t1), t1, t2))
         self.T11, self.T12, self.T22 = None, None, None
@@ -179,7 +180,8 @@ class ScoreStore:
         return self.T11, self.T12, self.T22
 
     def blocks(self, n_nodes):
-        size = max(1, _BLOCK_ENTRIES // max(n_nodes, self.n_items, 1))
+        size = self.chunk_size or max(
+            1, _BLOCK_ENTRIES // max(n_nodes, self.n_items, 1))
         return [slice(s, min(s + size, self.n_agents))
                 for s in range(0, self.n_agents, size)]
 
@@ -219,7 +221,7 @@ class ScoreStore:
         if self.parallel is None or len(blocks) == 1:
             parts = [run(rows) for rows in blocks]
         else:
-            from joblib import delayed
+            from sklearn.utils.parallel import delayed
             parts = self.parallel(delayed(run)(rows) for rows in blocks)
         out = {"per_agent": np.concatenate([p["per_agent"] for p in parts])}
         out["loglik"] = float(out["per_agent"].sum())
@@ -366,11 +368,11 @@ def louis_covariance(store, grid, params):
 
 
 def fit_continuous(cells, n_agents, labels, keep, rate, *, model, grid,
-                   max_iter, tol, parallel, algorithm):
+                   max_iter, tol, parallel, algorithm, chunk_size=None):
     """Everything :meth:`IRT.fit` learns for a continuous model, as a dict."""
     dense = {"dense": True, "sparse": False}.get(algorithm)
     store = ScoreStore(cells, n_agents, keep, model, dense=dense,
-                       parallel=parallel)
+                       parallel=parallel, chunk_size=chunk_size)
     params = start_params(store)
     params, state, n_iter, converged = em(store, grid, params, max_iter, tol)
     if not converged:

@@ -64,7 +64,8 @@ class _ContinuousIRTMixin:
             fitted = fit_continuous(
                 cells, n_agents, labels, keep, rate, model=self.model,
                 grid=self._continuous_grid(), max_iter=self.max_iter,
-                tol=self.tol, parallel=parallel, algorithm=self.algorithm)
+                tol=self.tol, parallel=parallel, algorithm=self.algorithm,
+                chunk_size=self.chunk_size)
         fitted["agents_"] = agent_labels(X, rows_kept)
         return {**_input_features(X, labels), **fitted}
 
@@ -74,7 +75,8 @@ class _ContinuousIRTMixin:
         data = clip_scores(data, self.score_clip, labels, cols)
         dense = {"dense": True, "sparse": False}.get(self.algorithm)
         return ScoreStore((indptr, cols, data), values.shape[0], self._keep,
-                          self.model, dense=dense, parallel=parallel)
+                          self.model, dense=dense, parallel=parallel,
+                          chunk_size=self.chunk_size)
 
     def _continuous_pass(self, values, *, moments=True):
         grid = self._continuous_grid()
