@@ -15,6 +15,7 @@ import warnings
 import numpy as np
 from scipy import sparse
 from sklearn.exceptions import ConvergenceWarning
+from sklearn.utils.parallel import delayed
 
 from ..utils import check_empty_agents, check_result_matrix
 from ..utils._protocol import column_labels
@@ -221,7 +222,6 @@ class ScoreStore:
         if self.parallel is None or len(blocks) == 1:
             parts = [run(rows) for rows in blocks]
         else:
-            from sklearn.utils.parallel import delayed
             parts = self.parallel(delayed(run)(rows) for rows in blocks)
         out = {"per_agent": np.concatenate([p["per_agent"] for p in parts])}
         out["loglik"] = float(out["per_agent"].sum())
@@ -340,15 +340,16 @@ def louis_covariance(store, grid, params):
     J, K = store.n_items, len(nodes)
     mean_outer = np.zeros((J, 3, 3))
     post = state["post"]
-    for rows in store.blocks(3 * J):
-        lo, hi = store.indptr[rows.start], store.indptr[rows.stop]
-        r = store.rows[lo:hi] - rows.start
-        c = store.cols[lo:hi]
-        P = post[rows]
-        parts = [(P @ g.reshape(K, 3 * J)).reshape(-1, J, 3)[r, c]
-                 for g in (g0, g1, g2)]
-        Es = parts[0] + store.t1[lo:hi, None] * parts[1] + \
-            store.t2[lo:hi, None] * parts[2]
+    # per observed cell: E_i[s_ij] = sum_k post_ik (g0 + T1 g1 + T2 g2)[k, j],
+    # in chunks of cells (O(observed x nodes), dense or sparse alike)
+    step = max(1, _BLOCK_ENTRIES // (3 * K))
+    for lo in range(0, store.rows.size, step):
+        cut = slice(lo, min(lo + step, store.rows.size))
+        r, c = store.rows[cut], store.cols[cut]
+        P = post[r]
+        Es = (np.einsum("ck,kcp->cp", P, g0[:, c])
+              + store.t1[cut, None] * np.einsum("ck,kcp->cp", P, g1[:, c])
+              + store.t2[cut, None] * np.einsum("ck,kcp->cp", P, g2[:, c]))
         for p in range(3):
             for q in range(p, 3):
                 v = np.bincount(c, weights=Es[:, p] * Es[:, q], minlength=J)
