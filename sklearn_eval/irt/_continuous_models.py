@@ -19,7 +19,7 @@ their first and second derivatives in ``(eta, s)`` and the expected score.
 """
 
 import numpy as np
-from scipy.special import digamma, expit, gammaln, logit, polygamma
+from scipy.special import digamma, expit, gammaln, logit
 
 __all__ = ["BetaModel", "LogitNormalModel", "MODELS"]
 
@@ -27,6 +27,25 @@ __all__ = ["BetaModel", "LogitNormalModel", "MODELS"]
 _ETA_BOUND = 35.0
 _HALF_LOG_2PI = 0.5 * np.log(2.0 * np.pi)
 _GH_X, _GH_W = np.polynomial.hermite.hermgauss(32)
+
+
+def trigamma(x):
+    """``polygamma(1, x)`` for ``x > 0``: recurrence to ``x >= 10``, then the
+    asymptotic series (relative error below 1e-12; several times faster)."""
+    x = np.asarray(x, dtype=np.float64)
+    out = np.zeros_like(x)
+    y = x.copy()
+    for _ in range(10):
+        low = y < 10.0
+        if not low.any():
+            break
+        out += np.where(low, 1.0 / (y * y), 0.0)
+        y = np.where(low, y + 1.0, y)
+    inv = 1.0 / y
+    inv2 = inv * inv
+    series = inv + inv2 * (0.5 + inv * (1.0 / 6.0 + inv2 * (
+        -1.0 / 30.0 + inv2 * (1.0 / 42.0 + inv2 * (-1.0 / 30.0 + inv2 * 5.0 / 66.0)))))
+    return out + series
 
 
 class BetaModel:
@@ -63,7 +82,7 @@ class BetaModel:
         pw = phi * w
         curv = pw * (nu - mu)  # d2 mu / d eta2 times phi
         dg_p, dg_q, dg_phi = digamma(p), digamma(q), digamma(phi)
-        tg_p, tg_q, tg_phi = polygamma(1, p), polygamma(1, q), polygamma(1, phi)
+        tg_p, tg_q, tg_phi = trigamma(p), trigamma(q), trigamma(phi)
         diff = dg_q - dg_p
         c0 = ((pw * diff, phi * dg_phi - p * dg_p - q * dg_q),
               (-pw * pw * (tg_p + tg_q) + curv * diff,

@@ -304,3 +304,13 @@ def test_deterministic_and_orientation_follows_scores():
     assert_allclose(one._item_params, two._item_params, rtol=0, atol=0)
     mean = np.nanmean(X, axis=1)
     assert np.corrcoef(one.abilities_, mean)[0, 1] > 0.9
+
+
+def test_trigamma_matches_scipy():
+    from scipy.special import polygamma
+
+    from sklearn_eval.irt._continuous_models import trigamma
+
+    x = np.concatenate([np.logspace(-17, 5, 2000),
+                        np.random.default_rng(0).uniform(0, 40, 2000)])
+    assert_allclose(trigamma(x), polygamma(1, x), rtol=1e-12)
