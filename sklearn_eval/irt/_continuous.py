@@ -29,7 +29,8 @@ from ._continuous_models import (
     item_objective,
     m_step,
 )
-from ._em import _NOISE, _squarem_vector
+from ._em import _squarem_vector
+from ._em_loop import squarem_em
 from ._fit import _scatter, _should_flip
 from ._fitted import shared_fitted
 from ._responses import _agent_labels, _unpack
@@ -286,30 +287,16 @@ def em(store, grid, params, max_iter, tol):
     def e_step(p):
         return store.e_step(model.tables(p, nodes), grid)
 
-    state = e_step(params)
-    current = state["loglik"]
-    n_iter, converged = 0, False
-    while n_iter < max_iter:
-        previous = current
-        p1 = m_step(model, params, nodes, state)
-        state1 = e_step(p1)
-        n_iter += 1
-        step = (p1, state1, state1["loglik"])
-        if n_iter + 1 < max_iter:
-            p2 = m_step(model, p1, nodes, state1)
-            v = _squarem_vector(params.ravel(), p1.ravel(), p2.ravel(), 64.0)
-            if v is not None and np.all(np.isfinite(v)):
-                trial = clip_params(v.reshape(params.shape))
-                state_t = e_step(trial)
-                n_iter += 1
-                value = state_t["loglik"]
-                if np.isfinite(value) and value > step[2] + _NOISE * abs(step[2]):
-                    step = (trial, state_t, value)
-        params, state, current = step
-        if n_iter >= 2 and abs(current - previous) <= tol * store.n_agents:
-            converged = True
-            break
-    return params, state, n_iter, converged
+    def extrapolate(p0, p1, p2):
+        v = _squarem_vector(p0.ravel(), p1.ravel(), p2.ravel(), 64.0)
+        if v is None or not np.all(np.isfinite(v)):
+            return None
+        return clip_params(v.reshape(p0.shape))
+
+    return squarem_em(
+        params, e_step=e_step, em_map=lambda state, p: m_step(model, p, nodes, state),
+        objective=lambda p, state: state["loglik"], extrapolate=extrapolate,
+        max_iter=max_iter, tol=tol, n_agents=store.n_agents)
 
 
 def louis_covariance(store, grid, params):

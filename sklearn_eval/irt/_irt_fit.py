@@ -26,12 +26,12 @@ from ._binary_models import (
     scores,
 )
 from ._em import (
-    _NOISE,
     _EMSettings,
     _fit_items,
     _occupied_nodes,
     _squarem_vector,
 )
+from ._em_loop import squarem_em
 from ._fit import _fit_model, _scatter, _should_flip, _warn_constant_items
 from ._fitted import shared_fitted
 from ._responses import _make_storage
@@ -64,28 +64,10 @@ def _em_binary(data, grid, params, model, priors, max_iter, tol):
         r, n, nodes = _occupied_nodes(state["r"], state["n"], grid.nodes)
         return m_step(p, r, n, nodes, free, priors)
 
-    state = e_step(params)
-    current = objective(params, state)
-    n_iter, converged = 0, False
-    while n_iter < max_iter:
-        previous = current
-        p1 = em_map(state, params)
-        state1 = e_step(p1)
-        step = (p1, state1, objective(p1, state1))
-        n_iter += 1
-        if n_iter + 1 < max_iter:
-            p2 = em_map(state1, p1)
-            trial = _squarem(params, p1, p2, free)
-            if trial is not None:
-                state_t = e_step(trial)
-                value_t = objective(trial, state_t)
-                n_iter += 1
-                if np.isfinite(value_t) and value_t > step[2] + _NOISE * abs(step[2]):
-                    step = (trial, state_t, value_t)
-        params, state, current = step
-        if n_iter >= 2 and abs(current - previous) <= tol * data.n_agents:
-            converged = True
-            break
+    params, state, n_iter, converged = squarem_em(
+        params, e_step=e_step, em_map=em_map, objective=objective,
+        extrapolate=lambda p0, p1, p2: _squarem(p0, p1, p2, free),
+        max_iter=max_iter, tol=tol, n_agents=data.n_agents)
     return params, state["loglik"], n_iter, converged
 
 
