@@ -7,6 +7,7 @@ from sklearn.base import clone
 from sklearn.utils import check_random_state
 
 from ..utils._sparse import is_sparse_input
+from ._continuous import CONTINUOUS_MODELS, check_scores
 from ._graded import GRADED_MODELS
 from ._graded_fit import graded_values, known_categories
 from ._irt import IRT
@@ -53,7 +54,9 @@ def compare_models(X, models=("1PL", "2PL", "3PL"), *, cv=5, random_state=None,
         Responses in {0, 1} (ordered categories 0, 1, 2, ... for ``"GRM"``
         and ``"GPCM"``); NaN (or an absent sparse entry) is missing.
         Held-out responses in a category the fold's training responses never
-        had for that item are not scored.
+        had for that item are not scored. Scores in [0, 1] for the continuous
+        models (``"beta"``, ``"logit-normal"``), whose held-out
+        log-likelihood is a log-density per response on the score scale.
     models : sequence of str or IRT, default=("1PL", "2PL", "3PL")
         Model names (``IRT(model=name, **params)``) or IRT instances.
     cv : int, default=5
@@ -85,8 +88,18 @@ def compare_models(X, models=("1PL", "2PL", "3PL"), *, cv=5, random_state=None,
                   for model in models]
     if not estimators:
         raise ValueError("models must name at least one model.")
+    continuous = [e.model in CONTINUOUS_MODELS for e in estimators]
+    if any(continuous) and not all(continuous):
+        raise ValueError(
+            "models mixes continuous-score models (beta, logit-normal) with "
+            "models of 0/1 or categorical responses; compare models of one kind.")
     graded = any(estimator.model in GRADED_MODELS for estimator in estimators)
-    values = graded_values(X) if graded else _check_responses(X)[0]
+    if all(continuous):
+        values = check_scores(X)[0]
+    elif graded:
+        values = graded_values(X)
+    else:
+        values = _check_responses(X)[0]
     rows, cols, data = _observed_cells(values)
     fold = check_random_state(random_state).permutation(rows.size) % cv
     as_sparse = is_sparse_input(values)

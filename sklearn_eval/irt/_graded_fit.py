@@ -24,6 +24,7 @@ from ..utils._sparse import check_sparse_result, is_sparse_input
 from ..utils._stack import find_stack_level
 from ._em import _NOISE, _squarem_vector
 from ._fit import _scatter
+from ._fitted import shared_fitted
 from ._graded import (
     log_probabilities,
     louis_information,
@@ -35,7 +36,6 @@ from ._graded import (
     start_values,
 )
 from ._graded_store import _CategoricalResponses
-from ._irt_fit import fit_summary
 from ._quadrature import QuadratureGrid, make_grid
 from ._responses import _agent_labels, _unpack
 
@@ -402,10 +402,11 @@ def fit_graded(checked, *, model, grid, settings, chunk_size, parallel,
         f"{column}_se_": item_b_se,
         "n_categories_": n_categories,
         "categories_": [c.copy() for c in codes],
-        **fit_summary(labels, keep, loglik, n_params, n_obs, n_iter, moments, grid),
+        **shared_fitted(loglik=loglik, n_params=n_params, n_obs=n_obs,
+                        n_iter=n_iter, moments=moments, labels=labels, keep=keep,
+                        grid=grid),
         "agents_": agents,
         "_item_params": params,
-        "_keep": keep,
         "_coding": coding,
         "_success_rate_items": mean,
         "_agent_success_rate": agent_mean,

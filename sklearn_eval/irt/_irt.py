@@ -5,11 +5,13 @@ from numbers import Integral, Real
 import numpy as np
 from sklearn.base import BaseEstimator, TransformerMixin
 from sklearn.utils import check_random_state
+from sklearn.utils._available_if import available_if
 from sklearn.utils.validation import check_is_fitted
 
 from ..base import AgentRankerMixin, FitTemplateMixin, TaskTableMixin
 from ..utils._sklearn_compat import Interval, StrOptions
 from ._binary_models import log_tables, logit_prior
+from ._continuous_irt import CONTINUOUS_MODELS, _ContinuousIRTMixin
 from ._em import _EMSettings
 from ._fit import _executor
 from ._graded import GRADED_MODELS
@@ -31,13 +33,24 @@ from ._responses import (
     _make_storage,
 )
 
+
+def _has_proba(estimator):
+    """predict_proba exists for the binary models (a density is not one)."""
+    if estimator.model in CONTINUOUS_MODELS:
+        raise AttributeError(
+            f"model={estimator.model!r} gives a density, not probabilities: use "
+            "predict (expected scores) or score (mean log-density).")
+    return True
+
+
 _DEFAULT_NODES = {"rectangular": 121, "gauss-hermite": 21}
 # logit-scale sd of the guessing prior that n_options implies
 _OPTIONS_PRIOR_SD = 0.5
 
 
 class IRT(
-    AgentRankerMixin, TaskTableMixin, TransformerMixin, FitTemplateMixin, BaseEstimator
+    _ContinuousIRTMixin, AgentRankerMixin, TaskTableMixin, TransformerMixin,
+    FitTemplateMixin, BaseEstimator
 ):
     """Item response models: 1PL, 2PL, 3PL (guessing), 4PL, GRM and GPCM.
 
@@ -77,8 +90,11 @@ class IRT(
 
     Parameters
     ----------
-    model : {"1PL", "2PL", "3PL", "4PL", "GRM", "GPCM"}, default="2PL"
-        The item response model: binary, or ordered categories (GRM, GPCM).
+    model : {"1PL", "2PL", "3PL", "4PL", "GRM", "GPCM", "beta", "logit-normal"}, \
+            default="2PL"
+        The item response model: binary (1PL to 4PL), ordered categories
+        (GRM, GPCM), or continuous scores in [0, 1] (``"beta"``,
+        ``"logit-normal"``, see :ref:`irt_continuous`).
     n_factors : int, default=1
         Number of latent abilities. Only 1 is supported.
     n_options : int or None, default=None
@@ -92,7 +108,8 @@ class IRT(
     quadrature : {"rectangular", "gauss-hermite"}, default="rectangular"
         Grid on which ``theta`` is integrated out (see :class:`IRT2PL`).
     n_quadrature : int or None, default=None
-        Number of nodes; None means 121 (rectangular) or 21 (Gauss-Hermite).
+        Number of nodes; None means 121 (rectangular) or 21 (Gauss-Hermite),
+        and 401 for the continuous models (their posteriors are narrow).
         For the GRM and GPCM None on the rectangular grid means 61 nodes
         when agents answer on average at most 150 category boundaries
         (responses x (categories - 1)), 121 beyond.
@@ -112,6 +129,10 @@ class IRT(
         Threads for the passes over blocks of agents or items.
     random_state : int, RandomState instance or None, default=None
         Seeds the starting values of the 2PL engine.
+    score_clip : float, default=1e-3
+        Continuous models: scores exactly 0 or 1 are moved to ``score_clip``
+        and ``1 - score_clip`` (with a warning naming the items), as the
+        models' densities live on (0, 1).
 
     Attributes
     ----------
@@ -134,6 +155,12 @@ class IRT(
     categories_ : list of ndarray
         GRM and GPCM: the category codes observed for every item, in order
         (internal category ``k`` is code ``categories_[j][k]``).
+    precision_, precision_se_ : ndarray of shape (n_items,)
+        ``model="beta"`` only: the Beta precision ``phi`` of each item and
+        its standard error.
+    residual_sd_, residual_sd_se_ : ndarray of shape (n_items,)
+        ``model="logit-normal"`` only: the sd of the logit score around the
+        item's curve and its standard error.
     abilities_, abilities_sd_ : ndarray of shape (n_agents,)
         Posterior mean and sd of the training agents' abilities.
     agents_, agent_scores_ : ndarray of shape (n_agents,)
@@ -197,7 +224,8 @@ class IRT(
 
     _model = "irt"  # the interval code reads abilities_sd_ and the item SEs
     _parameter_constraints: dict = {
-        "model": [StrOptions({"1PL", "2PL", "3PL", "4PL", "GRM", "GPCM"})],
+        "model": [StrOptions({"1PL", "2PL", "3PL", "4PL", "GRM", "GPCM",
+                              *CONTINUOUS_MODELS})],
         "n_factors": [Interval(Integral, 1, None, closed="left")],
         "n_options": [Interval(Integral, 2, None, closed="left"), None],
         "guessing_prior": [tuple, list, None],
@@ -211,12 +239,14 @@ class IRT(
         "chunk_size": [Interval(Integral, 1, None, closed="left"), None],
         "n_jobs": [Integral, None],
         "random_state": ["random_state"],
+        "score_clip": [Interval(Real, 0, 0.5, closed="neither")],
     }
 
     def __init__(self, model="2PL", *, n_factors=1, n_options=None,
                  guessing_prior=None, upper_prior=None, quadrature="rectangular",
                  n_quadrature=None, quadrature_bound=6.0, max_iter=1000, tol=1e-7,
-                 algorithm="auto", chunk_size=None, n_jobs=None, random_state=None):
+                 algorithm="auto", chunk_size=None, n_jobs=None, random_state=None,
+                 score_clip=1e-3):
         self.model = model
         self.n_factors = n_factors
         self.n_options = n_options
@@ -231,6 +261,7 @@ class IRT(
         self.chunk_size = chunk_size
         self.n_jobs = n_jobs
         self.random_state = random_state
+        self.score_clip = score_clip
 
     def _priors(self):
         """Priors on the asymptotes' logits (columns 2 and 3), validated."""
@@ -274,6 +305,8 @@ class IRT(
         return super().fit(X, y)
 
     def _check_fit_data(self, X, y=None):
+        if self._is_continuous():
+            return self._check_continuous_fit(X)
         if self.n_factors != 1:
             raise ValueError(
                 f"n_factors={self.n_factors} is not supported: IRT fits one "
@@ -285,6 +318,8 @@ class IRT(
         return X, priors, _check_fit_responses(X)
 
     def _solve(self, checked):
+        if self._is_continuous():
+            return self._solve_continuous(checked)
         grid = self._grid()
         settings = _EMSettings(max_iter=self.max_iter, tol=self.tol)
         if self.model in GRADED_MODELS:
@@ -319,6 +354,8 @@ class IRT(
         if self.model in GRADED_MODELS:
             _check_input_features(self, X, None)
             return X
+        if self._is_continuous():
+            return self._continuous_values(X)
         values, _, tasks = _check_responses(X)
         _check_input_features(self, X, tasks)
         return values
@@ -327,6 +364,8 @@ class IRT(
         """Posterior moments and per-agent log-likelihood of new responses."""
         if self.model in GRADED_MODELS:
             return graded_pass(self, values, moments=moments)
+        if self._is_continuous():
+            return self._continuous_pass(values, moments=moments)
         grid = self._grid()
         with self._executor() as parallel:
             data = _make_storage(values, self._keep, algorithm=self.algorithm,
@@ -370,6 +409,7 @@ class IRT(
         check_is_fitted(self, "_item_params")
         return np.asarray(["ability", "ability_sd"], dtype=object)
 
+    @available_if(_has_proba)
     def predict_proba(self, X):
         """Probability of success on every item for the agents in ``X``.
 
@@ -452,6 +492,8 @@ class IRT(
     def _agent_columns(self):
         if self.model in GRADED_MODELS:
             return {"mean_category": self._agent_success_rate}
+        if self._is_continuous():
+            return {"mean_score": self._agent_success_rate}
         return {"success_rate": self._agent_success_rate}
 
     def _agent_score_se(self):
@@ -460,6 +502,8 @@ class IRT(
     def _task_columns(self):
         if self.model in GRADED_MODELS:
             return graded_task_columns(self)
+        if self._is_continuous():
+            return self._continuous_task_columns()
         columns = {
             "discrimination": self.discrimination_,
             "discrimination_se": self.discrimination_se_,

@@ -26,13 +26,14 @@ from ._binary_models import (
     scores,
 )
 from ._em import (
-    _NOISE,
     _EMSettings,
     _fit_items,
     _occupied_nodes,
     _squarem_vector,
 )
+from ._em_loop import squarem_em
 from ._fit import _fit_model, _scatter, _should_flip, _warn_constant_items
+from ._fitted import shared_fitted
 from ._responses import _make_storage
 
 N_PARAMETERS = {"1PL": lambda J: J + 1, "2PL": lambda J: 2 * J,
@@ -63,28 +64,10 @@ def _em_binary(data, grid, params, model, priors, max_iter, tol):
         r, n, nodes = _occupied_nodes(state["r"], state["n"], grid.nodes)
         return m_step(p, r, n, nodes, free, priors)
 
-    state = e_step(params)
-    current = objective(params, state)
-    n_iter, converged = 0, False
-    while n_iter < max_iter:
-        previous = current
-        p1 = em_map(state, params)
-        state1 = e_step(p1)
-        step = (p1, state1, objective(p1, state1))
-        n_iter += 1
-        if n_iter + 1 < max_iter:
-            p2 = em_map(state1, p1)
-            trial = _squarem(params, p1, p2, free)
-            if trial is not None:
-                state_t = e_step(trial)
-                value_t = objective(trial, state_t)
-                n_iter += 1
-                if np.isfinite(value_t) and value_t > step[2] + _NOISE * abs(step[2]):
-                    step = (trial, state_t, value_t)
-        params, state, current = step
-        if n_iter >= 2 and abs(current - previous) <= tol * data.n_agents:
-            converged = True
-            break
+    params, state, n_iter, converged = squarem_em(
+        params, e_step=e_step, em_map=em_map, objective=objective,
+        extrapolate=lambda p0, p1, p2: _squarem(p0, p1, p2, free),
+        max_iter=max_iter, tol=tol, n_agents=data.n_agents)
     return params, state["loglik"], n_iter, converged
 
 
@@ -168,34 +151,12 @@ def _fit_irt(values, labels, summary, *, model, priors, start, grid, settings,
         "difficulty_se_": _scatter(se[:, 1], keep, n_items),
         "guessing_se_": _scatter(se[:, 2], keep, n_items),
         "upper_se_": _scatter(se[:, 3], keep, n_items),
-        **fit_summary(labels, keep, loglik, n_params, n_obs, n_iter, moments, grid),
+        **shared_fitted(loglik=loglik, n_params=n_params, n_obs=n_obs,
+                        n_iter=n_iter, moments=moments, labels=labels, keep=keep,
+                        grid=grid),
         "_item_params": params,
-        "_keep": keep,
         "_success_rate_items": summary.rate,
         "_agent_success_rate": data.success_rate(),
-    }
-
-
-def fit_summary(labels, keep, loglik, n_params, n_obs, n_iter, moments, grid):
-    """The fitted attributes every model of :class:`IRT` shares.
-
-    Items left out, log-likelihood, information criteria, iterations, the
-    training agents' posterior moments and the quadrature grid.
-    """
-    return {
-        "constant_items_": labels[~keep],
-        "log_likelihood_": float(loglik),
-        "n_parameters_": n_params,
-        "n_observations_": n_obs,
-        "aic_": -2.0 * loglik + 2.0 * n_params,
-        "bic_": float(-2.0 * loglik + n_params * np.log(n_obs)),
-        "n_iter_": int(n_iter),
-        "abilities_": moments["mean"].copy(),
-        "abilities_sd_": moments["sd"].copy(),
-        "agent_scores_": moments["mean"].copy(),
-        "tasks_": labels,
-        "quadrature_nodes_": grid.nodes,
-        "quadrature_weights_": np.exp(grid.log_weights),
     }
 
 

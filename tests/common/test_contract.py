@@ -70,6 +70,14 @@ def _responses():
     return make_irt_responses(60, 6, missing_rate=0.1, random_state=15)
 
 
+def _continuous_scores():
+    rng = np.random.default_rng(16)
+    mu = expit(np.outer(rng.normal(size=40), rng.uniform(0.5, 2, 5)))
+    X = rng.beta(20 * mu, 20 * (1 - mu))
+    X[rng.random(X.shape) < 0.1] = np.nan
+    return X
+
+
 def _complete_responses():
     return make_irt_responses(60, 8, random_state=4)
 
@@ -184,6 +192,16 @@ CONFIGS = {
     "IRT(GPCM)": (
         lambda: IRT(model="GPCM"),
         lambda: (_graded_responses(), None, None),
+        True,
+    ),
+    "IRT(beta)": (
+        lambda: IRT(model="beta"),
+        lambda: (_continuous_scores(), None, None),
+        True,
+    ),
+    "IRT(logit-normal)": (
+        lambda: IRT(model="logit-normal"),
+        lambda: (_continuous_scores(), None, None),
         True,
     ),
     "IRT2PL(1PL)": (

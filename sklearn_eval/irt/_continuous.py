@@ -1,0 +1,421 @@
+"""Continuous scores in [0, 1]: validation, storage, EM and standard errors.
+
+The scores of the kept items are stored once as two statistics ``T1``, ``T2``
+and an observation mask, either as dense arrays (0 where missing) or as CSR
+arrays sharing the pattern of the observed cells, so every pass is a few
+matrix products in O(observed responses) for sparse input. The E-step gives
+per (node, item) the posterior mass ``N``, the posterior-weighted sums ``S1``
+and ``S2`` (and, for the standard errors, the sums of the squares and product
+``S11``, ``S12``, ``S22``): everything the M-step of
+:mod:`._continuous_models` reads.
+"""
+
+import warnings
+
+import numpy as np
+from scipy import sparse
+from sklearn.exceptions import ConvergenceWarning
+from sklearn.utils.parallel import delayed
+
+from ..utils import check_empty_agents, check_result_matrix
+from ..utils._protocol import column_labels
+from ..utils._sparse import check_sparse_result, is_sparse_input
+from ..utils._stack import find_stack_level
+from ._continuous_models import (
+    MODELS,
+    chain,
+    clip_params,
+    gradient_hessian,
+    item_objective,
+    m_step,
+)
+from ._em import _squarem_vector
+from ._em_loop import squarem_em
+from ._fit import _scatter, _should_flip
+from ._fitted import shared_fitted
+from ._responses import _agent_labels, _unpack
+
+CONTINUOUS_MODELS = tuple(MODELS)
+# entries of a per-(agent, node) block
+_BLOCK_ENTRIES = 2**21
+
+
+# --------------------------------------------------------------- validation
+def check_scores(X):
+    """Validated scores in [0, 1] (float64 array with NaN, or CSR) and labels.
+
+    Returns ``(values, agents, tasks)`` as ``_check_responses`` does for 0/1
+    responses; a score outside [0, 1] raises a ValueError naming its item,
+    row and value.
+    """
+    inner, agents, tasks = _unpack(X)
+    if is_sparse_input(inner):
+        values = check_sparse_result(inner, binary=False)
+        coo = sparse.coo_array(values)
+        rows, cols, data = coo.row, coo.col, coo.data
+    else:
+        checked = check_result_matrix(inner, allow_nan=True)
+        values = np.asarray(checked.values, dtype=np.float64)
+        agents = checked.agents if agents is None else agents
+        tasks = checked.tasks if tasks is None else tasks
+        rows, cols = np.nonzero(~np.isnan(values))
+        data = values[rows, cols]
+    bad = ~((data >= 0.0) & (data <= 1.0)) & ~np.isnan(data)
+    if bad.any():
+        k = int(np.flatnonzero(bad)[0])
+        names = (np.asarray(tasks, dtype=object) if tasks is not None
+                 else column_labels(X, values.shape[1]))
+        raise ValueError(
+            f"Continuous scores must lie in [0, 1]; item {names[cols[k]]!r} has "
+            f"{data[k]!r} in row {int(rows[k])} ({int(bad.sum())} such score(s))."
+        )
+    return values, agents, tasks
+
+
+def _cells(values):
+    """CSR pattern of the observed scores: ``(indptr, indices, data)``."""
+    if is_sparse_input(values):
+        csr = sparse.csr_array(values)
+        rows = np.repeat(np.arange(csr.shape[0]), np.diff(csr.indptr))
+        seen = ~np.isnan(csr.data)
+        counts = np.bincount(rows[seen], minlength=csr.shape[0])
+        indptr = np.concatenate([[0], np.cumsum(counts)])
+        return indptr, csr.indices[seen], np.asarray(csr.data[seen], np.float64)
+    observed = ~np.isnan(values)
+    indptr = np.concatenate([[0], np.cumsum(observed.sum(axis=1))])
+    rows, cols = np.nonzero(observed)
+    return indptr, cols, values[rows, cols]
+
+
+def clip_scores(data, clip, labels, cols, *, warn=True):
+    """Exact 0 and 1 moved to ``clip`` and ``1 - clip``, with a warning."""
+    exact = (data == 0.0) | (data == 1.0)
+    if warn and exact.any():
+        items = np.unique(cols[exact])
+        warnings.warn(
+            f"{int(exact.sum())} score(s) exactly 0 or 1 were moved to "
+            f"score_clip={clip} or 1 - score_clip (the continuous models have "
+            f"densities on (0, 1)); items: "
+            f"{', '.join(str(v) for v in labels[items][:10])}"
+            + (" ..." if items.size > 10 else ""),
+            UserWarning, stacklevel=find_stack_level())
+    return np.where(exact, np.clip(data, clip, 1.0 - clip), data)
+
+
+def summarise_scores(values, labels, clip, *, what="IRT.fit"):
+    """Kept agents, the cells, the kept items and the mean score per item."""
+    n_agents, n_items = values.shape
+    if n_items < 2 or n_agents < 2:
+        raise ValueError(
+            f"IRT needs at least 2 agents and 2 items; got {n_agents} x {n_items}.")
+    rows_kept = check_empty_agents(values, None, what=what)
+    indptr, cols, data = _cells(values)
+    data = clip_scores(data, clip, labels, cols)
+    count = np.bincount(cols, minlength=n_items).astype(float)
+    total = np.bincount(cols, weights=data, minlength=n_items)
+    low = np.full(n_items, np.inf)
+    high = np.full(n_items, -np.inf)
+    np.minimum.at(low, cols, data)
+    np.maximum.at(high, cols, data)
+    keep = (count >= 2) & (high > low)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        rate = np.where(count > 0, total / count, np.nan)
+    if keep.sum() < 2:
+        raise ValueError(
+            "IRT needs at least 2 items with two different observed scores; "
+            f"got {int(keep.sum())} of {n_items}.")
+    if not keep.all():
+        warnings.warn(
+            f"{int((~keep).sum())} item(s) with one distinct score (or fewer "
+            f"than 2 responses) were left out of estimation: "
+            f"{', '.join(str(v) for v in labels[~keep][:10])}"
+            + (" ..." if (~keep).sum() > 10 else ""),
+            UserWarning, stacklevel=find_stack_level())
+    return rows_kept, (indptr, cols, data), keep, rate
+
+
+# ------------------------------------------------------------------ storage
+class ScoreStore:
+    """The statistics of the observed scores of the kept items.
+
+    ``cells`` is ``(indptr, indices, data)`` over all items of ``values``;
+    ``keep`` selects the items. ``dense`` stores masked arrays, else CSR.
+    """
+
+    def __init__(self, cells, n_agents, keep, model, *, dense=None,
+                 parallel=None, chunk_size=None):
+        indptr, cols, data = cells
+        index = np.cumsum(keep) - 1
+        rows = np.repeat(np.arange(n_agents), np.diff(indptr))
+        seen = keep[cols]
+        rows, cols, data = rows[seen], index[cols[seen]], data[seen]
+        self.n_agents, self.n_items = n_agents, int(keep.sum())
+        self.model = MODELS[model]
+        t1, t2, h = self.model.statistics(data)
+        self.rows, self.cols, self.t1, self.t2 = rows, cols, t1, t2
+        self.indptr = np.concatenate([[0], np.cumsum(np.bincount(
+            rows, minlength=n_agents))])
+        self.base = np.bincount(rows, weights=h, minlength=n_agents)
+        self.counts = np.bincount(rows, minlength=n_agents).astype(float)
+        shape = (n_agents, self.n_items)
+        if dense is None:
+            dense = rows.size >= 0.3 * max(n_agents * self.n_items, 1)
+        self.dense = dense
+        self.parallel = parallel
+        self.chunk_size = chunk_size
+        self.M, self.T1, self.T2 = (self._matrix(v, shape) for v in
+                                    (np.ones_like(t1), t1, t2))
+        self.T11, self.T12, self.T22 = None, None, None
+
+    def _matrix(self, values, shape):
+        if self.dense:
+            out = np.zeros(shape)
+            out[self.rows, self.cols] = values
+            return out
+        return sparse.csr_array((values, (self.rows, self.cols)), shape=shape)
+
+    def squares(self):
+        if self.T11 is None:
+            shape = (self.n_agents, self.n_items)
+            self.T11, self.T12, self.T22 = (self._matrix(v, shape) for v in (
+                self.t1 * self.t1, self.t1 * self.t2, self.t2 * self.t2))
+        return self.T11, self.T12, self.T22
+
+    def blocks(self, n_nodes):
+        size = self.chunk_size or max(
+            1, _BLOCK_ENTRIES // max(n_nodes, self.n_items, 1))
+        return [slice(s, min(s + size, self.n_agents))
+                for s in range(0, self.n_agents, size)]
+
+    def _block(self, rows, tables, grid, stats, moments, keep_post, squares):
+        c0, A, B = tables
+        log = (self.M[rows] @ c0.T + self.T1[rows] @ A.T + self.T2[rows] @ B.T
+               + self.base[rows, None] + grid.log_weights)
+        top = log.max(axis=1, keepdims=True)
+        post = np.exp(log - top)
+        total = post.sum(axis=1, keepdims=True)
+        post /= total
+        norm = (top + np.log(total))[:, 0]
+        out = {"per_agent": norm}
+        if stats:
+            out["N"] = np.asarray(self.M[rows].T @ post).T
+            out["S1"] = np.asarray(self.T1[rows].T @ post).T
+            out["S2"] = np.asarray(self.T2[rows].T @ post).T
+            if squares:
+                for key, T in zip(("S11", "S12", "S22"), self.squares(), strict=True):
+                    out[key] = np.asarray(T[rows].T @ post).T
+        if moments:
+            mean = post @ grid.nodes
+            var = np.maximum(post @ grid.nodes**2 - mean**2, 0.0)
+            out["mean"], out["sd"] = mean, np.sqrt(var)
+        if keep_post:
+            out["post"] = post
+        return out
+
+    def e_step(self, tables, grid, *, stats=True, moments=False, post=False,
+               squares=False):
+        """Log-likelihood, per-agent terms, node statistics, moments."""
+        blocks = self.blocks(len(grid))
+
+        def run(rows):
+            return self._block(rows, tables, grid, stats, moments, post, squares)
+
+        if self.parallel is None or len(blocks) == 1:
+            parts = [run(rows) for rows in blocks]
+        else:
+            parts = self.parallel(delayed(run)(rows) for rows in blocks)
+        out = {"per_agent": np.concatenate([p["per_agent"] for p in parts])}
+        out["loglik"] = float(out["per_agent"].sum())
+        for key in ("N", "S1", "S2", "S11", "S12", "S22"):
+            if key in parts[0]:
+                out[key] = sum(p[key] for p in parts)
+        for key in ("mean", "sd", "post"):
+            if key in parts[0]:
+                out[key] = np.concatenate([p[key] for p in parts])
+        return out
+
+    def mean_score(self):
+        """Mean observed score of every agent (NaN without responses)."""
+        x = np.bincount(self.rows, weights=_score(self), minlength=self.n_agents)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            return x / self.counts
+
+
+def _score(store):
+    """The scores back from the statistics (T1 = log x or logit x)."""
+    if store.model.name == "beta":
+        return np.exp(store.t1)
+    return 1.0 / (1.0 + np.exp(-store.t1))
+
+
+# ----------------------------------------------------------------------- EM
+def start_params(store):
+    """Regression of each item's logit score on standardised mean logit scores."""
+    z = store.t1 if store.model.name != "beta" else store.t1 - store.t2
+    x = _score(store)
+    row_mean = np.bincount(store.rows, weights=z, minlength=store.n_agents) / \
+        np.maximum(store.counts, 1)
+    sd = row_mean.std()
+    theta = (row_mean - row_mean.mean()) / sd if sd > 0 else np.zeros_like(row_mean)
+    t = theta[store.rows]
+    J, cols = store.n_items, store.cols
+
+    def per_item(v):
+        return np.bincount(cols, weights=v, minlength=J)
+
+    n, st, szz = per_item(np.ones_like(t)), per_item(t), per_item(t * t)
+    sz, stz = per_item(z), per_item(t * z)
+    det = n * szz - st * st
+    a = np.where(det > 1e-12, (n * stz - st * sz) / np.where(det > 1e-12, det, 1),
+                 0.0)
+    a = np.where(np.abs(a) < 0.05, 0.05, a)
+    d = (sz - a * st) / n
+    eta = a[cols] * t + d[cols]
+    if store.model.name == "beta":
+        mu = 1.0 / (1.0 + np.exp(-eta))
+        s = store.model.start_scale(per_item((x - mu) ** 2) / n,
+                                    per_item(mu * (1 - mu)) / n)
+    else:
+        s = store.model.start_scale(per_item((z - eta) ** 2) / n, None)
+    return np.column_stack([a, d, s])
+
+
+def em(store, grid, params, max_iter, tol):
+    """EM with SQUAREM extrapolation kept only when it raises the likelihood."""
+    model, nodes = store.model, grid.nodes
+
+    def e_step(p):
+        return store.e_step(model.tables(p, nodes), grid)
+
+    def extrapolate(p0, p1, p2):
+        v = _squarem_vector(p0.ravel(), p1.ravel(), p2.ravel(), 64.0)
+        if v is None or not np.all(np.isfinite(v)):
+            return None
+        return clip_params(v.reshape(p0.shape))
+
+    return squarem_em(
+        params, e_step=e_step, em_map=lambda state, p: m_step(model, p, nodes, state),
+        objective=lambda p, state: state["loglik"], extrapolate=extrapolate,
+        max_iter=max_iter, tol=tol, n_agents=store.n_agents)
+
+
+def louis_covariance(store, grid, params):
+    """Covariance of each item's ``(a, d, s)`` from Louis' observed information.
+
+    ``I_j = -E[d2 l_j] - sum_i Var_i[s_ij]`` with the expectations over each
+    agent's posterior (the items' blocks, as for the binary models).
+    """
+    model, nodes = store.model, grid.nodes
+    state = store.e_step(model.tables(params, nodes), grid, post=True,
+                         squares=True)
+    _, hess = gradient_hessian(model, params, nodes, state)
+    der = model.derivatives(params, nodes)
+    t = nodes[:, None]
+
+    def vec(first):  # the score in (a, d, s) of a table: (K, J, 3)
+        return np.stack([t * first[0], first[0], first[1]], axis=-1)
+
+    g0, g1, g2 = vec(der["c0"][0]), vec(der["A"][0]), vec(der["B"][0])
+
+    def outer(u, v, w):  # sum over nodes of w * (u v^T + v u^T) / 2
+        return 0.5 * (np.einsum("kj,kjp,kjq->jpq", w, u, v)
+                      + np.einsum("kj,kjp,kjq->jpq", w, v, u))
+
+    second = (outer(g0, g0, state["N"]) + 2 * outer(g0, g1, state["S1"])
+              + 2 * outer(g0, g2, state["S2"]) + outer(g1, g1, state["S11"])
+              + 2 * outer(g1, g2, state["S12"]) + outer(g2, g2, state["S22"]))
+    J, K = store.n_items, len(nodes)
+    mean_outer = np.zeros((J, 3, 3))
+    post = state["post"]
+    # per observed cell: E_i[s_ij] = sum_k post_ik (g0 + T1 g1 + T2 g2)[k, j],
+    # in chunks of cells (O(observed x nodes), dense or sparse alike)
+    step = max(1, _BLOCK_ENTRIES // (3 * K))
+    for lo in range(0, store.rows.size, step):
+        cut = slice(lo, min(lo + step, store.rows.size))
+        r, c = store.rows[cut], store.cols[cut]
+        P = post[r]
+        Es = (np.einsum("ck,kcp->cp", P, g0[:, c])
+              + store.t1[cut, None] * np.einsum("ck,kcp->cp", P, g1[:, c])
+              + store.t2[cut, None] * np.einsum("ck,kcp->cp", P, g2[:, c]))
+        for p in range(3):
+            for q in range(p, 3):
+                v = np.bincount(c, weights=Es[:, p] * Es[:, q], minlength=J)
+                mean_outer[:, p, q] += v
+                if q != p:
+                    mean_outer[:, q, p] += v
+    info = -hess - second + mean_outer
+    cov = np.full((J, 3, 3), np.nan)
+    for j in range(J):
+        try:
+            w = np.linalg.eigvalsh(info[j])
+            if w[0] > 1e-10 * max(w[-1], 1e-300):
+                cov[j] = np.linalg.inv(info[j])
+        except np.linalg.LinAlgError:
+            pass
+    return cov
+
+
+def fit_continuous(cells, n_agents, labels, keep, rate, *, model, grid,
+                   max_iter, tol, parallel, algorithm, chunk_size=None):
+    """Everything :meth:`IRT.fit` learns for a continuous model, as a dict."""
+    dense = {"dense": True, "sparse": False}.get(algorithm)
+    store = ScoreStore(cells, n_agents, keep, model, dense=dense,
+                       parallel=parallel, chunk_size=chunk_size)
+    params = start_params(store)
+    params, state, n_iter, converged = em(store, grid, params, max_iter, tol)
+    if not converged:
+        warnings.warn(
+            f"EM did not converge in max_iter={max_iter} iterations (tol={tol}); "
+            "increase max_iter.", ConvergenceWarning, stacklevel=find_stack_level())
+    spec = store.model
+    moments = store.e_step(spec.tables(params, grid.nodes), grid, stats=False,
+                           moments=True)
+    if _should_flip(moments["mean"], store.mean_score()):
+        params[:, 0] *= -1.0
+        moments = store.e_step(spec.tables(params, grid.nodes), grid,
+                               stats=False, moments=True)
+    _warn_coarse_grid(moments["sd"], grid)
+    cov = louis_covariance(store, grid, params)
+    a, d, s = params.T
+    b = -d / a
+    jac_b = np.stack([d / a**2, -1.0 / a, np.zeros_like(a)], axis=1)
+    scale = spec.report_scale(s)
+    se = {"discrimination_se_": np.sqrt(cov[:, 0, 0]),
+          "difficulty_se_": np.sqrt(np.einsum("jp,jpq,jq->j", jac_b, cov, jac_b)),
+          f"{spec.scale_name}_se_": scale * np.sqrt(cov[:, 2, 2])}
+    n_items = keep.size
+    n_params = 3 * int(keep.sum())
+    loglik = float(moments["loglik"])
+    n_obs = float(store.counts.sum())
+    fitted = {
+        "discrimination_": _scatter(a, keep, n_items),
+        "difficulty_": _scatter(b, keep, n_items),
+        f"{spec.scale_name}_": _scatter(scale, keep, n_items),
+        **{key: _scatter(value, keep, n_items) for key, value in se.items()},
+        **shared_fitted(loglik=loglik, n_params=n_params, n_obs=n_obs,
+                        n_iter=n_iter, moments=moments, labels=labels, keep=keep,
+                        grid=grid),
+        "_item_params": params,
+        "_success_rate_items": rate,
+        "_agent_success_rate": store.mean_score(),
+    }
+    return fitted
+
+
+def _warn_coarse_grid(sd, grid):
+    """Warn when posteriors are narrower than the grid resolves."""
+    spacing = float(np.min(np.diff(grid.nodes))) if len(grid) > 1 else np.inf
+    narrow = np.sum(sd < 0.75 * spacing)
+    if narrow:
+        warnings.warn(
+            f"{int(narrow)} agent(s) have a posterior sd below 0.75 x the grid "
+            f"spacing ({spacing:.3g}): the likelihood is not resolved on this "
+            "grid; raise n_quadrature.", UserWarning, stacklevel=find_stack_level())
+
+
+def agent_labels(X, rows_kept):
+    return _agent_labels(X, rows_kept.shape[0])[rows_kept]
+
+
+__all__ = ["CONTINUOUS_MODELS", "ScoreStore", "check_scores", "chain",
+           "fit_continuous", "item_objective", "summarise_scores"]
