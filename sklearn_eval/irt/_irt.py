@@ -93,13 +93,6 @@ class IRT(
         Sobol points (None: 4096).
     quadrature_bound : float, default=6.0
         Half-width of the rectangular grid.
-    rotation : {"oblimin", "varimax"} or None, default="oblimin"
-        Rotation of the loadings with several factors: oblique quartimin
-        (factors may correlate, ``factor_corr_``), orthogonal varimax, or
-        None for the principal axes (orthogonal; the first factor is the
-        general ability). The criterion is evaluated on the standardised
-        (normal-ogive) loadings, as R's mirt does; the likelihood does not
-        depend on it.
     max_iter : int, default=1000
         Maximum number of EM iterations (E-steps).
     tol : float, default=1e-7
@@ -114,6 +107,13 @@ class IRT(
         Seeds the starting values of the 2PL engine (with several factors:
         the Sobol points and the randomized principal components of the
         start).
+    rotation : {"oblimin", "varimax"} or None, default="oblimin"
+        Rotation of the loadings with several factors: oblique quartimin
+        (factors may correlate, ``factor_corr_``), orthogonal varimax, or
+        None for the principal axes (orthogonal; the first factor is the
+        general ability). The criterion is evaluated on the standardised
+        (normal-ogive) loadings, as R's mirt does; the likelihood does not
+        depend on it.
 
     Attributes
     ----------
