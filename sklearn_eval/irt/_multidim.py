@@ -44,6 +44,9 @@ _MAX_NODES = 200_000
 # normal-ogive scale of the logistic (standardised loadings, starts)
 _D = 1.702
 _MAX_COMMUNALITY = 0.8
+# |a_jk| and |d_j| stay below this: an item that (nearly) separates the agents
+# has no finite maximum; at 30 its curve is a step on the ability scale
+PARAM_CAP = 30.0
 
 
 class FactorGrid:
@@ -126,14 +129,15 @@ def _item_objective(params, r, n, design):
     return np.sum(r * z + n * log_expit(-z), axis=0)
 
 
-def m_step(params, r, n, design, fixed=None, n_newton=20):
+def m_step(params, r, n, design, fixed=None, n_newton=8):
     """Newton's method on every item's expected complete log-likelihood.
 
     A weighted logistic regression of each item on the points (weights: the
     E-step's expected counts), concave in ``(a_j, d_j)``; the steps are
     halved until an item's objective does not decrease, and every step moves
-    a parameter by at most ``1 + |value|``. All items at once. ``fixed``
-    (n_items, m + 1) marks the parameters held at their value.
+    a parameter by at most ``1 + |value|``, and no parameter leaves
+    ``[-PARAM_CAP, PARAM_CAP]``. All items at once. ``fixed`` (n_items,
+    m + 1) marks the parameters held at their value.
     """
     params = params.copy()
     J, p = params.shape
@@ -165,7 +169,8 @@ def m_step(params, r, n, design, fixed=None, n_newton=20):
             if trial.size == 0:
                 break
             items = idx[trial]
-            candidate = params[items] + scale[trial, None] * step[trial]
+            candidate = np.clip(params[items] + scale[trial, None] * step[trial],
+                                -PARAM_CAP, PARAM_CAP)
             value = _item_objective(candidate, r[:, items], n[:, items], design)
             ok = np.isfinite(value) & (
                 value >= objective[items] - 1e-12 * np.abs(objective[items]))
@@ -212,7 +217,7 @@ def em(data, grid, params, max_iter, tol, fixed=None):
         best = (p2, s2)
         v = _squarem_vector(params.ravel(), p1.ravel(), p2.ravel(), max_step)
         if v is not None and np.all(np.isfinite(v)) and n_iter < max_iter:
-            trial = v.reshape(params.shape)
+            trial = np.clip(v.reshape(params.shape), -PARAM_CAP, PARAM_CAP)
             st = e_step(trial)
             n_iter += 1
             if np.isfinite(st["loglik"]) and st["loglik"] > s2["loglik"] + (
@@ -364,6 +369,7 @@ def fit_multidim(values, labels, summary, *, n_factors, rotation, grid, max_iter
         warnings.warn(
             f"EM did not converge in max_iter={max_iter} iterations (tol={tol}); "
             "increase max_iter.", ConvergenceWarning, stacklevel=find_stack_level())
+    _warn_separating_items(params, labels[keep])
     A, d = params[:, :-1], params[:, -1]
     T = rotate_loadings(A, rotation, _standardised_scale(A))
     back = np.linalg.inv(T)  # rotated loadings: a_j^T T^{-T}, i.e. back @ a_j
@@ -416,6 +422,18 @@ def fit_multidim(values, labels, summary, *, n_factors, rotation, grid, max_iter
         "_success_rate_items": summary.rate,
         "_agent_success_rate": data.success_rate(),
     }
+
+
+def _warn_separating_items(params, labels):
+    """UserWarning naming the items whose parameters reached ``PARAM_CAP``."""
+    capped = np.any(np.abs(params) >= PARAM_CAP * (1.0 - 1e-9), axis=1)
+    if capped.any():
+        warnings.warn(
+            f"{int(capped.sum())} item(s) nearly separate the agents: a loading or "
+            f"intercept reached the cap of {PARAM_CAP:g} (no finite maximum; the "
+            f"item's curve is a step): {list(labels[capped])[:10]}"
+            + (" ..." if capped.sum() > 10 else ""),
+            UserWarning, stacklevel=find_stack_level())
 
 
 def _directions(T, general):

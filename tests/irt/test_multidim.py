@@ -299,3 +299,18 @@ def test_more_parameters_than_responses():
 def test_item_targets_are_refused_for_several_factors():
     with pytest.raises(ValueError, match="one ability"):
         IRT(n_factors=2).__sklearn_eval_intervals__("difficulty")
+
+
+@pytest.mark.filterwarnings("ignore::sklearn.exceptions.ConvergenceWarning")
+def test_separating_items_stop_at_the_cap_with_a_warning():
+    """Deterministic responses: no finite maximum, a documented cap and a warning."""
+    rng = np.random.default_rng(9)
+    theta = rng.standard_normal((40, 2))
+    A = rng.normal(0.0, 1.0, (8, 2))
+    X = (theta @ A.T + rng.normal(0.0, 0.5, 8) > 0).astype(float)
+    with pytest.warns(UserWarning, match="nearly separate"):
+        model = IRT(n_factors=2, max_iter=40, random_state=0).fit(X)
+    keep = ~model.task_table()["left_out"].to_numpy()
+    assert np.all(np.abs(model._item_params) <= 30.0)
+    assert np.all(np.isfinite(model.discrimination_[keep]))
+    assert np.isfinite(model.log_likelihood_)
