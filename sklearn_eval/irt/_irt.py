@@ -143,7 +143,8 @@ class IRT(
     n_iter_ : int
         E-steps run.
     quadrature_nodes_, quadrature_weights_ : ndarray of shape (n_nodes,)
-        The quadrature grid.
+        The quadrature grid (nodes of shape (n_nodes, m) with several
+        factors).
     discrimination_, discrimination_se_ : ndarray of shape (n_items, m)
         With ``n_factors=m > 1``: the rotated loadings (slopes) and their
         standard errors (given the rotation).
