@@ -28,6 +28,7 @@ from scipy.stats import qmc
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils.extmath import randomized_svd
 
+from ..utils._resampling import unknown_target
 from ..utils._sparse import is_sparse_input
 from ..utils._stack import find_stack_level
 from ._em import _NOISE, _squarem_vector
@@ -533,10 +534,13 @@ class MultiFactorMixin:
         return columns
 
     def _check_multifactor_target(self, target):
-        if self.n_factors > 1 and target not in (None, "agent_scores", "abilities"):
-            raise ValueError(
-                f"target={target!r}: intervals of item parameters are for one "
-                "ability (n_factors=1); with several factors the general "
-                "ability ('abilities') is ranked."
-            )
+        if self.n_factors == 1 or target in (None, "agent_scores", "abilities"):
+            return
+        if target not in ("difficulty", "discrimination"):
+            raise unknown_target(target, ("abilities",), "IRT(n_factors > 1)")
+        raise ValueError(
+            f"target={target!r}: intervals of item parameters are for one "
+            "ability (n_factors=1); with several factors the general "
+            "ability ('abilities') is ranked."
+        )
 
