@@ -32,6 +32,27 @@ def _matrix(shape, rows, cols, data, as_sparse):
     return out
 
 
+def _candidate(model, params):
+    """An IRT from a name, a ``(name, n_factors)`` pair or an IRT instance."""
+    if isinstance(model, IRT):
+        return model
+    if isinstance(model, tuple):
+        if len(model) != 2 or not isinstance(model[1], int | np.integer):
+            raise ValueError(
+                f"A model given as a tuple is (name, n_factors), e.g. ('2PL', 2); "
+                f"got {model!r}."
+            )
+        return IRT(model=model[0], **{**params, "n_factors": int(model[1])})
+    return IRT(model=model, **params)
+
+
+def _label(estimator):
+    """Row label: the model name, with the number of factors when > 1."""
+    if estimator.n_factors == 1:
+        return estimator.model
+    return f"{estimator.model} ({estimator.n_factors} factors)"
+
+
 def compare_models(X, models=("1PL", "2PL", "3PL"), *, cv=5, random_state=None,
                    **params):
     """Held-out log-likelihood, AIC and BIC of several IRT models on ``X``.
@@ -57,8 +78,11 @@ def compare_models(X, models=("1PL", "2PL", "3PL"), *, cv=5, random_state=None,
         had for that item are not scored. Scores in [0, 1] for the continuous
         models (``"beta"``, ``"logit-normal"``), whose held-out
         log-likelihood is a log-density per response on the score scale.
-    models : sequence of str or IRT, default=("1PL", "2PL", "3PL")
-        Model names (``IRT(model=name, **params)``) or IRT instances.
+    models : sequence of str, (str, int) or IRT, default=("1PL", "2PL", "3PL")
+        Model names (``IRT(model=name, **params)``), ``(name, n_factors)``
+        pairs for several abilities (``("2PL", 2)``: ``IRT(model="2PL",
+        n_factors=2, **params)``, labelled ``"2PL (2 factors)"``) or IRT
+        instances.
     cv : int, default=5
         Number of folds of responses (at least 2).
     random_state : int, RandomState instance or None, default=None
@@ -84,8 +108,7 @@ def compare_models(X, models=("1PL", "2PL", "3PL"), *, cv=5, random_state=None,
     """
     if not isinstance(cv, int | np.integer) or isinstance(cv, bool) or cv < 2:
         raise ValueError(f"cv must be an integer >= 2; got {cv!r}.")
-    estimators = [model if isinstance(model, IRT) else IRT(model=model, **params)
-                  for model in models]
+    estimators = [_candidate(model, params) for model in models]
     if not estimators:
         raise ValueError("models must name at least one model.")
     continuous = [e.model in CONTINUOUS_MODELS for e in estimators]
@@ -130,7 +153,7 @@ def compare_models(X, models=("1PL", "2PL", "3PL"), *, cv=5, random_state=None,
         per_fold = np.asarray(per_fold)
         fold_sizes = n_scored / cv
         records.append({
-            "model": estimator.model,
+            "model": _label(estimator),
             "heldout_loglik_per_response": per_fold.sum() / max(n_scored, 1),
             "heldout_loglik_se": float(np.std(per_fold / fold_sizes, ddof=1)
                                        / np.sqrt(cv)),

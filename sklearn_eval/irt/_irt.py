@@ -24,6 +24,7 @@ from ._graded_fit import (
 )
 from ._intervals import irt_interval_plan
 from ._irt_fit import _fit_irt
+from ._multidim import MultiFactorMixin, fit_multidim
 from ._quadrature import make_grid
 from ._responses import (
     _check_fit_responses,
@@ -49,7 +50,8 @@ _OPTIONS_PRIOR_SD = 0.5
 
 
 class IRT(
-    _ContinuousIRTMixin, AgentRankerMixin, TaskTableMixin, TransformerMixin,
+    _ContinuousIRTMixin, MultiFactorMixin, AgentRankerMixin, TaskTableMixin,
+    TransformerMixin,
     FitTemplateMixin, BaseEstimator
 ):
     """Item response models: 1PL, 2PL, 3PL (guessing), 4PL, GRM and GPCM.
@@ -96,7 +98,11 @@ class IRT(
         (GRM, GPCM), or continuous scores in [0, 1] (``"beta"``,
         ``"logit-normal"``, see :ref:`irt_continuous`).
     n_factors : int, default=1
-        Number of latent abilities. Only 1 is supported.
+        Number of latent abilities. With ``n_factors=m > 1`` (``model="2PL"``)
+        the exploratory multidimensional 2PL
+        ``P = expit(a_j . theta + d_j)``, ``theta ~ N(0, I_m)`` while
+        estimating, then rotated (see ``rotation``); ``m`` must leave more
+        than ``2m`` informative items and fewer parameters than responses.
     n_options : int or None, default=None
         Number of answer options of the items (3PL, 4PL): sets the guessing
         prior unless ``guessing_prior`` is given.
@@ -105,14 +111,21 @@ class IRT(
         (0, 1), and sd ``sd`` on the logit scale (3PL, 4PL).
     upper_prior : tuple (mean, sd) or None, default=None
         The same for the upper asymptote ``u`` (4PL).
-    quadrature : {"rectangular", "gauss-hermite"}, default="rectangular"
-        Grid on which ``theta`` is integrated out (see :class:`IRT2PL`).
+    quadrature : {"rectangular", "gauss-hermite", "sobol"}, default="rectangular"
+        Grid on which ``theta`` is integrated out (see :class:`IRT2PL`). With
+        several factors: the product of the one-dimensional rule (the
+        rectangular one kept to the ball of radius ``quadrature_bound``), or
+        ``"sobol"``, scrambled Sobol points (quasi-Monte Carlo, fixed by
+        ``random_state``) for many factors.
     n_quadrature : int or None, default=None
         Number of nodes; None means 121 (rectangular) or 21 (Gauss-Hermite),
         and 401 for the continuous models (their posteriors are narrow).
         For the GRM and GPCM None on the rectangular grid means 61 nodes
         when agents answer on average at most 150 category boundaries
-        (responses x (categories - 1)), 121 beyond.
+        (responses x (categories - 1)), 121 beyond. With several factors,
+        nodes per dimension of a product rule (None: 21, 15, 9, 7, then 5
+        for 2, 3, 4, 5, more factors) or the number of Sobol points (None:
+        4096).
     quadrature_bound : float, default=6.0
         Half-width of the rectangular grid.
     max_iter : int, default=1000
@@ -128,11 +141,20 @@ class IRT(
     n_jobs : int or None, default=None
         Threads for the passes over blocks of agents or items.
     random_state : int, RandomState instance or None, default=None
-        Seeds the starting values of the 2PL engine.
+        Seeds the starting values of the 2PL engine (with several factors:
+        the Sobol points and the randomized principal components of the
+        start).
     score_clip : float, default=1e-3
         Continuous models: scores exactly 0 or 1 are moved to ``score_clip``
         and ``1 - score_clip`` (with a warning naming the items), as the
         models' densities live on (0, 1).
+    rotation : {"oblimin", "varimax"} or None, default="oblimin"
+        Rotation of the loadings with several factors: oblique quartimin
+        (factors may correlate, ``factor_corr_``), orthogonal varimax, or
+        None for the principal axes (orthogonal; the first factor is the
+        general ability). The criterion is evaluated on the standardised
+        (normal-ogive) loadings, as R's mirt does; the likelihood does not
+        depend on it.
 
     Attributes
     ----------
@@ -180,7 +202,30 @@ class IRT(
     n_iter_ : int
         E-steps run.
     quadrature_nodes_, quadrature_weights_ : ndarray of shape (n_nodes,)
-        The quadrature grid.
+        The quadrature grid (nodes of shape (n_nodes, m) with several
+        factors).
+    discrimination_, discrimination_se_ : ndarray of shape (n_items, m)
+        With ``n_factors=m > 1``: the rotated loadings (slopes) and their
+        standard errors (given the rotation).
+    intercept_, intercept_se_ : ndarray of shape (n_items,)
+        With several factors: the intercepts ``d_j`` and their standard errors.
+    factor_corr_ : ndarray of shape (m, m)
+        With several factors: the correlations of the rotated factors
+        (the identity for varimax and None).
+    rotation_matrix_ : ndarray of shape (m, m)
+        With several factors: ``T``, the rotated factors are
+        ``eta = T^T theta`` and the loadings ``a_j^T T^{-T}``.
+    general_direction_ : ndarray of shape (m,)
+        With several factors: the unit direction ``u`` of the general ability
+        ``u . theta`` (the first principal axis of the unrotated loadings:
+        the direction along which the items' logits vary most; it has a
+        standard normal prior and does not depend on the rotation).
+        ``abilities_`` and ``agent_scores_`` are its posterior means.
+    factor_scores_, factor_scores_sd_ : ndarray of shape (n_agents, m)
+        With several factors: posterior means and sds of the rotated factors.
+    log_likelihood_trace_ : ndarray
+        With several factors: the log-likelihood after each EM cycle
+        (non-decreasing).
     n_features_in_ : int
         Number of items seen in fit.
     feature_names_in_ : ndarray of shape (n_items,)
@@ -230,7 +275,7 @@ class IRT(
         "n_options": [Interval(Integral, 2, None, closed="left"), None],
         "guessing_prior": [tuple, list, None],
         "upper_prior": [tuple, list, None],
-        "quadrature": [StrOptions({"rectangular", "gauss-hermite"})],
+        "quadrature": [StrOptions({"rectangular", "gauss-hermite", "sobol"})],
         "n_quadrature": [Interval(Integral, 2, None, closed="left"), None],
         "quadrature_bound": [Interval(Real, 0, None, closed="neither")],
         "max_iter": [Interval(Integral, 1, None, closed="left")],
@@ -240,13 +285,14 @@ class IRT(
         "n_jobs": [Integral, None],
         "random_state": ["random_state"],
         "score_clip": [Interval(Real, 0, 0.5, closed="neither")],
+        "rotation": [StrOptions({"oblimin", "varimax"}), None],
     }
 
     def __init__(self, model="2PL", *, n_factors=1, n_options=None,
                  guessing_prior=None, upper_prior=None, quadrature="rectangular",
                  n_quadrature=None, quadrature_bound=6.0, max_iter=1000, tol=1e-7,
                  algorithm="auto", chunk_size=None, n_jobs=None, random_state=None,
-                 score_clip=1e-3):
+                 score_clip=1e-3, rotation="oblimin"):
         self.model = model
         self.n_factors = n_factors
         self.n_options = n_options
@@ -262,6 +308,7 @@ class IRT(
         self.n_jobs = n_jobs
         self.random_state = random_state
         self.score_clip = score_clip
+        self.rotation = rotation
 
     def _priors(self):
         """Priors on the asymptotes' logits (columns 2 and 3), validated."""
@@ -307,11 +354,7 @@ class IRT(
     def _check_fit_data(self, X, y=None):
         if self._is_continuous():
             return self._check_continuous_fit(X)
-        if self.n_factors != 1:
-            raise ValueError(
-                f"n_factors={self.n_factors} is not supported: IRT fits one "
-                "latent ability (n_factors=1)."
-            )
+        self._check_multifactor_params()
         priors = self._priors()
         if self.model in GRADED_MODELS:
             return X, priors, check_graded_fit(X, self.model)
@@ -331,6 +374,16 @@ class IRT(
                                     parallel=parallel, bound=self.quadrature_bound)
             return {**_input_features(checked[0], fitted["tasks_"]), **fitted}
         X, priors, (values, labels, summary, agents) = checked
+        if self.n_factors > 1:
+            rng = check_random_state(self.random_state)
+            with self._executor() as parallel:
+                fitted = fit_multidim(
+                    values, labels, summary, n_factors=self.n_factors,
+                    rotation=self.rotation, grid=self._factor_grid_for_fit(rng),
+                    max_iter=self.max_iter, tol=self.tol, chunk_size=self.chunk_size,
+                    parallel=parallel, rng=rng, algorithm=self.algorithm)
+            fitted["agents_"] = agents
+            return {**_input_features(X, labels), **fitted}
         with self._executor() as parallel:
             fitted = _fit_irt(
                 values, labels, summary, model=self.model, priors=priors,
@@ -360,18 +413,25 @@ class IRT(
         _check_input_features(self, X, tasks)
         return values
 
+    def _grid_tables(self):
+        """The fitted grid (1-D for the stores) and the items' log tables."""
+        if self._is_multifactor():
+            return self._multifactor_tables()
+        grid = self._grid()
+        return (grid, *log_tables(self._item_params, grid.nodes))
+
     def _pass(self, values, *, moments=True):
         """Posterior moments and per-agent log-likelihood of new responses."""
         if self.model in GRADED_MODELS:
             return graded_pass(self, values, moments=moments)
         if self._is_continuous():
             return self._continuous_pass(values, moments=moments)
-        grid = self._grid()
+        grid, log_p, log_q = self._grid_tables()
         with self._executor() as parallel:
             data = _make_storage(values, self._keep, algorithm=self.algorithm,
                                  chunk_size=self.chunk_size, parallel=parallel)
-            out = data.e_step_tables(*log_tables(self._item_params, grid.nodes),
-                                     grid, counts=False, moments=moments)
+            out = data.e_step_tables(log_p, log_q, grid, counts=False,
+                                     moments=moments)
             out["n_observed"] = data.n_observed()
         return out
 
@@ -387,10 +447,14 @@ class IRT(
 
         Returns
         -------
-        ndarray of shape (n_agents, 2)
+        ndarray of shape (n_agents, 2) or (n_agents, 2 + 2 m)
             Columns ``ability`` (posterior mean) and ``ability_sd``
             (posterior sd); an agent with no response gets the prior (0, 1).
+            With ``m > 1`` factors, ``ability`` is the general ability and
+            ``factor_f``, ``factor_f_sd`` follow for every rotated factor.
         """
+        if self._is_multifactor():
+            return self._multifactor_transform(self._validate_new(X))
         out = self._pass(self._validate_new(X))
         return np.column_stack([out["mean"], out["sd"]])
 
@@ -404,9 +468,12 @@ class IRT(
         Returns
         -------
         ndarray of str
-            ``["ability", "ability_sd"]``.
+            ``["ability", "ability_sd"]`` (then ``factor_f``, ``factor_f_sd``
+            with several factors).
         """
         check_is_fitted(self, "_item_params")
+        if self._is_multifactor():
+            return np.asarray(self._multifactor_names(), dtype=object)
         return np.asarray(["ability", "ability_sd"], dtype=object)
 
     @available_if(_has_proba)
@@ -436,8 +503,7 @@ class IRT(
         values = self._validate_new(X)
         if self.model in GRADED_MODELS:
             return graded_predict_proba(self, values)
-        grid = self._grid()
-        log_p, log_q = log_tables(self._item_params, grid.nodes)
+        grid, log_p, log_q = self._grid_tables()
         with self._executor() as parallel:
             data = _make_storage(values, self._keep, algorithm="dense",
                                  chunk_size=self.chunk_size, parallel=parallel)
@@ -494,6 +560,8 @@ class IRT(
             return {"mean_category": self._agent_success_rate}
         if self._is_continuous():
             return {"mean_score": self._agent_success_rate}
+        if self._is_multifactor():
+            return self._multifactor_agent_columns()
         return {"success_rate": self._agent_success_rate}
 
     def _agent_score_se(self):
@@ -504,6 +572,8 @@ class IRT(
             return graded_task_columns(self)
         if self._is_continuous():
             return self._continuous_task_columns()
+        if self._is_multifactor():
+            return self._multifactor_task_columns()
         columns = {
             "discrimination": self.discrimination_,
             "discrimination_se": self.discrimination_se_,
@@ -535,6 +605,7 @@ class IRT(
         -------
         plan : IntervalPlan
         """
+        self._check_multifactor_target(target)
         return irt_interval_plan(self, target)
 
     def __sklearn_tags__(self):

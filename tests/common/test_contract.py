@@ -204,6 +204,11 @@ CONFIGS = {
         lambda: (_continuous_scores(), None, None),
         True,
     ),
+    "IRT(2PL,n_factors=2)": (
+        lambda: IRT(n_factors=2, random_state=0),
+        lambda: (_responses(), None, None),
+        True,
+    ),
     "IRT2PL(1PL)": (
         lambda: IRT2PL(model="1PL"),
         lambda: (_responses(), None, None),

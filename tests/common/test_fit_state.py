@@ -35,6 +35,7 @@ COMPUTE_STEPS = {
     "NashAverager(agent_vs_task": ["sklearn_eval.game._nash.maxent_nash"],
     "NashAverager(agent_vs_agent": ["sklearn_eval.game._nash.symmetric_maxent_nash"],
     "IRT2PL": ["sklearn_eval.irt._irt2pl._fit_model"],
+    "IRT(2PL,n_factors": ["sklearn_eval.irt._multidim.em"],
     "GeneralityScorer": ["sklearn_eval.irt._generality._indicator_matrix"],
     "AlphaRank": ["sklearn_eval.game._alpharank._limit"],
     "VotingRanker": ["sklearn_eval.game._voting._aggregate"],

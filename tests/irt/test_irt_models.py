@@ -267,7 +267,7 @@ def test_predict_proba_is_the_posterior_predictive(three_pl):
         ({"model": "4PL", "upper_prior": (0.9, "x")}, r"upper_prior must be"),
         ({"model": "2PL", "n_options": 4}, r"apply to the 3PL and 4PL"),
         ({"model": "3PL", "upper_prior": (0.9, 0.5)}, r"upper_prior applies"),
-        ({"model": "2PL", "n_factors": 2}, r"n_factors=2"),
+        ({"model": "3PL", "n_factors": 2}, r"n_factors=2"),
     ],
 )
 def test_bad_parameters_are_named(params, message):
