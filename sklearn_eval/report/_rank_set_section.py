@@ -27,7 +27,7 @@ from ._figures import BENCHMARK_DRAWERS, needs
 from ._match_figures import MATCH_DRAWERS
 from ._match_sections import MATCH_SECTION_RENDERERS, MATCH_SECTIONS
 from ._sections import SECTION_RENDERERS, SECTIONS
-from ._tables import note, paragraph, rank_range, table
+from ._tables import note, num, paragraph, rank_range, table
 
 __all__ = [
     "draw_rank_sets",
@@ -50,6 +50,8 @@ def rank_sets_section(page):
     frame = sets.to_frame()
     frame = frame[frame["rank_low"] >= 1]
     level = f"{100 * sets.confidence_level:g}%"
+    # ratings (hundreds of points) to one decimal, means and shares to three
+    digits = 1 if frame["score"].abs().max() >= 100 else 3
     n_tiers = frame["tier"].nunique()
     adjacent = data.adjacent
     separated = int(adjacent["separated"].sum())
@@ -67,7 +69,7 @@ def rank_sets_section(page):
     parts.append(page.figure("rank_sets", f"Simultaneous {level} rank sets and tiers"))
     parts.append(table(
         ["Tier", "Agent", "Score", "Rank", "Rank set"],
-        [[int(row.tier), label, float(row.score), int(row.rank),
+        [[int(row.tier), label, num(row.score, digits), int(row.rank),
           rank_range(row.rank_low, row.rank_high)]
          for label, row in zip(frame.index, frame.itertuples(), strict=True)],
         labels=2, key="rank-sets",
@@ -76,8 +78,9 @@ def rank_sets_section(page):
     parts.append(table(
         ["Better", "Next", "Difference", f"{level} low", f"{level} high",
          "Separable"],
-        [[row.agent_a, row.agent_b, float(row.difference), float(row.low),
-          float(row.high), "yes" if row.separated else "no"]
+        [[row.agent_a, row.agent_b, num(row.difference, digits),
+          num(row.low, digits), num(row.high, digits),
+          "yes" if row.separated else "no"]
          for row in adjacent.itertuples()],
         labels=2, key="adjacent-pairs",
         caption="Adjacent pairs: is each agent confidently above the next?",
