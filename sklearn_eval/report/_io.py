@@ -209,28 +209,31 @@ def _parse(text, sep, name, offset=0):
     if layout is None:
         return _parse_strictly(text, sep, name, offset)
     starts, fields = layout
-    with warnings.catch_warnings():
+    try:
         # rows with too many fields are found from the layout
-        warnings.simplefilter("ignore", pd.errors.ParserWarning)
-        try:
-            frame = pd.read_csv(
-                io.StringIO(text),
-                sep=sep,
-                header=None,
-                dtype=str,
-                na_filter=False,
-                skip_blank_lines=False,
-                on_bad_lines="warn",
-                quoting=csv.QUOTE_MINIMAL if '"' in text else csv.QUOTE_NONE,
-                engine="c",
-            )
-        except pd.errors.EmptyDataError:
-            raise CSVError(f"{name} is empty (no header row)") from None
-        except pd.errors.ParserError:
-            return _parse_strictly(text, sep, name, offset)
+        frame, _ = _records(
+            text, name, sep=sep, na_filter=False, engine="c",
+            quoting=csv.QUOTE_MINIMAL if '"' in text else csv.QUOTE_NONE,
+        )
+    except pd.errors.ParserError:
+        return _parse_strictly(text, sep, name, offset)
     if len(frame) != np.count_nonzero(fields <= fields[0]):
         return _parse_strictly(text, sep, name, offset)
     return frame, 1 + offset + starts, fields, None
+
+
+def _records(text, name, **options):
+    """Every record as strings (blank lines kept), and pandas' skip warnings."""
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always", pd.errors.ParserWarning)
+        try:
+            frame = pd.read_csv(
+                io.StringIO(text), header=None, dtype=str, skip_blank_lines=False,
+                on_bad_lines="warn", **options,
+            )
+        except pd.errors.EmptyDataError:
+            raise CSVError(f"{name} is empty (no header row)") from None
+    return frame, caught
 
 
 def _layout(text, sep):
@@ -275,23 +278,13 @@ def _layout(text, sep):
 
 def _parse_strictly(text, sep, name, offset):
     """pandas' Python engine with a strict csv dialect (slower, exact)."""
-    with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always", pd.errors.ParserWarning)
-        try:
-            frame = pd.read_csv(
-                io.StringIO(text),
-                header=None,
-                dtype=str,
-                skip_blank_lines=False,
-                on_bad_lines="warn",
-                engine="python",
-                dialect=_strict_dialect(sep),
-                keep_default_na=False,
-            )
-        except pd.errors.EmptyDataError:
-            raise CSVError(f"{name} is empty (no header row)") from None
-        except pd.errors.ParserError as exc:  # pragma: no cover - pandas' own
-            raise CSVError(f"{name}: {' '.join(str(exc).split())}") from None
+    try:
+        frame, caught = _records(
+            text, name, engine="python", dialect=_strict_dialect(sep),
+            keep_default_na=False,
+        )
+    except pd.errors.ParserError as exc:  # pragma: no cover - pandas' own
+        raise CSVError(f"{name}: {' '.join(str(exc).split())}") from None
     breaks = np.zeros(len(frame), dtype=np.int64)
     for column in frame.columns:
         breaks += frame[column].fillna("").str.count("\n").to_numpy(dtype=np.int64)
