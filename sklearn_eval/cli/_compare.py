@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._inputs import read_match_file, read_scores
+from ._inputs import read_groups, read_match_file, read_scores
 from ._options import (
+    add_groups,
     add_match_input,
     add_matrix_input,
     add_resampling,
@@ -50,6 +51,10 @@ def add_parser(commands):
         "--method", choices=("auto", "analytic", "bootstrap"), default="auto",
         help="analytic covariance where one exists (auto) or the bootstrap",
     )
+    add_groups(
+        parser, what="of a matches file: one label per match; of a long scores "
+        "file: one label per task, e.g. a question with its variants",
+    )
     add_resampling(parser, default=1000, what="the items or matches")
     add_table_output(parser)
     parser.set_defaults(handler=run)
@@ -88,16 +93,22 @@ def run(args, out):
     if args.input == "matches":
         matches = read_match_file(args)
         X = np.asarray(matches.X, dtype=object).astype(str)
+        groups = read_groups(args, n_matches=len(matches.y))
         table = compare_agents(EloRanker(method="batch"), X, matches.y,
-                               sample_weight=matches.sample_weight, **common)
+                               sample_weight=matches.sample_weight, groups=groups,
+                               **common)
         what = "rating"
     else:
         scores = read_scores(args)
         frame = pd.DataFrame(scores.values,
                              index=[str(a) for a in scores.agents])
-        table = compare_agents("mean", frame, **common)
+        groups = read_groups(args, tasks=scores.tasks)
+        table = compare_agents("mean", frame, groups=groups, **common)
         what = "mean score"
     say(args, f"{len(table)} comparison(s), {args.correction} adjustment")
+    clusters = ""
+    if groups is not None:
+        clusters = f", clustered by {args.groups} ({len(set(groups))} clusters)"
     rows = [
         [row.agent_a, row.agent_b, float(row.difference), float(row.se),
          float(row.low), float(row.high), number(row.p_value),
@@ -110,7 +121,7 @@ def run(args, out):
          "p-value", "p adjusted"],
         rows,
         [None, None, fixed(4), fixed(4), fixed(4), fixed(4), None, None],
-        title=f"paired differences of {what} (a minus b):",
+        title=f"paired differences of {what} (a minus b{clusters}):",
         key="comparisons",
     ))
     return 0

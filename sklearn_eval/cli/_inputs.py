@@ -178,6 +178,64 @@ def read_harness_matches(args, tool):
                       covariates)
 
 
+def _group_column(path, column, sep):
+    """Header, rows and the index of the ``--groups`` column of a file."""
+    from ..report import read_csv
+
+    header, rows = read_csv(path, sep=sep)
+    if column not in header:
+        raise CommandError(
+            f"{path}: no column {column!r} (--groups); the columns are "
+            + ", ".join(repr(h) for h in header)
+        )
+    return header, rows, header.index(column)
+
+
+def read_groups(args, n_matches=None, tasks=None):
+    """The ``--groups`` cluster labels: one per match, or one per task.
+
+    For a matches file, the column gives each match its cluster (a prompt, a
+    tournament); for a long result table, each task's cluster (a task's rows
+    must agree). A wide table has no room for one: an error says so. None
+    when ``--groups`` is not given.
+    """
+    column = getattr(args, "groups", None)
+    if column is None:
+        return None
+    header, rows, index = _group_column(args.path, column, args.sep)
+    labels = np.array([row[index].strip() for row in rows], dtype=object)
+    empty = np.flatnonzero(labels == "")
+    if empty.size:
+        raise CommandError(
+            f"{args.path}, data row {int(empty[0]) + 1}, column {column!r} "
+            "(--groups): empty cluster label"
+        )
+    if tasks is None:
+        if n_matches is not None and labels.shape[0] != n_matches:
+            raise CommandError(  # pragma: no cover - both readers skip blanks
+                f"{args.path}: the --groups rows do not match the matches"
+            )
+        return labels
+    task_col = args.task_col or "task"
+    if task_col not in header:
+        raise UsageError(
+            "--groups labels the tasks of a long file (agent, task, score and "
+            f"the cluster column); {args.path} has no column {task_col!r}"
+        )
+    task_of_row = np.array(
+        [row[header.index(task_col)].strip() for row in rows], dtype=object
+    )
+    cluster = {}
+    for task, label in zip(task_of_row, labels, strict=True):
+        if cluster.setdefault(task, label) != label:
+            raise CommandError(
+                f"{args.path}, column {column!r} (--groups): task {task!r} is in "
+                f"two clusters, {cluster[task]!r} and {label!r}; a task belongs "
+                "to one cluster"
+            )
+    return np.array([cluster[str(task)] for task in tasks], dtype=object)
+
+
 def read_match_file(args):
     """The matches of ``args.path``: players, outcomes, weights, covariates."""
     from ..report import read_matches

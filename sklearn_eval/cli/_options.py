@@ -275,6 +275,16 @@ def add_match_input(parser, *, defaults_known=False):
     parser.add_argument("--weight-col", default=None, help="match weights")
 
 
+def add_groups(parser, *, what):
+    """``--groups COL``: the cluster label column, resampled as units."""
+    parser.add_argument(
+        "--groups", default=None, metavar="COL",
+        help=f"cluster label column ({what}): clusters are resampled whole "
+        "and analytic intervals are cluster-robust (correlated outcomes within "
+        "a cluster do not count as independent)",
+    )
+
+
 def add_resampling(parser, *, default, aliases=(), what="the tasks"):
     parser.add_argument(
         "--n-resamples",

@@ -7,8 +7,9 @@ import warnings
 import numpy as np
 
 from ..utils._ranks import agent_ranks
-from ._inputs import rating_options, read_match_file
+from ._inputs import rating_options, read_groups, read_match_file
 from ._options import (
+    add_groups,
     add_match_input,
     add_metric,
     add_rating_model_options,
@@ -81,6 +82,7 @@ def add_parser(commands):
         "--tiers", action="store_true",
         help="also print simultaneous 95%% rank sets and tiers (rank_sets)",
     )
+    add_groups(parser, what="one label per match, e.g. the prompt; with --tiers")
     add_table_output(parser)
     parser.set_defaults(handler=run)
     return parser
@@ -206,7 +208,10 @@ def run(args, out):
     if args.tiers:
         from ._tiers import tiers_table
 
-        tables.append(tiers_table(args, unfitted, matches))
+        groups = read_groups(args, n_matches=len(matches.y))
+        tables.append(tiers_table(args, unfitted, matches, groups=groups))
+    elif args.groups is not None:
+        raise UsageError("--groups applies to --tiers (the rank sets)")
     emit(args, out, *tables)
     return 0
 

@@ -7,14 +7,18 @@ from ._output import Table, fixed, say
 __all__ = []
 
 
-def tiers_table(args, estimator, matches, level=0.95):
-    """The simultaneous rank sets and tiers of a match rater."""
+def tiers_table(args, estimator, matches, level=0.95, groups=None):
+    """The simultaneous rank sets and tiers of a match rater.
+
+    ``groups`` (one cluster label per match) makes the sets cluster-robust.
+    """
     from ..uncertainty import rank_sets
 
     n_resamples = args.n_resamples or 1000
     say(args, f"rank sets at {level:.0%} (max-|t| step-down)")
     sets = rank_sets(
-        estimator, matches.X, matches.y, sample_weight=matches.sample_weight,
+        estimator, matches.model_X, matches.y, sample_weight=matches.sample_weight,
+        groups=groups,
         confidence_level=level, n_resamples=max(n_resamples, 2),
         random_state=args.random_state, n_jobs=args.n_jobs,
     )
@@ -28,6 +32,8 @@ def tiers_table(args, estimator, matches, level=0.95):
         for agent, row in frame.iterrows()
     ]
     note = f" ({sets.note.split('.')[0].lower()})" if sets.note else ""
+    if groups is not None:
+        note += f" (clustered by {args.groups}: {len(set(groups))} clusters)"
     return Table(
         ["tier", "player", "rating", "rank set", "above next"],
         rows,

@@ -19,6 +19,7 @@ from ._hodge import HodgeDisplay
 from ._item_curves import ItemCurveDisplay
 from ._missing import MissingResultsDisplay
 from ._nash import NashDisplay
+from ._rank_sets import RankSetDisplay
 from ._ratings import RatingTableDisplay
 from ._selection import InfoGainDisplay
 from ._voting import VotingDisplay
@@ -33,6 +34,7 @@ __all__ = [
     "ItemCurveDisplay",
     "MissingResultsDisplay",
     "NashDisplay",
+    "RankSetDisplay",
     "RatingTableDisplay",
     "VotingDisplay",
 ]

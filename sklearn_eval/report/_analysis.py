@@ -39,6 +39,7 @@ from ..irt import IRT2PL, GeneralityScorer
 from ..selection import InfoGainSelector, subset_agreement
 from ..uncertainty import bootstrap_ranking
 from ..utils import baseline_normalize, binarize_scores
+from ._rank_set_input import benchmark_rank_sets
 from ._reference import reference_scores
 
 __all__ = ["analyze_benchmark", "prepare_benchmark"]
@@ -55,8 +56,10 @@ STEPS = {
     "intervals.uniform": "bootstrap of the uniform average",
     "intervals.nash": "bootstrap of the Nash average",
     "intervals.ability": "bootstrap of the IRT ability",
+    "rank_sets": "rank sets and tiers",
 }
 _NEEDS = {
+    "rank_sets": ("block",),
     "nash": ("block",),
     "hodge": ("block",),
     "generality": ("irt",),
@@ -739,6 +742,7 @@ def analyze_benchmark(
     nash = steps.run("nash", _nash, block)
     say("Hodge decomposition")
     steps.run("hodge", _hodge, block)
+    steps.run("rank_sets", benchmark_rank_sets, block, random_state=random_state)
     say("IRT 2PL on the successes")
     irt = steps.run("irt", _irt, benchmark, irt_prior)
     say("generality and agent response curves")
@@ -777,6 +781,7 @@ def analyze_benchmark(
         block=block,
         nash=nash,
         hodge=steps.results["hodge"],
+        rank_sets=steps.results["rank_sets"],
         irt=irt,
         generality=steps.results["generality"],
         selection=steps.results["selection"],

@@ -3,7 +3,8 @@
 The page has no external resource: styles are inline and figures are PNG
 images embedded as base64 data URIs, so the file can be mailed or archived.
 Every section is a ``<section>`` with a stable ``id`` (``summary``,
-``ranking``, ``nash``, ``hodge``, ``tasks``, ``generality``, ``subset``) and
+``ranking``, ``rank_sets``, ``nash``, ``hodge``, ``tasks``, ``generality``,
+``subset``) and
 an ``<h2>`` heading; a small inline script records, once the page has
 loaded, how many images decoded (``data-images-loaded`` on ``<body>``), which
 the browser test reads.
@@ -35,8 +36,17 @@ from ._figures import (
 )
 from ._match_figures import MATCH_DRAWERS
 from ._match_sections import MATCH_SECTION_RENDERERS, MATCH_SECTIONS, match_degeneracies
+from ._rank_set_section import TITLE as RANK_SET_TITLE
+from ._rank_set_section import draw_rank_sets, rank_sets_section, register_section
 from ._sections import SECTION_RENDERERS, SECTIONS
 from ._tables import degenerate_box
+
+# the sections added to the reports' base sets, one registration each (see
+# ._rank_set_section for the contract)
+register_section("matches", "rank_sets", RANK_SET_TITLE, rank_sets_section,
+                 draw=draw_rank_sets, after="ratings")
+register_section("benchmark", "rank_sets", RANK_SET_TITLE, rank_sets_section,
+                 draw=draw_rank_sets, after="ranking")
 
 __all__ = [
     "MATCH_SECTIONS",
@@ -441,7 +451,7 @@ def render_report(analysis, *, figures=True, progress=None):
     ...                              n_resamples=0)
     >>> page = render_report(analysis, figures=False)
     >>> page.count("<section")
-    7
+    8
     """
     return _render(analysis, figures=figures, progress=progress)[0]
 
@@ -483,7 +493,7 @@ def write_report(analysis, path, *, figures=True, progress=None):
     >>> result.ok, result.failures
     (True, ())
     >>> open(result, encoding="utf-8").read().count("<h2>")
-    7
+    8
     """
     if progress is True:
 

@@ -1,8 +1,9 @@
 """Reading benchmark results from CSV files for the command line and the report.
 
-Only the standard library's :mod:`csv` and numpy are used (pandas stays
-optional). Every error names the file, the column and the line of the file,
-so that the command line can print it as one line.
+pandas parses the files (its C engine, or its Python engine with a strict
+dialect when the file quotes fields); the rows are then checked column by
+column with numpy. Every error names the file, the column and the line of the
+file, so that the command line can print it as one line.
 
 Three shapes are read:
 
@@ -16,12 +17,12 @@ Three shapes are read:
 
 from __future__ import annotations
 
-import contextlib
 import csv
-import gc
 import gzip
 import io
 import os
+import re
+import warnings
 import zlib
 from typing import NamedTuple
 
@@ -159,9 +160,235 @@ def read_csv(path, *, sep=None):
     >>> read_csv(path)
     (['agent', 'score'], [['A', '1'], ['B', '2']])
     """
-    with _gc_paused():
-        header, rows, _ = _read_csv_lines(path, sep=sep)
-    return header, rows
+    header, rows, _ = _read_csv_lines(path, sep=sep)
+    return header, rows.frame.to_numpy(dtype=object).tolist()
+
+
+class _Rows:
+    """The data rows parsed by pandas: columns as object arrays of str."""
+
+    def __init__(self, frame):
+        self.frame = frame
+
+    def __len__(self):
+        return len(self.frame)
+
+    def column(self, index):
+        return self.frame.iloc[:, index].to_numpy(dtype=object)
+
+
+def _strict_dialect(sep):
+    """The csv dialect of the quoted-file parser: a stray quote is an error."""
+    return type(
+        "_Strict",
+        (csv.excel,),
+        {"delimiter": sep, "strict": True, "skipinitialspace": False},
+    )
+
+
+_SKIPPED = re.compile(r"Skipping line (\d+): ([^\n]*)")
+_FIELDS = re.compile(r"[Ee]xpected (\d+) fields(?: in line \d+)?, saw (\d+)")
+
+
+def _parse(text, sep, name, offset=0):
+    """All records of ``text`` (header first), their file lines, field counts.
+
+    pandas parses. Its C engine reads every file whose quotes follow the
+    standard (a quote opens a field or closes it, ``""`` inside a quoted
+    field); the records' lines and field counts then come from the quote
+    layout (:func:`_layout`). Any other file (a stray quote, a quoted field
+    never closed, bare carriage returns) is read by pandas' Python engine
+    with a strict dialect, which names the problem. Blank lines stay records
+    (so that every record's line is known) and are dropped by the caller.
+
+    Returns the frame (records with too many fields left out), the line and
+    field count of every record, and (line, CSVError) of the first record
+    the strict reader rejected, or None.
+    """
+    layout = _layout(text, sep)
+    if layout is None:
+        return _parse_strictly(text, sep, name, offset)
+    starts, fields = layout
+    try:
+        # rows with too many fields are found from the layout
+        frame, _ = _records(
+            text, name, sep=sep, na_filter=False, engine="c",
+            quoting=csv.QUOTE_MINIMAL if '"' in text else csv.QUOTE_NONE,
+        )
+    except pd.errors.ParserError:
+        return _parse_strictly(text, sep, name, offset)
+    if len(frame) != np.count_nonzero(fields <= fields[0]):
+        return _parse_strictly(text, sep, name, offset)
+    return frame, 1 + offset + starts, fields, None
+
+
+def _records(text, name, **options):
+    """Every record as strings (blank lines kept), and pandas' skip warnings."""
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always", pd.errors.ParserWarning)
+        try:
+            frame = pd.read_csv(
+                io.StringIO(text), header=None, dtype=str, skip_blank_lines=False,
+                on_bad_lines="warn", **options,
+            )
+        except pd.errors.EmptyDataError:
+            raise CSVError(f"{name} is empty (no header row)") from None
+    return frame, caught
+
+
+def _layout(text, sep):
+    """(lines before, fields) of each record, or None for a nonstandard text.
+
+    Vectorized over the positions of the quotes, separators and line breaks:
+    one of these is structural when an even number of quotes precede it.
+    That holds exactly when each quote that would open a field starts one
+    and each quote that would close one ends it (or doubles a quote), which
+    is checked here.
+    """
+    data = np.frombuffer(text.encode("utf-8"), dtype=np.uint8)
+    returns = np.flatnonzero(data == ord("\r"))
+    if returns.size and (np.append(data, 0)[returns + 1] != ord("\n")).any():
+        return None  # a bare carriage return ends a line
+    quotes = np.flatnonzero(data == ord('"'))
+    newlines = np.flatnonzero(data == ord("\n"))
+    separators = np.flatnonzero(data == ord(sep[0]))
+    if quotes.size:
+        if quotes.size % 2:
+            return None  # a quoted field is never closed
+        boundary = np.zeros(256, dtype=bool)
+        boundary[[ord(sep[0]), ord("\n"), ord("\r"), ord('"')]] = True
+        padded = np.concatenate([[ord("\n")], data, [ord("\n")]])
+        # quotes alternate: even ones would open a field, odd ones close it
+        if not boundary[padded[quotes[0::2]]].all():
+            return None  # a quote inside an unquoted field
+        if not boundary[padded[quotes[1::2] + 2]].all():
+            return None  # text after a closing quote
+        newlines = newlines[np.searchsorted(quotes, newlines) % 2 == 0]
+        separators = separators[np.searchsorted(quotes, separators) % 2 == 0]
+    every_newline = np.flatnonzero(data == ord("\n")) if quotes.size else newlines
+    ends = newlines
+    if ends.size and ends[-1] == data.size - 1:
+        ends = ends[:-1]  # the final line break ends the last record
+    record_starts = np.concatenate([[0], ends + 1])
+    bounds = np.searchsorted(separators, np.append(record_starts, data.size))
+    fields = np.diff(bounds) + 1
+    lines_before = np.searchsorted(every_newline, record_starts)
+    return lines_before, fields
+
+
+def _parse_strictly(text, sep, name, offset):
+    """pandas' Python engine with a strict csv dialect (slower, exact)."""
+    try:
+        frame, caught = _records(
+            text, name, engine="python", dialect=_strict_dialect(sep),
+            keep_default_na=False,
+        )
+    except pd.errors.ParserError as exc:  # pragma: no cover - pandas' own
+        raise CSVError(f"{name}: {' '.join(str(exc).split())}") from None
+    breaks = np.zeros(len(frame), dtype=np.int64)
+    for column in frame.columns:
+        breaks += frame[column].fillna("").str.count("\n").to_numpy(dtype=np.int64)
+    # line of each record, and of the one after the last
+    lines = 1 + offset + np.arange(len(frame) + 1)
+    lines += np.concatenate([[0], np.cumsum(breaks)])
+    fields = frame.notna().to_numpy().sum(axis=1)
+    skipped = _first_skipped(caught, lines, name)
+    return frame.fillna(""), lines[:-1], fields, skipped
+
+
+def _first_skipped(caught, lines, name):
+    """(line, error) of the first record pandas skipped, or None."""
+    skipped = [
+        (int(match.group(1)), match.group(2).strip())
+        for warning in caught
+        for match in _SKIPPED.finditer(str(warning.message))
+    ]
+    if not skipped:
+        return None
+    record, reason = min(skipped)
+    # the records before the first skipped one are all in the frame
+    line = int(lines[record - 1])
+    fields = _FIELDS.search(reason)
+    if fields:
+        expected, seen = fields.groups()
+        return line, CSVError(
+            f"{name}, line {line}: {seen} fields, expected {expected} as in the "
+            "header"
+        )
+    if reason == "unexpected end of data":
+        reason = "a quoted field is never closed"
+    return line, CSVError(f"{name}, line {line}: malformed quoting ({reason})")
+
+
+_LEADING_BLANK = re.compile(r"\A(?:[ \t]*\r?\n)+")
+
+
+def _read_csv_lines(path, *, sep=None):
+    """Header, data rows (a :class:`_Rows`) and the file line of every row."""
+    name = os.fspath(path)
+    if os.path.isdir(name):
+        raise CSVError(f"{name} is a directory, not a CSV file")
+    text = _read_text(name)
+    if not text.strip():
+        raise CSVError(f"{name} is empty")
+    if sep is None:
+        sep = _sniff_separator(text)
+    leading = _LEADING_BLANK.match(text)
+    offset = 0
+    if leading:
+        offset = leading.group(0).count("\n")
+        text = text[leading.end() :]
+    frame, lines, fields, skipped = _parse(text, sep, name, offset)
+    header = [str(cell).strip() for cell in frame.iloc[0]]
+    if len(header) == 1 and not header[0]:
+        raise CSVError(f"{name} is empty (no header row)")
+    _check_header(header, name)
+    width = len(header)
+    # records up to the first with too many fields are rows of the frame
+    long_rows = np.flatnonzero(fields > width)
+    aligned = int(long_rows[0]) if long_rows.size else len(fields)
+    all_fields, all_lines = fields, lines
+    fields = fields[:aligned]
+    lines = lines[:aligned]
+    maybe_blank = np.flatnonzero(fields[1:] <= 1) + 1
+    blank = np.zeros(aligned, dtype=bool)
+    first = frame.iloc[maybe_blank, 0].astype(object).str.strip()
+    blank[maybe_blank] = (first == "").to_numpy()
+    bad = np.flatnonzero((fields != width) & ~blank)
+    bad = bad[bad > 0]
+    problems = []
+    if bad.size:
+        k = int(bad[0])
+        problems.append(
+            (
+                lines[k],
+                CSVError(
+                    f"{name}, line {lines[k]}: {fields[k]} fields, expected "
+                    f"{width} as in the header"
+                ),
+            )
+        )
+    if long_rows.size:
+        k = int(long_rows[0])
+        problems.append(
+            (
+                all_lines[k],
+                CSVError(
+                    f"{name}, line {all_lines[k]}: {all_fields[k]} fields, "
+                    f"expected {width} as in the header"
+                ),
+            )
+        )
+    if skipped is not None:
+        problems.append(skipped)
+    if problems:
+        raise min(problems, key=lambda problem: problem[0])[1]
+    keep = np.flatnonzero(~blank[1:]) + 1
+    if not keep.size:
+        raise CSVError(f"{name} has a header but no data rows")
+    body = frame.iloc[keep].reset_index(drop=True)
+    body.columns = range(body.shape[1])
+    return header, _Rows(body), _LineNumbers(lines[keep])
 
 
 class _LineNumbers:
@@ -174,164 +401,9 @@ class _LineNumbers:
         return int(self._numbers[row])
 
 
-def _is_blank(fields):
-    return not fields or (len(fields) == 1 and not fields[0].strip())
-
-
-@contextlib.contextmanager
-def _gc_paused():
-    """Pause the cyclic garbage collector while millions of strings are built.
-
-    Parsing allocates one list per row; the collector would otherwise rescan
-    them over and over (4-6x slower on a million rows). Nothing here makes
-    reference cycles, so pausing it is safe.
-    """
-    enabled = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if enabled:
-            gc.enable()
-
-
-def _records(text, sep, name):
-    """Rows of the file and the physical line number of each row."""
-    reader = csv.reader(io.StringIO(text), delimiter=sep, strict=True)
-    try:
-        if '"' not in text:
-            # no quoted field can span lines: row k is on line k + 1
-            rows = list(reader)
-            return rows, np.arange(1, len(rows) + 1)
-        rows, numbers = [], []
-        for fields in reader:
-            rows.append(fields)
-            numbers.append(reader.line_num)
-    except csv.Error as exc:
-        reason = str(exc)
-        if reason == "unexpected end of data":
-            reason = "a quoted field is never closed"
-        raise CSVError(
-            f"{name}, line {reader.line_num}: malformed quoting ({reason})"
-        ) from None
-    return rows, np.asarray(numbers)
-
-
-def _read_csv_lines(path, *, sep=None, fast=False):
-    """Header, data rows and the file line number of every data row.
-
-    With ``fast=True`` a regular file (no quotes, every line with the header's
-    number of fields) is parsed by pandas when it is installed; line numbers
-    are then approximate, so callers re-read with ``fast=False`` to report an
-    error (see :func:`_with_exact_errors`).
-    """
-    name = os.fspath(path)
-    if os.path.isdir(name):
-        raise CSVError(f"{name} is a directory, not a CSV file")
-    text = _read_text(name)
-    if not text.strip():
-        raise CSVError(f"{name} is empty")
-    if sep is None:
-        sep = _sniff_separator(text)
-    if fast:
-        parsed = _fast_columns(text, sep)
-        if parsed is not None:
-            header, columns = parsed
-            _check_header(header, name)
-            if not len(columns):
-                raise CSVError(f"{name} has a header but no data rows")
-            return header, columns, _LineNumbers(np.arange(2, len(columns) + 2))
-    rows, numbers = _records(text, sep, name)
-    first = next((k for k, fields in enumerate(rows) if not _is_blank(fields)), None)
-    if first is None:  # e.g. only empty quoted fields
-        raise CSVError(f"{name} is empty (no header row)")
-    header = [field.strip() for field in rows[first]]
-    _check_header(header, name)
-    body, numbers = rows[first + 1 :], numbers[first + 1 :]
-    lengths = np.fromiter(map(len, body), dtype=np.int64, count=len(body))
-    odd = np.flatnonzero(lengths != len(header))
-    if odd.size:
-        blank = np.array([_is_blank(body[k]) for k in odd], dtype=bool)
-        if not blank.all():
-            k = int(odd[np.argmin(blank)])
-            raise CSVError(
-                f"{name}, line {numbers[k]}: {lengths[k]} fields, expected "
-                f"{len(header)} as in the header"
-            )
-        keep = np.ones(len(body), dtype=bool)
-        keep[odd] = False
-        body = [fields for fields, kept in zip(body, keep, strict=True) if kept]
-        numbers = numbers[keep]
-    if not body:
-        raise CSVError(f"{name} has a header but no data rows")
-    return header, _Rows(body), _LineNumbers(numbers)
-
-
-class _Columns:
-    """Data columns parsed by pandas (object arrays of str)."""
-
-    def __init__(self, columns):
-        self._columns = columns
-
-    def __len__(self):
-        return len(self._columns[0]) if self._columns else 0
-
-    def column(self, index):
-        return self._columns[index]
-
-
-def _fast_columns(text, sep):
-    """(header, _Columns) parsed by pandas, or None when not applicable.
-
-    Applicable when pandas is installed, the separator is one character, the
-    text has no quote and every non-empty line has the header's number of
-    separators: then pandas' C parser gives exactly the fields of the csv
-    module, about 5x faster.
-    """
-    if len(sep) != 1 or '"' in text:
-        return None
-    data = np.frombuffer(text.encode("utf-8"), dtype=np.uint8)
-    newlines = np.flatnonzero(data == ord("\n"))
-    ends = np.append(newlines, data.size)
-    starts = np.concatenate([[0], newlines + 1])
-    separators = np.concatenate([[0], np.cumsum(data == ord(sep))])
-    counts = separators[ends] - separators[starts]
-    nonempty = (ends - starts) > (data[np.maximum(ends - 1, 0)] == ord("\r"))
-    counts = counts[nonempty]
-    if counts.size < 2 or (counts != counts[0]).any():
-        return None
-    frame = pd.read_csv(
-        io.StringIO(text),
-        sep=sep,
-        header=None,
-        dtype=str,
-        keep_default_na=False,
-        na_filter=False,
-        skip_blank_lines=True,
-        quoting=csv.QUOTE_NONE,
-        engine="c",
-    )
-    values = [frame[column].to_numpy(dtype=object) for column in frame.columns]
-    header = [str(column[0]).strip() for column in values]
-    return header, _Columns([column[1:] for column in values])
-
-
-class _Rows(list):
-    """Data rows that also hand out whole columns (transposed once, in C)."""
-
-    _columns = None
-
-    def column(self, index):
-        if self._columns is None:
-            self._columns = list(zip(*self, strict=True))
-        return self._columns[index]
-
-
 def _column_values(rows, index):
-    """One column of the rows as a sequence of strings."""
-    if isinstance(rows, (_Rows, _Columns)):
-        return rows.column(index)
-    return [row[index] for row in rows]
+    """One column of the rows as an object array of strings."""
+    return rows.column(index)
 
 
 def _sniff_separator(text):
@@ -397,21 +469,30 @@ def _numeric_column(rows, index, column, name, lines):
     """Parse one column as floats, naming the file line of a bad cell."""
     cells = _column_values(rows, index)
     try:
-        values = np.array(cells, dtype=np.float64)
+        values = np.asarray(cells, dtype=np.float64)
     except ValueError:
         values = None
     if values is not None and np.isfinite(values).all():
         return values
-    # slow path: missing tokens, a bad cell, or an infinite value to report
-    values = np.empty(len(cells), dtype=np.float64)
-    for k, cell in enumerate(cells):
-        values[k] = _parse_number(cell, column, lines[k], name)
+    # missing tokens, a bad cell, or an infinite value to report
+    stripped = pd.Series(cells, dtype=object).str.strip()
+    missing = stripped.str.lower().isin(_MISSING).to_numpy()
+    values = np.array(
+        pd.to_numeric(stripped.where(~missing), errors="coerce"), dtype=np.float64
+    )
+    values[missing] = np.nan
+    for k in np.flatnonzero(~missing & ~np.isfinite(values)):
+        # raises, naming the line (or parses a form pandas does not read)
+        values[k] = _parse_number(cells[k], column, lines[int(k)], name)
     return values
 
 
 def _label_column(rows, index, column, name, lines):
     """Stripped labels; an empty cell or a missing-value marker is an error."""
-    labels = np.array(list(map(str.strip, _column_values(rows, index))), dtype=object)
+    # labels repeat: strip each distinct one once
+    codes, distinct = pd.factorize(_column_values(rows, index))
+    stripped = np.array([label.strip() for label in distinct], dtype=object)
+    labels = stripped[codes]
     # the distinct labels are few: test those, then find the first bad row
     markers = {label for label in set(labels) if label.lower() in _MISSING}
     if markers:
@@ -490,12 +571,17 @@ def detect_format(
         raise CSVError(f"{name} is empty")
     if sep is None:
         sep = _sniff_separator(text)
-    reader = csv.reader(io.StringIO(text), delimiter=sep)
+    leading = _LEADING_BLANK.match(text)
+    if leading:
+        text = text[leading.end() :]
     try:
-        header = next(fields for fields in reader if not _is_blank(fields))
-    except (StopIteration, csv.Error):
+        first = pd.read_csv(
+            io.StringIO(text), sep=sep, header=None, nrows=1, dtype=str,
+            na_filter=False,
+        )
+    except (pd.errors.ParserError, pd.errors.EmptyDataError):
         return "wide"  # the reader of the chosen format names the problem
-    header = [field.strip() for field in header]
+    header = [str(field).strip() for field in first.iloc[0]]
     if first_col in header and second_col in header:
         return "matches"
     return _detect_format(header, task_col, score_col)
@@ -551,22 +637,11 @@ def read_result_matrix(
     name = os.fspath(path)
     if format not in ("auto", "long", "wide"):
         raise CSVError(f"format must be 'auto', 'long' or 'wide'; got {format!r}")
-    return _with_exact_errors(
-        _read_result_matrix, name, format, agent_col, task_col, score_col, sep
-    )
+    return _read_result_matrix(name, format, agent_col, task_col, score_col, sep)
 
 
-def _with_exact_errors(reader, *args):
-    """Read fast; on any error re-read exactly, for the right line numbers."""
-    with _gc_paused():
-        try:
-            return reader(*args, fast=True)
-        except CSVError:
-            return reader(*args, fast=False)
-
-
-def _read_result_matrix(name, format, agent_col, task_col, score_col, sep, *, fast):
-    header, rows, lines = _read_csv_lines(name, sep=sep, fast=fast)
+def _read_result_matrix(name, format, agent_col, task_col, score_col, sep):
+    header, rows, lines = _read_csv_lines(name, sep=sep)
     if format == "auto":
         format = _detect_format(header, task_col, score_col)
     if format == "long":

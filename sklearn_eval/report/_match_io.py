@@ -1,7 +1,7 @@
 """Reading tables of matches (two players and an outcome) from CSV files.
 
 Every error names the file, the column and the line, as the result-table
-readers of :mod:`._io` do; the fast and exact readers are shared with them.
+readers of :mod:`._io` do (pandas parses; the checks are shared with them).
 """
 
 from __future__ import annotations
@@ -21,7 +21,6 @@ from ._io import (
     _numeric_column,
     _parse_number,
     _read_csv_lines,
-    _with_exact_errors,
 )
 
 __all__ = ["MatchTable", "read_matches"]
@@ -128,8 +127,7 @@ def read_matches(
     ([['A', 'B'], ['B', 'C']], [1.0, 0.5])
     """
     name = os.fspath(path)
-    return _with_exact_errors(
-        _read_matches,
+    return _read_matches(
         name,
         first_col,
         second_col,
@@ -150,10 +148,8 @@ def _read_matches(
     second_score_col,
     weight_col,
     sep,
-    *,
-    fast,
 ):
-    header, rows, lines = _read_csv_lines(name, sep=sep, fast=fast)
+    header, rows, lines = _read_csv_lines(name, sep=sep)
     first_index, second_index = _columns(
         header, [(first_col, "--first-col"), (second_col, "--second-col")], name
     )

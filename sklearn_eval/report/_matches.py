@@ -31,6 +31,7 @@ from ..uncertainty import ranking_intervals
 from ..utils import check_matches, matches_to_win_rate
 from ._analysis import _progress_printer, _quiet, _Steps, reference_kinds
 from ._match_models import fit_ratings, transitive_null
+from ._rank_set_input import match_rank_sets
 
 __all__ = ["analyze_matches", "prepare_matches"]
 
@@ -41,8 +42,9 @@ MATCH_STEPS = {
     "nash": "Nash averaging of the win-rate game",
     "hodge": "Hodge decomposition of the win-rate game",
     "reference": "records of the reference players",
+    "rank_sets": "rank sets and tiers",
 }
-MATCH_NEEDS = {"intervals": ("ratings",), "hodge": ("nash",)}
+MATCH_NEEDS = {"intervals": ("ratings",), "hodge": ("nash",), "rank_sets": ("ratings",)}
 _MELO_ALPHA = 0.01
 #: the cyclic share is called beyond noise above this quantile of the shares
 #: simulated from the transitive model
@@ -506,6 +508,9 @@ def analyze_matches(
             random_state=random_state,
             n_jobs=n_jobs,
         )
+    say("rank sets and tiers (sandwich covariance, max-|t| step-down)")
+    steps.run("rank_sets", match_rank_sets, matches, ratings, confidence_level,
+              random_state)
     say(f"mElo with {n_components} cyclic plane(s)")
     melo = steps.run("melo", _melo, matches, ratings, n_components, random_state)
     say("Nash averaging of the win-rate game (unplayed pairs filled by mElo)")
@@ -525,6 +530,7 @@ def analyze_matches(
         summary=_summary(matches),
         ratings=ratings,
         intervals=intervals,
+        rank_sets=steps.results["rank_sets"],
         melo=melo,
         nash=nash,
         hodge=steps.results["hodge"],

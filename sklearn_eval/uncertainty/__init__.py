@@ -10,7 +10,8 @@ bootstrap behind it. The fast and analytic paths have one home, their family:
 FutureWarning.
 
 Whether the ranking is settled: :func:`rank_sets` (simultaneous or marginal
-rank sets and tiers), :func:`compare_agents` (paired tests with Holm/BH),
+rank sets and tiers; :func:`rank_set_table` adds them to ``agent_table()``),
+:func:`compare_agents` (paired tests with Holm/BH),
 ``groups=`` for clustered data, and planning (:func:`sample_size`,
 :func:`power`, :func:`paired_correlation`, :func:`votes_to_separate`).
 """
@@ -23,7 +24,7 @@ from ._bootstrap import bootstrap_ranking
 from ._compare import adjust_p_values, compare_agents
 from ._dispatch import ranking_intervals
 from ._planning import paired_correlation, power, sample_size, votes_to_separate
-from ._rank_sets import RankSets, rank_sets
+from ._rank_sets import RankSets, rank_set_table, rank_sets
 
 __all__ = [
     "BootstrapResult",
@@ -33,6 +34,7 @@ __all__ = [
     "compare_agents",
     "paired_correlation",
     "power",
+    "rank_set_table",
     "rank_sets",
     "ranking_intervals",
     "sample_size",

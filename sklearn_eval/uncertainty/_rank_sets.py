@@ -21,7 +21,7 @@ from threadpoolctl import threadpool_limits
 from ..utils._simultaneous import leader_tiers, pairwise_inference
 from ._joint import joint_scores
 
-__all__ = ["RankSets", "rank_sets"]
+__all__ = ["RankSets", "rank_set_table", "rank_sets"]
 
 
 @dataclass
@@ -264,3 +264,68 @@ def rank_sets(
         method=f"{joint.method}, max-|t| step-down",
         note=joint.note, pairs=_pairs_frame(joint.labels[present], inference),
     )
+
+
+def rank_set_table(estimator, sets):
+    """The ranker's ``agent_table()`` with its rank sets and tiers as columns.
+
+    The companion of the protocol table: the columns ``rank_low``,
+    ``rank_high`` and ``tier`` of :func:`rank_sets` are added to
+    ``estimator.agent_table()``, matched by agent label (an agent without a
+    rank set, e.g. one with no score, gets missing values).
+
+    Parameters
+    ----------
+    estimator : fitted ranker with ``agent_table()``
+        The ranking, fitted on the data the sets were computed on.
+    sets : RankSets
+        From :func:`rank_sets`.
+
+    Returns
+    -------
+    table : DataFrame
+        ``agent_table()`` (best agent first) plus ``rank_low``, ``rank_high``
+        (nullable integers) and ``tier``.
+
+    Raises
+    ------
+    ValueError
+        If the sets name agents the estimator does not have.
+
+    Examples
+    --------
+    >>> from sklearn_eval.datasets import make_matches
+    >>> from sklearn_eval.pairwise import EloRanker
+    >>> from sklearn_eval.uncertainty import rank_set_table, rank_sets
+    >>> X, y = make_matches(n_players=5, n_matches=2000, random_state=0)
+    >>> model = EloRanker(method="batch").fit(X, y)
+    >>> sets = rank_sets(EloRanker(method="batch"), X, y, random_state=0)
+    >>> table = rank_set_table(model, sets)
+    >>> list(table.columns[-3:])
+    ['rank_low', 'rank_high', 'tier']
+    >>> bool((table["rank_low"] <= table["rank"]).all())
+    True
+    """
+    if not isinstance(sets, RankSets):
+        raise TypeError(
+            f"sets must be a RankSets from rank_sets; got {type(sets).__name__}."
+        )
+    if not callable(getattr(estimator, "agent_table", None)):
+        raise TypeError(
+            "rank_set_table needs a fitted ranker with agent_table(); got "
+            f"{type(estimator).__name__}."
+        )
+    table = estimator.agent_table()
+    unknown = [label for label in sets.labels if label not in table.index]
+    if unknown:
+        raise ValueError(
+            f"sets names agents the estimator does not rank: {unknown[:5]}; "
+            "compute the sets on the estimator's data."
+        )
+    present = np.asarray(sets.rank_low) >= 1
+    columns = pd.DataFrame(
+        {name: pd.array(np.asarray(getattr(sets, name))[present], dtype="Int64")
+         for name in ("rank_low", "rank_high", "tier")},
+        index=pd.Index(np.asarray(sets.labels)[present], name="agent"),
+    )
+    return table.join(columns)

@@ -78,3 +78,84 @@ def test_plan_rejects_impossible_settings_in_one_line(capsys):
     assert code == 2 and "power" in err
     code, _, err = run(["plan", "--effect", "-1"], capsys)
     assert code == 2 and "effect" in err
+
+
+def _clustered_matches(tmp_path):
+    """Matches in 40 clusters (e.g. prompts) with a shared per-cluster shock."""
+    from ._helpers import write_rows
+
+    rng = np.random.default_rng(3)
+    n = 800
+    first = rng.integers(0, 6, n)
+    second = (first + rng.integers(1, 6, n)) % 6
+    cluster = rng.integers(0, 40, n)
+    shock = rng.normal(scale=1.5, size=40)[cluster]
+    logit = 0.4 * (second - first) + shock
+    y = (rng.random(n) < 1 / (1 + np.exp(-logit))).astype(float)
+    X = np.column_stack([first, second]).astype(str)
+    X = np.char.add("p", X)
+    rows = [[a, b, int(o), f"prompt{c}"]
+            for (a, b), o, c in zip(X, y, cluster, strict=True)]
+    path = write_rows(tmp_path / "clustered.csv", ["first", "second", "outcome",
+                                                   "prompt"], rows)
+    return path, X, y, np.array([f"prompt{c}" for c in cluster], dtype=object)
+
+
+def test_groups_cluster_the_rank_sets_and_the_comparisons(tmp_path, capsys):
+    """``--groups COL`` gives what ``groups=`` gives in the API (user guide:
+    "Is the ranking settled?", clustered resampling)."""
+    path, X, y, groups = _clustered_matches(tmp_path)
+    code, out, err = run(["rank", path, "--tiers", "--groups", "prompt", "-q"],
+                         capsys)
+    assert code == 0, err
+    assert "clustered by prompt: 40 clusters" in out
+    sets = rank_sets(EloRanker(method="batch"), X, y, groups=groups,
+                     random_state=0).to_frame()
+    lines = out.split("rank sets and tiers")[1].splitlines()[3:]
+    assert [line.split()[3] for line in lines] == [
+        f"{low}-{high}" for low, high in zip(sets.rank_low, sets.rank_high,
+                                             strict=True)
+    ]
+    code, out, err = run(["compare", path, "--input", "matches", "--groups",
+                          "prompt", "--pairs", "all", "-q"], capsys)
+    assert code == 0, err
+    expected = compare_agents(EloRanker(method="batch"), X, y, groups=groups,
+                              pairs="all", random_state=0)
+    plain = compare_agents(EloRanker(method="batch"), X, y, pairs="all",
+                           random_state=0)
+    # the shared shocks widen the clustered standard errors
+    assert (expected["se"].to_numpy() > plain["se"].to_numpy()).mean() > 0.5
+    body = out.splitlines()[3:]
+    for line, row in zip(body, expected.itertuples(), strict=True):
+        assert float(line.split()[3]) == round(row.se, 4)
+
+
+def test_groups_label_the_tasks_of_a_long_file(tmp_path, capsys):
+    from ._helpers import write_rows
+
+    rng = np.random.default_rng(1)
+    values = (rng.random((3, 30)) < [[0.8], [0.6], [0.55]]).astype(float)
+    rows = [[f"agent{i}", f"task{j}", values[i, j], f"q{j // 3}"]
+            for i in range(3) for j in range(30)]
+    path = write_rows(tmp_path / "long.csv", ["agent", "task", "score", "question"],
+                      rows)
+    code, out, err = run(["compare", path, "--groups", "question", "-q"], capsys)
+    assert code == 0, err
+    frame = pd.DataFrame(values, index=["agent0", "agent1", "agent2"],
+                         columns=[f"task{j}" for j in range(30)])
+    table = compare_agents("mean", frame, groups=[f"q{j // 3}" for j in range(30)],
+                           random_state=0)
+    body = out.splitlines()[3:]
+    assert len(body) == len(table)
+    for line, row in zip(body, table.itertuples(), strict=True):
+        assert float(line.split()[3]) == round(row.se, 4)
+    rows[4][3] = "elsewhere"  # task4 of agent0 in another cluster
+    path = write_rows(tmp_path / "bad.csv", ["agent", "task", "score", "question"],
+                      rows)
+    code, _, err = run(["compare", path, "--groups", "question", "-q"], capsys)
+    assert code != 0 and "task 'task4' is in two clusters" in err
+    code, _, err = run(["compare", path, "--groups", "nope", "-q"], capsys)
+    assert code != 0 and "no column 'nope' (--groups)" in err
+    wide = write_wide(tmp_path / "wide.csv", values)
+    code, _, err = run(["compare", wide, "--groups", "agent", "-q"], capsys)
+    assert code != 0 and "--groups labels the tasks of a long file" in err

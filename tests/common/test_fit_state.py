@@ -94,7 +94,7 @@ def test_a_failing_fit_keeps_the_previous_model(config, monkeypatch):
 def test_every_estimator_family_is_checked():
     families = {c.split("(")[0] for c in CHECKED}
     assert families == {
-        "EloRanker", "MultiElo", "NashAverager", "IRT2PL", "GeneralityScorer",
+        "EloRanker", "MultiElo", "NashAverager", "IRT", "IRT2PL", "GeneralityScorer",
         "InfoGainSelector", "AlphaRank", "VotingRanker", "SubsetScoreEstimator",
         "AdaptiveTester",
     }

@@ -1,5 +1,8 @@
 """CSV readers: long and wide result matrices and match files, with exact errors."""
 
+import csv
+import io
+
 import numpy as np
 import pytest
 from hypothesis import given, settings
@@ -121,11 +124,28 @@ def test_many_outcome_tokens_and_bad_token_line(tmp_path):
 
 _CELL = st.one_of(
     st.sampled_from(["", "NA", "nan", " 1 ", "0.5", "x y", "-3e2", "win", "  "]),
+    st.sampled_from(['"a,b"', '"two\nlines"', '"say ""hi"""', '""', 'x"y', '"q"r']),
     st.text(alphabet="abc019.;\t -", max_size=4),
 )
 
 
-@settings(max_examples=60, deadline=None)
+def _standard_rows(text):
+    """The rows Python's csv module reads (the format's oracle), up to an error.
+
+    Returns the (last line, fields) of each record read and the line of the
+    first malformed record, or None.
+    """
+    reader = csv.reader(io.StringIO(text, newline=""), strict=True)
+    rows = []
+    try:
+        for fields in reader:
+            rows.append((reader.line_num, fields))
+    except csv.Error:
+        return rows, (rows[-1][0] + 1 if rows else 1)
+    return rows, None
+
+
+@settings(max_examples=80, deadline=None)
 @given(
     header=st.lists(
         st.sampled_from(["agent", "task", "score", "t1", "t2"]),
@@ -137,42 +157,47 @@ _CELL = st.one_of(
     blank=st.booleans(),
     crlf=st.booleans(),
 )
-def test_fast_and_exact_readers_agree(header, rows, blank, crlf, tmp_path_factory):
-    """The pandas fast path gives the same tables and errors as the csv module."""
-    from sklearn_eval.report import _io
+def test_reader_agrees_with_the_standard_csv_module(
+    header, rows, blank, crlf, tmp_path_factory
+):
+    """The fields of every row are those of RFC 4180 as Python's csv reads them.
 
+    A row whose number of fields differs from the header's is an error naming
+    the row's first line (blank lines are skipped).
+    """
     lines = [",".join(header)] + [",".join(row) for row in rows]
     if blank:
         lines.insert(min(2, len(lines)), "")
     text = ("\r\n" if crlf else "\n").join(lines) + "\n"
-    path = tmp_path_factory.mktemp("fast") / "f.csv"
+    path = tmp_path_factory.mktemp("csv") / "f.csv"
     path.write_bytes(text.encode())
-    args = (str(path), "auto", "agent", "task", "score", ",")
-    outcomes = []
-    for fast in (True, False):
-        try:
-            table = _io._read_result_matrix(*args, fast=fast)
-            outcomes.append(
-                (
-                    "ok",
-                    table.values.tobytes(),
-                    table.agents.tolist(),
-                    table.tasks.tolist(),
-                )
-            )
-        except _io.CSVError as exc:
-            outcomes.append(("error", str(exc)))
-    if outcomes[0][0] == "ok":
-        assert outcomes[0] == outcomes[1]
-    # the public reader falls back to the exact reader on any error
-    try:
-        table = read_result_matrix(path, sep=",")
-        public = (
-            "ok",
-            table.values.tobytes(),
-            table.agents.tolist(),
-            table.tasks.tolist(),
-        )
-    except CSVError as exc:
-        public = ("error", str(exc))
-    assert public == outcomes[1]
+    records, broken = _standard_rows(text)
+    body = [
+        (line, fields)
+        for line, fields in records[1:]
+        if fields and not (len(fields) == 1 and not fields[0].strip())
+    ]
+    ragged = [line for line, fields in body if len(fields) != len(header)]
+    first_lines = [1] + [line + 1 for line, _ in records[:-1]]
+    start = dict(zip([line for line, _ in records], first_lines, strict=True))
+    if ragged:
+        with pytest.raises(CSVError, match=f"line {start[ragged[0]]}: "):
+            read_csv(path, sep=",")
+    elif broken is not None:
+        with pytest.raises(CSVError, match=f"line {broken}: malformed quoting"):
+            read_csv(path, sep=",")
+    elif not body:
+        with pytest.raises(CSVError, match="no data rows"):
+            read_csv(path, sep=",")
+    else:
+        assert read_csv(path, sep=",") == (header, [fields for _, fields in body])
+
+
+def test_broken_quoting_is_named_on_its_line(tmp_path):
+    path = tmp_path / "q.csv"
+    path.write_text('agent,score\n"a\nb",1\n\n"x"y,2\n')
+    with pytest.raises(CSVError, match=r"line 5: malformed quoting"):
+        read_csv(path)
+    path.write_text('agent,score\nA,1\n"B,2\nC,3\n')
+    with pytest.raises(CSVError, match=r"line 3: malformed quoting \(a quoted field"):
+        read_csv(path)

@@ -33,7 +33,7 @@ BOOM = "boom <b>&</b>"
 # sections that lose their body when an analysis fails ("section" boxes), and
 # sections that show the failure in a box beside the rest of their content
 LOST = {
-    "block": {"nash", "hodge", "subset"},
+    "block": {"rank_sets", "nash", "hodge", "subset"},
     "nash": {"nash"},
     "hodge": {"hodge"},
     "irt": {"ranking", "tasks", "generality"},
@@ -171,7 +171,9 @@ def test_a_benchmark_without_complete_block_gets_irt_and_generality(tmp_path):
     sections = parse_sections(page)
     assert "none" in sections["summary"]["cells"]
     assert "no complete block" in sections["summary"]["errors"][0]["text"]
-    assert set(result.failed_sections) == {"summary", "nash", "hodge", "subset"}
+    assert set(result.failed_sections) == {
+        "summary", "rank_sets", "nash", "hodge", "subset"
+    }
     assert sections["ranking"]["tables"] == 1 and sections["generality"]["images"]
 
 

@@ -31,7 +31,7 @@ def test_atari_report_has_every_section_with_table_and_figure(atari_page):
 def test_atari_report_has_no_failure(atari_rendering):
     page, result, messages = atari_rendering
     assert result.ok and result.failures == () and result.failed_sections == ()
-    assert sum(message.startswith("figure: ") for message in messages) == 9
+    assert sum(message.startswith("figure: ") for message in messages) == 10
     assert not [m for m in messages if "failed" in m]
     assert "error-box" not in page.split("<style>")[1].split("</style>")[1]
 
@@ -66,7 +66,7 @@ def test_report_without_figures_has_notes_instead(synthetic, tmp_path):
     page = open(result, encoding="utf-8").read()
     sections = parse_sections(page)
     assert all(not section["images"] for section in sections.values())
-    assert page.count("not drawn: figures are turned off") == 9
+    assert page.count("not drawn: figures are turned off") == 10
     assert os.path.isabs(result.path) and str(result) == result.path
     assert os.fspath(result) == str(tmp_path / "r.html") and result.ok
 

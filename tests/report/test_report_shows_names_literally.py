@@ -82,7 +82,7 @@ def test_every_figure_draws_names_with_dollars(hostile_rendering):
     assert not analysis.failures
     assert result.ok, result.failures
     sections = parse_sections(page)
-    assert sum(len(section["images"]) for section in sections.values()) == 9
+    assert sum(len(section["images"]) for section in sections.values()) == 10
 
 
 def test_failure_reasons_are_escaped(hostile_benchmark, monkeypatch):
