@@ -78,6 +78,16 @@ def _sum_parts(*parts):
     return total
 
 
+def _run_group(function, stores, args, extras):
+    """``function`` on a worker's partitions, summed in order (runs on a worker)."""
+    total = None
+    for i, store in enumerate(stores):
+        own = () if extras is None else (extras[i],)
+        part = function(store, *args, *own)
+        total = part if total is None else _add(total, part)
+    return total
+
+
 def _part_e_step(store, a, b, grid, counts):
     out = store.e_step(a, b, grid, counts=counts)
     keys = ("loglik", "mass", "r", "n") if counts else ("loglik", "mass")
@@ -162,6 +172,7 @@ class _DaskResponses:
         self.n_agents = int(sum(self.n_rows))
         self.n_items = int(n_items)
         self._item_totals = item_totals
+        self._nthreads = None
 
     # ------------------------------------------------------- plumbing
     def _map(self, function, *args, extra=None):
@@ -176,18 +187,52 @@ class _DaskResponses:
         return futures
 
     def _reduce(self, futures):
-        """Sum of per-partition results: per worker, then a tree; gathered."""
+        """Sum of per-partition results (futures): per worker, then gathered."""
         by_worker = {}
         for future, worker in zip(futures, self.workers, strict=True):
             by_worker.setdefault(worker, []).append(future)
-        level = [self.client.submit(_sum_parts, *group, workers=[worker],
-                                    allow_other_workers=False, pure=False)
-                 for worker, group in sorted(by_worker.items())]
-        while len(level) > 1:
-            level = [self.client.submit(_sum_parts, *level[i:i + _FAN_IN],
-                                        pure=False)
-                     for i in range(0, len(level), _FAN_IN)]
-        return self.client.gather(level[0])
+        return self._gathered([
+            self.client.submit(_sum_parts, *group, workers=[worker],
+                               allow_other_workers=False, pure=False)
+            for worker, group in sorted(by_worker.items())])
+
+    def _map_reduce(self, function, *args, extra=None):
+        """Sum over the partitions of ``function(store, *args, extra_i)``.
+
+        One task per worker thread runs the function on its share of the
+        worker's partitions and adds them up there: only sums leave a
+        worker, and an E-step is one round trip.
+        """
+        groups = {}
+        threads = self._threads()
+        for i, worker in enumerate(self.workers):
+            slots = groups.setdefault(worker, [[] for _ in range(threads.get(worker, 1))])
+            min(slots, key=len).append(i)
+        futures = []
+        for worker, slots in sorted(groups.items()):
+            for members in slots:
+                if not members:
+                    continue
+                own = None if extra is None else [extra[i] for i in members]
+                futures.append(self.client.submit(
+                    _run_group, function, [self.stores[i] for i in members], args,
+                    own, workers=[worker], allow_other_workers=False, pure=False))
+        return self._gathered(futures)
+
+    def _threads(self):
+        if self._nthreads is None:
+            info = self.client.scheduler_info(n_workers=-1)["workers"]
+            self._nthreads = {address: int(w.get("nthreads", 1))
+                              for address, w in info.items()}
+        return self._nthreads
+
+    def _gathered(self, futures):
+        """Sum of the results of ``futures``: gathered, or a tree past _FAN_IN."""
+        while len(futures) > _FAN_IN:
+            futures = [self.client.submit(_sum_parts, *futures[i:i + _FAN_IN],
+                                          pure=False)
+                       for i in range(0, len(futures), _FAN_IN)]
+        return _sum_parts(*self.client.gather(futures))
 
     def _agent_array(self, futures, dtype=np.float64):
         """A Dask array over the agents, one chunk per partition's future."""
@@ -231,7 +276,7 @@ class _DaskResponses:
 
     def median_observed(self):
         """Median of the observed responses per agent (np.median's value)."""
-        histogram = self._reduce(self._map(_part_observed_histogram, self.n_items))
+        histogram = self._map_reduce(_part_observed_histogram, self.n_items)
         cumulative = np.cumsum(histogram)
         total = int(cumulative[-1])
         low = int(np.searchsorted(cumulative, (total - 1) // 2 + 1))
@@ -240,23 +285,21 @@ class _DaskResponses:
 
     def item_moments(self, total):
         """Per item, over observed responses: n, sum x, sum t, sum x t, sum t^2."""
-        return self._reduce(self._map(_part_item_moments,
-                                      extra=self._blocks_of(total)))
+        return self._map_reduce(_part_item_moments, extra=self._blocks_of(total))
 
     # ------------------------------------------- the operations of a store
     def e_step(self, a, b, grid, *, counts=True, moments=False):
         """Log-likelihood, node mass, expected counts; moments stay distributed."""
         if moments:
             return self._moments(a, b, grid, tables=False)
-        out = self._reduce(self._map(_part_e_step, a, b, grid, counts))
+        out = self._map_reduce(_part_e_step, a, b, grid, counts)
         return _finish(out, counts)
 
     def e_step_tables(self, log_p, log_q, grid, *, counts=True, moments=False):
         """:meth:`e_step` for any binary item model, from its log tables."""
         if moments:
             return self._moments(log_p, log_q, grid, tables=True)
-        out = self._reduce(self._map(_part_e_step_tables, log_p, log_q, grid,
-                                     counts))
+        out = self._map_reduce(_part_e_step_tables, log_p, log_q, grid, counts)
         return _finish(out, counts)
 
     def _moments(self, first, second, grid, tables):
@@ -274,12 +317,11 @@ class _DaskResponses:
 
     def score_products(self, log_p, log_q, grid, g1, g0):
         """Per item, ``sum_i E_i[s] E_i[s]^T`` of the parameter scores."""
-        return self._reduce(self._map(_part_score_products, log_p, log_q, grid,
-                                      g1, g0))
+        return self._map_reduce(_part_score_products, log_p, log_q, grid, g1, g0)
 
     def louis_sums(self, a, b, grid, P):
         """Expected counts and posterior score products per item (Louis)."""
-        r, n, outer = self._reduce(self._map(_part_louis, a, b, grid, P))
+        r, n, outer = self._map_reduce(_part_louis, a, b, grid, P)
         return r, n, outer
 
     def map_abilities(self, a, b, start):
