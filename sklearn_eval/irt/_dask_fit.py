@@ -18,8 +18,8 @@ them, and they are small next to the responses.
 
 import numpy as np
 
+from ..utils._dask import is_dask_collection
 from ._dask_input import long_columns, read_dask_array, read_long_table, summary_of
-from ._dask_responses import is_dask_collection
 
 __all__ = ["dask_fit_data", "dask_input", "is_dask_collection", "stack_columns"]
 

@@ -28,13 +28,8 @@ Errors found on a worker name the partition and an example row.
 import numpy as np
 from scipy import sparse
 
-from ._dask_responses import (
-    _DaskResponses,
-    _sum_parts,
-    get_client,
-    is_dask_collection,
-    wait,
-)
+from ..utils._dask import get_client, is_dask_collection
+from ._dask_responses import _DaskResponses, _sum_parts, wait
 from ._kernels import HAVE_NUMBA
 from ._responses import (
     _SPARSE_BELOW,
@@ -46,9 +41,14 @@ from ._responses import (
 _ITEM_COLUMNS = ("item", "task")
 
 
+def _plain(value):
+    """A numpy scalar as the Python value it holds (for messages)."""
+    return value.item() if isinstance(value, np.generic) else value
+
+
 def _describe_row(frame, position, columns):
     row = frame.iloc[position]
-    shown = ", ".join(f"{name}={row[name]!r}" for name in columns)
+    shown = ", ".join(f"{name}={_plain(row[name])!r}" for name in columns)
     return f"row {frame.index[position]!r} ({shown})"
 
 
@@ -256,8 +256,15 @@ class _DaskInput:
 
 
 def _located(client, futures):
-    """Wait for ``futures`` and return the address of a worker holding each."""
+    """Wait for ``futures`` and return the address of a worker holding each.
+
+    A task that failed on a worker raises its error here (with the message
+    that names the partition and row).
+    """
     wait(futures)
+    for future in futures:
+        if future.status == "error":
+            future.result()
     holders = client.who_has(futures)
     return [sorted(holders[future.key])[0] for future in futures]
 

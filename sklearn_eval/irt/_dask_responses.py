@@ -24,35 +24,6 @@ import numpy as np
 _FAN_IN = 8
 
 
-def is_dask_collection(X):
-    """Whether ``X`` is a Dask collection (array or DataFrame), by duck type.
-
-    Never imports dask: the class must come from a ``dask`` module and carry
-    a task graph.
-    """
-    module = type(X).__module__ or ""
-    return module.split(".")[0] == "dask" and hasattr(X, "__dask_graph__")
-
-
-def get_client():
-    """The running ``dask.distributed`` client; ValueError if none."""
-    try:
-        from distributed import default_client
-    except ImportError as exc:  # pragma: no cover - dask without distributed
-        raise ImportError(
-            "Fitting on Dask collections needs dask.distributed: install the "
-            "'distributed' extra (pip install 'sklearn-eval[distributed]')."
-        ) from exc
-    try:
-        return default_client()
-    except ValueError:
-        raise ValueError(
-            "Dask input needs a running dask.distributed Client (for instance "
-            "Client(LocalCluster()) or Client('scheduler-address')): the "
-            "responses are coded and kept on its workers."
-        ) from None
-
-
 def wait(collections):
     """Block until Dask collections or futures are computed on the cluster."""
     from distributed import wait as _wait
@@ -206,7 +177,8 @@ class _DaskResponses:
         groups = {}
         threads = self._threads()
         for i, worker in enumerate(self.workers):
-            slots = groups.setdefault(worker, [[] for _ in range(threads.get(worker, 1))])
+            n_slots = threads.get(worker, 1)
+            slots = groups.setdefault(worker, [[] for _ in range(n_slots)])
             min(slots, key=len).append(i)
         futures = []
         for worker, slots in sorted(groups.items()):
