@@ -363,7 +363,9 @@ class IRT2PL(
         X : array-like, DataFrame, sparse matrix or ResultMatrix of shape \
                 (n_agents, n_items)
             Responses in {0, 1}; NaN marks an item not administered. Sparse:
-            explicit 0 = wrong, absent = not administered.
+            explicit 0 = wrong, absent = not administered. A Dask array or
+            Dask DataFrame long table (agent, item, score) is fitted on its
+            cluster (user guide, "More data than one machine").
         y : None
             Ignored.
 
@@ -484,7 +486,6 @@ class IRT2PL(
         model._validate_params()
         return model._assign_fitted(_calibration_state(
             discrimination, difficulty, item_names, model._grid()))
-
 
     def task_table(self, X=None):
         """Item parameters and diagnostics, one row per item.

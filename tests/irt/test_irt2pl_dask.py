@@ -208,7 +208,7 @@ def test_repeated_agent_item_rows_name_a_partition_and_rows(client):
 def test_non_binary_scores_name_a_partition_and_row(client):
     table = _table()
     table.loc[200, "score"] = 0.5
-    with pytest.raises(ValueError, match=r"Partition 2: scores must be binary.*"
+    with pytest.raises(ValueError, match=r"Partition 1: scores must be binary.*"
                                          r"row 200 \(agent='agent00033'"):
         IRT2PL().fit(dd.from_pandas(table, npartitions=3, sort=False))
 
