@@ -154,7 +154,9 @@ def _fit_items(data, grid, settings, rng):
 def _use_rescale(data, rescale_latent):
     if rescale_latent != "auto":
         return bool(rescale_latent)
-    per_agent = np.median(data.n_observed())
+    # a distributed store computes the median where the counts are
+    median = getattr(data, "median_observed", None)
+    per_agent = median() if median is not None else np.median(data.n_observed())
     return data.n_agents >= 50 and per_agent >= 100
 
 

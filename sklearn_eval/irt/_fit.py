@@ -44,12 +44,30 @@ def _fit_model(values, labels, *, settings, grid, ability_grid, ability_method,
     """
     keep, rate, n_observed = _item_summary(values) if summary is None else summary
     _warn_constant_items(keep, labels)
+    if hasattr(values, "fit_with"):  # Dask input, coded on the workers
+        return values.fit_with(_fit_storage, labels, keep, rate, algorithm=algorithm,
+                               chunk_size=chunk_size, settings=settings, grid=grid,
+                               ability_grid=ability_grid,
+                               ability_method=ability_method, rng=rng)
     data = _make_storage(values, keep, algorithm=algorithm, chunk_size=chunk_size,
                          parallel=parallel, n_observed=n_observed)
+    return _fit_storage(data, labels, keep, rate, values.shape[0], settings=settings,
+                        grid=grid, ability_grid=ability_grid,
+                        ability_method=ability_method, rng=rng)
+
+
+def _fit_storage(data, labels, keep, rate, n_agents, *, settings, grid,
+                 ability_grid, ability_method, rng, should_flip=None):
+    """:func:`_fit_model` on built storage ``data`` of the kept items.
+
+    ``should_flip(mean, proportion)`` decides the orientation of the latent
+    axis (default :func:`_should_flip`; a distributed store computes it
+    where the per-agent values are).
+    """
     a, b, loglik, n_iter, converged = _fit_items(data, grid, settings, rng)
     moments = _e_step(data, a, b, grid, counts=False, moments=True)
     proportion = data.success_rate()
-    if _should_flip(moments["mean"], proportion):
+    if (should_flip or _should_flip)(moments["mean"], proportion):
         a, b = -a, -b
         moments = _e_step(data, a, b, grid, counts=False, moments=True)
     _warn_about_fit(converged, a, labels[keep], settings)
@@ -60,7 +78,7 @@ def _fit_model(values, labels, *, settings, grid, ability_grid, ability_method,
         data, a, b, ability_grid, ability_method,
         moments=moments if ability_grid is grid else None,
     )
-    n_items = values.shape[1]
+    n_items = keep.shape[0]
     n_free = _N_FREE_PARAMS[settings.model](a.size)
     return {
         "discrimination_": _scatter(a, keep, n_items),
@@ -71,7 +89,7 @@ def _fit_model(values, labels, *, settings, grid, ability_grid, ability_method,
         "negative_items_": labels[keep][a < 0],
         "log_likelihood_": float(loglik),
         "aic_": -2.0 * loglik + 2.0 * n_free,
-        "bic_": -2.0 * loglik + n_free * np.log(values.shape[0]),
+        "bic_": -2.0 * loglik + n_free * np.log(n_agents),
         "n_iter_": n_iter,
         "quadrature_nodes_": grid.nodes,
         "quadrature_weights_": np.exp(grid.log_weights),

@@ -24,6 +24,7 @@ from sklearn.utils.validation import check_is_fitted
 from ..base import AgentRankerMixin, FitTemplateMixin, TaskTableMixin
 from ..utils._sklearn_compat import Interval, StrOptions
 from ._abilities import _ability_estimates
+from ._dask_fit import dask_fit_data, dask_input, is_dask_collection, stack_columns
 from ._em import _check_prior, _EMSettings
 from ._estep import _e_step
 from ._fit import _calibration_state, _executor, _fit_model, _scatter
@@ -362,7 +363,9 @@ class IRT2PL(
         X : array-like, DataFrame, sparse matrix or ResultMatrix of shape \
                 (n_agents, n_items)
             Responses in {0, 1}; NaN marks an item not administered. Sparse:
-            explicit 0 = wrong, absent = not administered.
+            explicit 0 = wrong, absent = not administered. A Dask array or
+            Dask DataFrame long table (agent, item, score) is fitted on its
+            cluster (user guide, "More data than one machine").
         y : None
             Ignored.
 
@@ -374,7 +377,8 @@ class IRT2PL(
         return super().fit(X, y)
 
     def _check_fit_data(self, X, y=None):
-        return X, _check_fit_responses(X, drop_empty=self.drop_empty)
+        check = dask_fit_data if is_dask_collection(X) else _check_fit_responses
+        return X, check(X, drop_empty=self.drop_empty)
 
     def _solve(self, checked):
         X, (values, labels, summary, agents) = checked
@@ -482,7 +486,6 @@ class IRT2PL(
         model._validate_params()
         return model._assign_fitted(_calibration_state(
             discrimination, difficulty, item_names, model._grid()))
-
 
     def task_table(self, X=None):
         """Item parameters and diagnostics, one row per item.
@@ -622,6 +625,8 @@ class IRT2PL(
 
     def _validate_new(self, X):
         check_is_fitted(self, "difficulty_")
+        if is_dask_collection(X):  # coded and kept on the workers
+            return dask_input(X, self), None
         values, agents, tasks = _check_responses(X)
         _check_input_features(self, X, tasks)
         return values, agents
@@ -664,7 +669,7 @@ class IRT2PL(
             Columns ``ability`` and ``ability_sd`` (see ``estimate_abilities``).
         """
         theta, sd = self.estimate_abilities(X)
-        return np.column_stack([theta, sd])
+        return stack_columns(theta, sd)
 
     def get_feature_names_out(self, input_features=None):
         """Names of the two output columns of ``transform``.

@@ -191,6 +191,8 @@ def _make_storage(values, keep, *, algorithm="auto", chunk_size=None,
     the same results to rounding. ``n_observed``: the number of observed
     responses to kept items, when known.
     """
+    if hasattr(values, "fit_with"):  # Dask input: a store on the workers
+        return values.store(keep, algorithm=algorithm, chunk_size=chunk_size)
     if algorithm == "auto":
         n_cells = values.shape[0] * (values.shape[1] if keep is None
                                      else int(np.sum(keep)))
@@ -324,6 +326,8 @@ def _record_input_features(estimator, X, tasks):
 def _input_features(X, tasks):
     """The input attributes a fit on ``X`` assigns (pure ``_record_input_features``)."""
     inner, _, given = _unpack(X)
+    if hasattr(inner, "__dask_graph__"):
+        return {}  # a fit on Dask input sets them from its coded labels
     attributes = input_attributes(inner)
     if given is not None and all(isinstance(label, str) for label in given):
         attributes["feature_names_in_"] = np.asarray(given, dtype=object)

@@ -9,6 +9,7 @@ each estimator's ``__sklearn_eval_intervals__``.
 
 from ._active import ActiveSampler
 from ._base import RatingDivergenceError
+from ._dask_matches import aggregate_matches
 from ._elo import EloRanker
 from ._existence import maximum_likelihood_exists
 from ._intervals import (
@@ -24,6 +25,7 @@ __all__ = [
     "EloRanker",
     "MultiElo",
     "RatingDivergenceError",
+    "aggregate_matches",
     "bootstrap_bradley_terry",
     "bootstrap_online_elo",
     "bradley_terry_covariance",

@@ -9,12 +9,14 @@ from sklearn.utils.validation import check_is_fitted
 
 from ..metrics import three_outcome_log_loss
 from ..utils import check_matches
+from ..utils._dask import is_dask_collection
 from ..utils._sklearn_compat import Interval, StrOptions
 from ..utils._stack import find_stack_level
 from . import _kernels
 from ._base import BaseMatchRater, _mean_positive, effective_alpha
 from ._batch import fit_bradley_terry
 from ._covariates import reject_extra_columns
+from ._dask_matches import aggregate_matches
 from ._extended import fit_extended, tie_parameter, warn_not_converged
 from ._intervals import elo_interval_plan
 from ._ties import TIE_MODELS
@@ -358,8 +360,28 @@ class EloRanker(BaseMatchRater):
         -------
         self : object
             The fitted estimator.
+
+        Notes
+        -----
+        ``X`` may be a Dask DataFrame of matches (``y`` and ``sample_weight``
+        Dask Series aligned with it, or names of its columns) with
+        ``method="batch"``: the matches are counted per distinct row by a
+        groupby on the workers, and the batch fit runs on the counts (user
+        guide, "More data than one machine").
         """
+        if is_dask_collection(X):
+            X, y, sample_weight = self._dask_counts(X, y, sample_weight)
         return super().fit(X, y, sample_weight=sample_weight)
+
+    def _dask_counts(self, X, y, sample_weight):
+        if self.method != "batch":
+            raise ValueError(
+                "EloRanker(method='online') updates the ratings one match at a "
+                "time in match order, which does not run on partitions of a Dask "
+                "DataFrame; use method='batch' (it depends on the matches only "
+                "through their counts per distinct row, computed on the workers)."
+            )
+        return aggregate_matches(X, y, sample_weight)
 
     def _solve(self, checked):
         X, table, matches, players, first, second = checked

@@ -1,0 +1,78 @@
+"""IRT2PL on Dask input: what the estimator calls, data left on the workers.
+
+The estimator's hooks are three: :func:`dask_fit_data` validates and codes
+the input on the workers in place of the in-memory validation,
+:func:`dask_input` does the same for new data (``transform``,
+``score_samples``), and :func:`stack_columns` keeps ``transform``'s output a
+Dask array. The fit itself runs through the in-memory code path
+(:func:`._fit._fit_model` sees coded Dask input and builds the distributed
+store of :mod:`._dask_responses` in place of an in-memory one), so the EM
+engine, the standard errors and the abilities are the same code.
+
+Per-agent results (abilities, their sd, success rates, response counts) are
+Dask arrays over the agents, one chunk per partition, held on the workers;
+item parameters, the log-likelihood and standard errors are numpy. The
+agents' labels (``agents_``) are collected: the ranking protocol indexes by
+them, and they are small next to the responses.
+"""
+
+import numpy as np
+
+from ..utils._dask import is_dask_collection
+from ._dask_input import long_columns, read_dask_array, read_long_table, summary_of
+
+__all__ = ["dask_fit_data", "dask_input", "is_dask_collection", "stack_columns"]
+
+
+def _read(X, *, items=None, n_items=None):
+    """Coded Dask input: a Dask array or a Dask DataFrame long table."""
+    if hasattr(X, "columns") and hasattr(X, "to_delayed"):
+        long_columns(X)
+        return read_long_table(X, items)
+    if hasattr(X, "chunks") and hasattr(X, "to_delayed"):
+        return read_dask_array(X, n_items)
+    raise TypeError(
+        "Dask input must be a Dask array (agents x items) or a Dask DataFrame "
+        f"long table (agent, item, score); got {type(X).__name__}."
+    )
+
+
+def dask_fit_data(X, drop_empty=False):
+    """``_check_fit_responses`` for Dask input: ``(data, labels, summary, agents)``.
+
+    ``data`` is the input coded on the workers (it has ``shape``); only the
+    labels and per-item counts reach the driver. ``drop_empty`` has nothing
+    to do: a long table has no agent without a response, and a Dask array
+    with one is an error naming its chunk and row.
+    """
+    data = _read(X)
+    n_agents, n_items = data.shape
+    if n_items < 2:
+        raise ValueError(f"IRT2PL needs at least 2 items (columns); got {n_items}.")
+    if n_agents < 2:
+        raise ValueError(f"IRT2PL needs at least 2 agents (rows); got {n_agents}.")
+    summary = summary_of(data.totals)
+    if summary.keep.sum() < 2:
+        raise ValueError(
+            "IRT2PL needs at least 2 items with both successes and failures; "
+            f"got {int(summary.keep.sum())} of {n_items}."
+        )
+    labels = (np.arange(n_items) if data.items is None
+              else np.asarray(data.items, dtype=object))
+    agents = np.arange(n_agents) if data.agents is None else np.asarray(data.agents)
+    return data, labels, summary, agents
+
+
+def dask_input(X, estimator):
+    """New Dask input coded on the workers against a fitted estimator's items."""
+    return _read(X, items=estimator.tasks_ if hasattr(X, "columns") else None,
+                 n_items=estimator.n_features_in_)
+
+
+def stack_columns(*columns):
+    """``np.column_stack``, kept lazy (a Dask array) for Dask columns."""
+    if any(is_dask_collection(column) for column in columns):
+        import dask.array as da
+
+        return da.stack(columns, axis=1)
+    return np.column_stack(columns)
