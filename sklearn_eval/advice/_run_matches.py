@@ -9,7 +9,7 @@ import pandas as pd
 
 from ..report import analyze_matches, prepare_matches
 from ..uncertainty import rank_sets
-from ._choice import candidate_table
+from ._choice import MIN_GAIN, Z, candidate_table
 from ._diagnostics import (
     Checks,
     add_connectivity_check,
@@ -90,33 +90,83 @@ def run_matches(X, y, sample_weight, cv, random_state):
         return result
     folds, split = vote_folds(w, cv, rng_for(random_state))
     result["split"] = split
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        scores, _, reasons = heldout_matches(
-            candidates, model_X, y, w, folds, random_state)
+    fit_X = _coded(model_X, pairs, players, has_cov)
+    scores, reasons = _cross_validate(candidates, fit_X, y, w, folds,
+                                      random_state)
     if not scores:
         result["too_small"] = "no candidate could be fitted on the folds: " + \
             "; ".join(f"{k}: {v}" for k, v in reasons.items())
         return result
     n_cov = model_X.shape[1] - 2 if has_cov else 0
+    candidates = [c for c in candidates if c.name in scores or c.name in reasons]
     n_params = {c.name: n_parameters(c, n, draws, n_cov) for c in candidates}
     reprs = {c.name: repr(build(c, None)) for c in candidates}
     table, chosen, unsure = candidate_table(candidates, scores, n_params, reprs)
     by_name = {c.name: c for c in candidates}
     result.update(candidates=table, chosen=by_name[chosen], unsure=unsure,
                   reasons=reasons)
-    _effective_dimension(checks, table)
-    fitted = _fit_plausible(table, by_name, model_X, y, w, random_state)
-    result["fitted"] = fitted
+    _effective_dimension(checks, table, scores)
+    fitted = _fit_plausible(table, by_name, fit_X, y, w, random_state)
+    result["fitted"] = {
+        name: pd.Series(model.agent_scores_, index=(
+            model.agents_ if has_cov else players[np.asarray(model.agents_, int)]))
+        for name, model in fitted.items()
+    }
     _hodge_and_nash(checks, result, pairs, y, w, model_X, by_name[chosen],
                     random_state)
-    result["rank_sets"] = _rank_sets(fitted.get(chosen), model_X, y, w,
+    result["rank_sets"] = _rank_sets(fitted.get(chosen), fit_X, y, w,
                                      random_state)
     add_stability_check(checks, result["rank_sets"])
     return result
 
 
-def _effective_dimension(checks, table):
+def _coded(model_X, pairs, players, has_cov):
+    """Players as integer codes (the fits then skip coding labels each time)."""
+    if has_cov:
+        return model_X
+    index = {p: i for i, p in enumerate(players)}
+    strings = pairs.astype(str)
+    return np.column_stack([
+        np.fromiter((index[p] for p in strings[:, 0]), np.int64, len(strings)),
+        np.fromiter((index[p] for p in strings[:, 1]), np.int64, len(strings)),
+    ])
+
+
+def _cross_validate(candidates, X, y, w, folds, random_state):
+    """Held-out scores; MultiElo k+1 only after k planes beat k - 1."""
+    plain = [c for c in candidates if c.family != "MultiElo"]
+    melo = [c for c in candidates if c.family == "MultiElo"]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        scores, _, reasons = heldout_matches(plain, X, y, w, folds, random_state)
+        previous = "Bradley-Terry"
+        for candidate in melo:
+            more, _, why = heldout_matches([candidate], X, y, w, folds,
+                                           random_state)
+            scores.update(more)
+            reasons.update(why)
+            if candidate.name not in more or not _gains(scores, candidate.name,
+                                                        previous):
+                break
+            previous = candidate.name
+    return scores, reasons
+
+
+def _gains(scores, name, base):
+    """Whether ``name`` beats ``base`` on held-out votes beyond noise (paired).
+
+    The gain must also exceed a fifth of the advisor's practical threshold
+    (0.001 nats per vote): on a million votes a negligible gain is
+    significant.
+    """
+    if base not in scores:
+        return False
+    diff = scores[name] - scores[base]
+    se = float(np.std(diff, ddof=1) / np.sqrt(diff.size))
+    return bool(diff.mean() > Z * se and diff.mean() > MIN_GAIN / 5)
+
+
+def _effective_dimension(checks, table, scores):
     melo = [m for m in table.index if m.startswith("MultiElo")]
     if not melo or "Bradley-Terry" not in table.index:
         checks.add("effective dimension", "not tested", "n/a",
@@ -126,9 +176,7 @@ def _effective_dimension(checks, table):
     gains = ", ".join(
         f"k={m[-1]}: {table.loc[m, 'heldout_loglik'] - base:+.4f}" for m in melo)
     best = max(melo, key=lambda m: table.loc[m, "heldout_loglik"])
-    gain = table.loc[best, "heldout_loglik"] - base
-    cyclic = gain > 2 * max(table.loc[best, "diff_se"], table.loc[
-        "Bradley-Terry", "diff_se"], 1e-12) and gain > 0
+    cyclic = _gains(scores, best, "Bradley-Terry")
     checks.add(
         "effective dimension",
         f"held-out gain per vote of MultiElo over Bradley-Terry: {gains}",

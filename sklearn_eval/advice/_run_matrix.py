@@ -19,6 +19,7 @@ from ._diagnostics import (
     add_stability_check,
 )
 from ._items import (
+    FAST_IRT,
     cell_folds,
     duplicated_columns,
     gaussian_candidates,
@@ -38,6 +39,9 @@ MIN_CELLS_PER_FOLD = 10
 CYCLIC_SHARE = 0.1
 # guessing floor: success rate of the weakest decile above this on hard items
 FLOOR = 0.15
+# models with a guessing floor, tested only where the data show one (each
+# costs many EM iterations where the floor is zero)
+GUESSING_MODELS = ("3PL", "4PL")
 
 
 def _labels(X, n, axis):
@@ -90,8 +94,7 @@ def run_matrix(X, kind, cv, random_state, n_jobs):
     result = {"checks": checks, "kind": kind, "unit": "response",
               "players": agents, "estimators": {}, "redundant": redundant,
               "split": "responses (observed cells), not agents"}
-    if kind == "binary":
-        _item_checks(checks, values)
+    floor = _item_checks(checks, values) if kind == "binary" else None
     observed = int(np.sum(~np.isnan(values)))
     if observed / cv < MIN_CELLS_PER_FOLD or n_agents < 3 or n_tasks < 2:
         result["too_small"] = (
@@ -100,6 +103,8 @@ def run_matrix(X, kind, cv, random_state, n_jobs):
         return result
     rows, cols, fold = cell_folds(values, cv, rng_for(random_state))
     candidates = item_candidates(kind)
+    if floor is not None and floor <= FLOOR:  # no floor: no guessing model
+        candidates = [c for c in candidates if c.name not in GUESSING_MODELS]
     if candidates:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
@@ -167,10 +172,12 @@ def _item_checks(checks, values):
     checks.add(
         "guessing floor",
         f"weakest 10% of agents pass {floor:.1%} of the hardest quarter of items",
-        "floor present: 3PL worth testing" if floor > FLOOR else "no floor",
+        "floor present: 3PL tested" if floor > FLOOR else
+        "no floor: 3PL not tested",
         "Multiple-choice items give points to an agent that knows nothing; a "
         "2PL reads that as an easy item, a 3PL as a guessing floor.",
     )
+    return floor
 
 
 def _dimension_check(checks, table):
@@ -195,7 +202,7 @@ def _fit_plausible(table, by_name, values, random_state, n_jobs):
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore")
                 fitted[f"IRT {name}"] = IRT(
-                    **candidate.params, random_state=random_state,
+                    **candidate.params, **FAST_IRT, random_state=random_state,
                     n_jobs=n_jobs).fit(values)
         except (ValueError, ArithmeticError, np.linalg.LinAlgError):
             continue
