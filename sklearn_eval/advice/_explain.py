@@ -42,9 +42,10 @@ def reasons(advice, result, units):
     out.extend(_kind_facts(advice, result))
     if advice.cannot_tell:
         out.append(
-            "Cannot tell: the data are too few to rule out that "
-            + ", ".join(result["unsure"])
-            + " fits better; the simplest plausible model is recommended.")
+            f"Cannot tell: the data are too few to rule out that one of "
+            f"{len(result['unsure'])} more complex candidate(s) within noise ("
+            + "; ".join(result["unsure"])
+            + ") fits better; the simplest plausible model is recommended.")
     return out + _agreement(advice)
 
 
