@@ -84,7 +84,9 @@ def add_stability_check(checks, sets):
     """Rank sets of the recommended model: how settled the ranking is."""
     if sets is None:
         checks.add("ranking stability", "not computed", "n/a",
-                   "Rank sets need a fitted recommendation.")
+                   "Rank sets are computed here only where they are analytic "
+                   "(Bradley-Terry, IRT); for other rankings they cost a "
+                   "bootstrap of refits: sklearn_eval.uncertainty.rank_sets.")
         return
     table = sets.to_frame()
     width = (table["rank_high"] - table["rank_low"]).to_numpy(dtype=float)

@@ -7,6 +7,7 @@ import warnings
 import numpy as np
 import pandas as pd
 
+from ..pairwise import EloRanker
 from ..report import analyze_matches, prepare_matches
 from ..uncertainty import rank_sets
 from ._choice import MIN_GAIN, Z, candidate_table
@@ -238,7 +239,7 @@ def _hodge_and_nash(checks, result, pairs, y, w, model_X, chosen, random_state):
 
 
 def _rank_sets(model, X, y, w, random_state):
-    if model is None:
+    if not isinstance(model, EloRanker):  # MultiElo: a bootstrap of refits
         return None
     try:
         with warnings.catch_warnings():

@@ -229,6 +229,8 @@ def _scores(model, agents):
 
 
 def _rank_sets(model, values, random_state):
+    if not isinstance(model, IRT):  # a bootstrap of refits: left to the user
+        return None
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
