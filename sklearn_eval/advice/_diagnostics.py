@@ -85,8 +85,9 @@ def add_stability_check(checks, sets):
     if sets is None:
         checks.add("ranking stability", "not computed", "n/a",
                    "Rank sets are computed here only where they are analytic "
-                   "(Bradley-Terry, IRT); for other rankings they cost a "
-                   "bootstrap of refits: sklearn_eval.uncertainty.rank_sets.")
+                   "(Bradley-Terry, IRT with at most 300 agents); otherwise "
+                   "they cost a bootstrap of refits or test too many pairs: "
+                   "see sklearn_eval.uncertainty.rank_sets.")
         return
     table = sets.to_frame()
     width = (table["rank_high"] - table["rank_low"]).to_numpy(dtype=float)

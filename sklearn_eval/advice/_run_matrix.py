@@ -42,6 +42,8 @@ FLOOR = 0.15
 # models with a guessing floor, tested only where the data show one (each
 # costs many EM iterations where the floor is zero)
 GUESSING_MODELS = ("3PL", "4PL")
+# rank sets test every pair of agents: beyond this many, left to the user
+MAX_RANK_SET_AGENTS = 300
 
 
 def _labels(X, n, axis):
@@ -229,8 +231,8 @@ def _scores(model, agents):
 
 
 def _rank_sets(model, values, random_state):
-    if not isinstance(model, IRT):  # a bootstrap of refits: left to the user
-        return None
+    if not isinstance(model, IRT) or values.shape[0] > MAX_RANK_SET_AGENTS:
+        return None  # a bootstrap of refits, or too many pairs: left to the user
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
