@@ -8,7 +8,9 @@ probability of an agent's held-out responses given its training responses
 from the fitted model's public ``score``. Scores that are not 0/1 and for
 which no item response model is available are compared as Gaussian cell
 models: the additive model ``mu + a_i + b_j`` (one dimension of merit, tasks
-of different difficulty) and that model plus ``d`` low-rank factors.
+of different difficulty) and that model plus ``d`` low-rank factors; scores
+on unrelated scales (not within [0, 1]) are first put in standard units per
+task.
 """
 
 from __future__ import annotations

@@ -118,7 +118,8 @@ def run_matrix(X, kind, cv, random_state, n_jobs):
     else:
         result["unit"] = "result"
         candidates = gaussian_candidates(n_agents, n_tasks)
-        scores, reasons = heldout_gaussian(candidates, values, rows, cols, fold), {}
+        cells = standardized(values) if kind == "scores" else values
+        scores, reasons = heldout_gaussian(candidates, cells, rows, cols, fold), {}
         n_params = {c.name: gaussian_n_parameters(c, n_agents, n_tasks)
                     for c in candidates}
         reprs = {c.name: c.name for c in candidates}
@@ -139,6 +140,12 @@ def run_matrix(X, kind, cv, random_state, n_jobs):
     result["rank_sets"] = _rank_sets(recommended, values, random_state)
     add_stability_check(checks, result["rank_sets"])
     return result
+
+
+def standardized(values):
+    """Each task's scores in standard units (tasks on unrelated scales)."""
+    sd = np.nanstd(values, axis=0)
+    return (values - np.nanmean(values, axis=0)) / np.where(sd > 0, sd, 1.0)
 
 
 def recommend_matrix(candidate, redundant):
