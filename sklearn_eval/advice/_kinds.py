@@ -106,21 +106,30 @@ def _numeric_values(X):
     return values if values.ndim == 2 else None
 
 
+# a square matrix is a game when its antisymmetric (payoffs) or
+# "P + P^T = 1" (win rates) residual is below this share of its size:
+# estimated games (each ordered pair measured on its own) are close, not exact
+GAME_TOL = 0.1
+
+
 def _square_game(X, values):
     n, m = values.shape
     if n != m or n < 2:
         return False
     if isinstance(X, pd.DataFrame) and list(X.index) != list(X.columns):
         return False
-    filled = np.where(np.isnan(values), 0.0, values)
     off = ~np.eye(n, dtype=bool)
-    if np.allclose(filled + filled.T, 0.0, atol=1e-8):  # antisymmetric payoff
-        return True
     both = ~np.isnan(values) & ~np.isnan(values.T) & off
+    if not both.any():
+        return False
+    a, b = values[both], values.T[both]
+    scale = np.linalg.norm(a)
+    if scale > 0 and np.linalg.norm(a + b) <= GAME_TOL * scale:  # payoffs
+        return True
     return bool(
-        both.any()
-        and np.all((values[both] >= 0) & (values[both] <= 1))
-        and np.allclose(values[both] + values.T[both], 1.0, atol=1e-6)
+        np.all((a >= 0) & (a <= 1))
+        and np.linalg.norm(a + b - 1.0) <= GAME_TOL * np.linalg.norm(a - 0.5)
+        and np.any(a != 0.5)
     )
 
 

@@ -286,7 +286,8 @@ def _run_game(values, agents):
         try:
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore")
-                fitted[name] = _scores(estimator.fit(values), agents)
+                fitted[name] = _scores(estimator.fit(P if probability else A),
+                                       agents)
         except (ValueError, ArithmeticError):
             continue
     fitted["mean win rate" if probability else "mean payoff"] = pd.Series(
@@ -295,4 +296,7 @@ def _run_game(values, agents):
             "recommended": recommended, "cyclic": cyclic, "redundant": redundant,
             "fitted": fitted, "split": "",
             "note": "a square game holds no votes to cross-validate: the "
-                    "recommendation follows the Hodge split and redundancy"}
+                    "recommendation follows the Hodge split and redundancy"
+                    + ("" if probability or np.allclose(values, -values.T) else
+                       "; the payoffs are only nearly antisymmetric: fit it on "
+                       "(X - X.T) / 2")}
