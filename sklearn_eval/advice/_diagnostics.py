@@ -11,7 +11,7 @@ __all__ = []
 
 COLUMNS = ("check", "value", "verdict", "why")
 # names that usually mark a reference agent (a baseline, not a competitor)
-_REFERENCE_WORDS = ("human", "random", "baseline", "constant", "oracle")
+_REFERENCE_WORDS = ("human", "rand", "baseline", "constant", "oracle")
 
 
 class Checks:
