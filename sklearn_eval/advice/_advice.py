@@ -6,6 +6,7 @@ import html
 from dataclasses import dataclass, field
 from numbers import Integral
 
+import numpy as np
 import pandas as pd
 
 from ._diagnostics import kendall_agreement
@@ -37,9 +38,14 @@ class Agreement:
 
     @property
     def min_tau(self):
-        """The lowest Kendall tau between two methods (1.0 with one method)."""
+        """The lowest Kendall tau between two methods.
+
+        NaN pairs (a method whose scores are all equal has no order) are
+        skipped; NaN when no pair is left.
+        """
         values = self.kendall_tau.to_numpy()
-        return float(values.min()) if values.size else 1.0
+        values = values[np.isfinite(values)]  # NaN: a ranking without order
+        return float(values.min()) if values.size else float("nan")
 
 
 @dataclass
