@@ -28,12 +28,16 @@ def reasons(advice, result, units):
     cv_words = f"held-out log-likelihood {unit} (folds over {result['split']})"
     out.append(f"{chosen} scores {row['heldout_loglik']:.4f} ± "
                f"{row['heldout_se']:.4f} {cv_words}.")
-    simpler = table[table["n_parameters"] < row["n_parameters"]]
+    simpler = table[(table["n_parameters"] <= row["n_parameters"])
+                    & (table.index != chosen)]
     if len(simpler):
         name = simpler["heldout_loglik"].idxmax()
         gain = row["heldout_loglik"] - simpler.loc[name, "heldout_loglik"]
-        out.append(f"It beats the simpler {name} by {gain:.4f} {unit}, beyond "
-                   "noise.")
+        noise = "within" if simpler.loc[name, "within_noise"] else "beyond"
+        words = ("simpler" if simpler.loc[name, "n_parameters"]
+                 < row["n_parameters"] else "equally simple")
+        out.append(f"It beats the {words} {name} by {gain:.4f} {unit}, "
+                   f"{noise} noise.")
     best = table.index[0]
     if best != chosen:
         out.append(f"The more complex {best} is ahead by only "
