@@ -49,7 +49,7 @@ def matches(kind, seed, n_players=12, n_votes=5000):
     return _labels(first, second), y
 
 
-def items(model, seed, n_agents=2000, n_items=20):
+def items(model, seed, n_agents=3000, n_items=30):
     """0/1 responses from the 1PL, 2PL or 3PL."""
     rng = np.random.default_rng(seed)
     theta = rng.normal(size=n_agents)
