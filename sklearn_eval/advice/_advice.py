@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import html
+import warnings
 from dataclasses import dataclass, field
 from numbers import Integral
 
@@ -169,6 +170,13 @@ def advise(X, y=None, *, sample_weight=None, kind="auto", cv=5, random_state=Non
         ``diagnostics``, ``candidates``, ``recommendation`` (unfitted),
         ``cannot_tell``, ``agreement``, ``rank_sets`` and ``explain()``.
 
+    Warns
+    -----
+    UserWarning
+        When the data are too small for cross-validation: the advice then
+        holds the diagnostics, no candidates and no recommendation, and its
+        explanation says why.
+
     Examples
     --------
     >>> from sklearn_eval import advise
@@ -204,6 +212,8 @@ def _assemble(result, random_state):
                     candidates=result.get("candidates"),
                     rank_sets=result.get("rank_sets"))
     if "too_small" in result:
+        warnings.warn(f"No recommendation: {result['too_small']}.", UserWarning,
+                      stacklevel=3)
         advice.reasons = [
             f"No recommendation: {result['too_small']}.",
             "The diagnostics above still describe the data.",

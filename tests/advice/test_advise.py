@@ -121,7 +121,8 @@ def test_vote_counts_split_multinomially_match_expanded_rows():
 
 def test_tiny_data_gets_diagnostics_and_no_recommendation():
     X, y = corpus.matches("bt", 3, n_players=4, n_votes=20)
-    advice = advise(X, y, random_state=0)
+    with pytest.warns(UserWarning, match="No recommendation"):
+        advice = advise(X, y, random_state=0)
     assert advice.recommendation is None and advice.candidates is None
     assert "No recommendation" in advice.explain()
     assert "too few" in advice.explain()
@@ -154,6 +155,7 @@ def test_duplicated_tasks_get_nash_averaging():
     assert advice.diagnostics.loc["redundancy (tasks)", "verdict"] == "redundant"
 
 
+@pytest.mark.slow
 def test_binary_items_compare_irt_models_over_cells():
     X = corpus.items("2PL", 0, n_agents=400, n_items=12)
     advice = advise(X, random_state=0)
@@ -187,6 +189,7 @@ def test_kind_detection(values, kind):
     assert detect_kind(values) == kind
 
 
+@pytest.mark.slow
 def test_kind_override_is_used():
     X = corpus.items("1PL", 0, n_agents=60, n_items=8)
     advice = advise(X, kind="scores", random_state=0)
@@ -219,6 +222,7 @@ def test_matches_without_outcomes_are_refused():
         advise(np.array([["a", "b"], ["b", "c"]], dtype=object), kind="matches")
 
 
+@pytest.mark.slow
 def test_same_seed_same_advice():
     X, y = corpus.matches("advantage", 5, n_players=6, n_votes=800)
     a = advise(X, y, random_state=3)
