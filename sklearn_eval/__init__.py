@@ -18,7 +18,10 @@ _ESTIMATORS = {
     "MultiElo": "pairwise",
     "NashAverager": "game",
 }
+# functions re-exported at the top level: name -> subpackage
+_FUNCTIONS = {"Advice": "advice", "advise": "advice"}
 _SUBPACKAGES = (
+    "advice",
     "cli",
     "datasets",
     "game",
@@ -34,6 +37,7 @@ _SUBPACKAGES = (
 )
 
 __all__ = [
+    "Advice",
     "EloRanker",
     "GeneralityScorer",
     "IRT2PL",
@@ -41,6 +45,7 @@ __all__ = [
     "MultiElo",
     "NashAverager",
     "__version__",
+    "advise",
 ]
 
 
@@ -50,10 +55,15 @@ def __getattr__(name):
         value = getattr(module, name)
         globals()[name] = value
         return value
+    if name in _FUNCTIONS:
+        module = importlib.import_module(f".{_FUNCTIONS[name]}", __name__)
+        value = getattr(module, name)
+        globals()[name] = value
+        return value
     if name in _SUBPACKAGES:
         return importlib.import_module(f".{name}", __name__)
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 def __dir__():
-    return sorted({*globals(), *_ESTIMATORS, *_SUBPACKAGES})
+    return sorted({*globals(), *_ESTIMATORS, *_FUNCTIONS, *_SUBPACKAGES})

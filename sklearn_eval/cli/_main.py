@@ -16,7 +16,7 @@ __all__ = ["main"]
 # estimators are not needed to answer --version)
 COMMANDS = (
     "_rank", "_nash", "_alpharank", "_vote", "_irt", "_generality", "_select",
-    "_compress", "_score", "_report", "_demo", "_compare", "_plan",
+    "_compress", "_score", "_report", "_demo", "_compare", "_plan", "_advise",
 )
 
 EXIT_OK = 0

@@ -32,7 +32,7 @@ from ._options import (
     non_negative_float,
     positive_int,
 )
-from ._output import CommandError, OutputError, UsageError, printable
+from ._output import CommandError, OutputError, UsageError, printable, say
 
 #: exit status of a report written with error boxes (some sections failed)
 EXIT_PARTIAL = 3
@@ -124,6 +124,7 @@ def write(args, bench):
     from ..report import analyze_benchmark
 
     progress = None if args.quiet else True
+    advice = _advice(args, bench.scores, agents=bench.agents, tasks=bench.tasks)
     analysis = analyze_benchmark(
         bench,
         n_tasks=args.n_tasks,
@@ -135,7 +136,39 @@ def write(args, bench):
         progress=progress,
         include_flagged_tasks=getattr(args, "include_flagged_tasks", False),
     )
+    analysis["advice"] = advice
     return analysis, _write(args, analysis)
+
+
+def _advice(args, X, y=None, sample_weight=None, *, agents=None, tasks=None):
+    """The advisor's answer for the report's first section (None if it fails)."""
+    import pandas as pd
+
+    from ..advice import advise
+
+    if y is None:
+        X = pd.DataFrame(X, index=[str(a) for a in agents],
+                         columns=[str(t) for t in tasks])
+    say(args, "which method fits this data (held-out comparison of the models)")
+    try:
+        return advise(X, y, sample_weight=sample_weight,
+                      random_state=args.random_state, n_jobs=args.n_jobs)
+    except ValueError as exc:  # the report's own checks say more
+        say(args, f"no advice: {exc}")
+        return None
+
+
+def _recommended_options(args, advice):
+    """The ties and first advantage of the recommended model, unless given."""
+    options = rating_options(args)
+    model = None if advice is None else advice.recommendation
+    params = model.get_params() if model is not None else {}
+    if params.get("method") != "batch" or "ties" not in params:
+        return options
+    options.setdefault("ties", params["ties"])
+    if params["first_advantage"] == "fit":
+        options.setdefault("first_advantage", "fit")
+    return options
 
 
 def _names(labels):
@@ -299,6 +332,7 @@ def run_matches(args, out):
         include_reference=args.include_reference,
         covariates=table.covariates,
     )
+    advice = _advice(args, matches.model_X, matches.y, matches.sample_weight)
     analysis = analyze_matches(
         matches,
         alpha=args.alpha,
@@ -309,8 +343,9 @@ def run_matches(args, out):
         random_state=args.random_state,
         n_jobs=args.n_jobs,
         progress=None if args.quiet else True,
-        **rating_options(args),
+        **_recommended_options(args, advice),
     )
+    analysis["advice"] = advice
     return finish(analysis, _write(args, analysis), out)
 
 

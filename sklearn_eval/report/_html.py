@@ -25,6 +25,7 @@ from dataclasses import dataclass, field
 
 from .. import __version__
 from ..utils._files import write_text_atomic
+from . import _advice_section
 from ._analysis import one_line_reason
 from ._degenerate import benchmark_degeneracies
 from ._figures import (
@@ -334,7 +335,8 @@ class _Page:
             if finding.section == key
         )
         try:
-            return notes + self.kind.renderers[key](self)
+            render = _advice_section.renderer(key) or self.kind.renderers[key]
+            return notes + render(self)
         except Exception as exc:  # one section must not take the page down
             reason = _reason(exc)
             self.progress(f"section {key!r} failed: {reason}")
@@ -361,7 +363,7 @@ def _render(analysis, *, figures=True, progress=None):
     if figures:
         plt = import_pyplot()
     page = _Page(analysis, plt, figures, progress)
-    titles = page.kind.sections
+    titles = _advice_section.sections(analysis, page.kind.sections)
     sections = "".join(
         f'<section id="{key}"><h2>{html.escape(title)}</h2>'
         f"{page.section_html(key)}</section>"

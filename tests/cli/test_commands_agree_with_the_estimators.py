@@ -398,7 +398,8 @@ def test_report_on_a_long_csv(irt_data, tmp_path, capsys):
     assert output.is_file() and f"report written to {output}" in text
     assert "bootstrap intervals (5 resamples" in err
     assert "Reduced subset (4 tasks)" in text
-    assert output.read_text(encoding="utf-8").count("<section") == len(SECTIONS)
+    # every section, opened by the advice
+    assert output.read_text(encoding="utf-8").count("<section") == len(SECTIONS) + 1
 
 
 def test_report_unwritable_output_is_one_line_exit_1(irt_data, tmp_path, capsys):

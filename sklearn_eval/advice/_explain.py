@@ -1,0 +1,81 @@
+"""The advisor's explanation: what was chosen and the facts that decided it."""
+
+from __future__ import annotations
+
+__all__ = []
+
+
+def _diag(advice, check):
+    table = advice.diagnostics
+    if check not in table.index:
+        return None
+    return table.loc[check]
+
+
+def reasons(advice, result, units):
+    """Plain sentences with numbers (see :meth:`Advice.explain`)."""
+    out = [f"Recommended: {advice.recommendation!r}."]
+    if result["kind"] == "game":
+        out.append(f"The square game's cyclic share is {result['cyclic']:.1%}"
+                   + (" and some agents nearly duplicate others"
+                      if result["redundant"] else "") + ".")
+        out.append(result["note"][:1].upper() + result["note"][1:] + ".")
+        return out + _agreement(advice)
+    table = advice.candidates
+    unit = units[result["unit"]]
+    chosen = table.index[table["recommended"]][0]
+    row = table.loc[chosen]
+    cv_words = f"held-out log-likelihood {unit} (folds over {result['split']})"
+    out.append(f"{chosen} scores {row['heldout_loglik']:.4f} ± "
+               f"{row['heldout_se']:.4f} {cv_words}.")
+    simpler = table[(table["n_parameters"] <= row["n_parameters"])
+                    & (table.index != chosen)]
+    if len(simpler):
+        name = simpler["heldout_loglik"].idxmax()
+        gain = row["heldout_loglik"] - simpler.loc[name, "heldout_loglik"]
+        noise = "within" if simpler.loc[name, "within_noise"] else "beyond"
+        words = ("simpler" if simpler.loc[name, "n_parameters"]
+                 < row["n_parameters"] else "equally simple")
+        out.append(f"It beats the {words} {name} by {gain:.4f} {unit}, "
+                   f"{noise} noise.")
+    best = table.index[0]
+    if best != chosen:
+        out.append(f"The more complex {best} is ahead by only "
+                   f"{row['diff_to_best']:.4f} ± {row['diff_se']:.4f}, within "
+                   "noise, so the simpler model is kept.")
+    out.extend(_kind_facts(advice, result))
+    if advice.cannot_tell:
+        out.append(
+            f"Cannot tell: the data are too few to rule out that one of "
+            f"{len(result['unsure'])} more complex candidate(s) within noise ("
+            + "; ".join(result["unsure"])
+            + ") fits better; the simplest plausible model is recommended.")
+    return out + _agreement(advice)
+
+
+def _kind_facts(advice, result):
+    facts = []
+    if result["kind"] == "matches":
+        for check in ("draw rate", "first-player advantage", "intransitivity"):
+            row = _diag(advice, check)
+            if row is not None and row["verdict"] != "n/a":
+                facts.append(f"{check[:1].upper() + check[1:]}: {row['value']} "
+                             f"({row['verdict']}).")
+        return facts
+    if result.get("redundant"):
+        facts.append("Near-duplicate tasks would count twice in an average: Nash "
+                     "averaging gives them no extra weight.")
+    row = _diag(advice, "guessing floor")
+    if row is not None:
+        facts.append(f"Guessing floor: {row['value']} ({row['verdict']}).")
+    return facts
+
+
+def _agreement(advice):
+    if advice.agreement is None:
+        return []
+    tau = advice.agreement.min_tau
+    movers = advice.agreement.movers
+    top = movers.index[0]
+    return [f"The plausible methods' rankings agree with Kendall tau >= {tau:.2f}; "
+            f"{top} moves most ({movers['rank_spread'].iloc[0]:.0f} places)."]

@@ -1,0 +1,173 @@
+"""The advisor on result matrices: held-out likelihood per response (cell).
+
+The observed cells, not the agents, are split at random into folds (as
+:func:`sklearn_eval.irt.compare_models` does), so every agent and every item
+is seen in training. An item response model is scored by the log predictive
+probability of an agent's held-out responses given its training responses
+(ability integrated out): ``log p(train + held out) - log p(train)``, both
+from the fitted model's public ``score``. Scores that are not 0/1 and for
+which no item response model is available are compared as Gaussian cell
+models: the additive model ``mu + a_i + b_j`` (one dimension of merit, tasks
+of different difficulty) and that model plus ``d`` low-rank factors; scores
+on unrelated scales (not within [0, 1]) are first put in standard units per
+task.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from sklearn.base import clone
+
+from ..irt import IRT
+from ._kinds import Candidate
+
+__all__ = []
+
+MAX_FACTORS = 2
+# the comparison's fits: Gauss-Hermite quadrature (21 nodes) and a looser EM
+# tolerance move the log-likelihood by far less than the models differ, at a
+# fraction of the cost of the default rectangular grid
+FAST_IRT = {"quadrature": "gauss-hermite", "tol": 1e-5}
+_SOFT_IMPUTE_ITER = 100
+
+
+def cell_folds(values, cv, rng):
+    """``(rows, cols, fold)`` of the observed cells, folds at random."""
+    rows, cols = np.nonzero(~np.isnan(values))
+    fold = rng.permutation(rows.size) % cv
+    return rows, cols, fold
+
+
+def _matrix(shape, rows, cols, data):
+    out = np.full(shape, np.nan)
+    out[rows, cols] = data
+    return out
+
+
+def _total_loglik(model, matrix, kept):
+    n_obs = int(np.sum(~np.isnan(matrix[:, kept])))
+    return model.score(matrix) * n_obs if n_obs else 0.0, n_obs
+
+
+def heldout_irt(candidates, values, rows, cols, fold, random_state, n_jobs):
+    """Per-fold mean held-out log-likelihood per response of each IRT model."""
+    cv = int(fold.max()) + 1
+    data = values[rows, cols]
+    scores, reasons = {}, {}
+    for candidate in candidates:
+        estimator = IRT(**candidate.params, **FAST_IRT, random_state=random_state,
+                        n_jobs=n_jobs)
+        means = np.empty(cv)
+        try:
+            for k in range(cv):
+                train = fold != k
+                seen = np.bincount(rows[train], minlength=values.shape[0]) > 0
+                index = np.cumsum(seen) - 1
+                fitted = clone(estimator).fit(_matrix(
+                    (int(seen.sum()), values.shape[1]), index[rows[train]],
+                    cols[train], data[train]))
+                kept = ~np.isin(np.arange(values.shape[1]),
+                                np.asarray(fitted.constant_items_, dtype=float))
+                scored = ~train & kept[cols]
+                both = train | scored
+                full, n_full = _total_loglik(fitted, _matrix(
+                    values.shape, rows[both], cols[both], data[both]), kept)
+                part, n_part = _total_loglik(fitted, _matrix(
+                    values.shape, rows[train], cols[train], data[train]), kept)
+                means[k] = (full - part) / max(n_full - n_part, 1)
+        except (ValueError, ArithmeticError, np.linalg.LinAlgError) as exc:
+            reasons[candidate.name] = str(exc).splitlines()[0]
+            continue
+        scores[candidate.name] = means
+    return scores, reasons
+
+
+def irt_n_parameters(model, n_items):
+    return {"1PL": n_items + 1, "2PL": 2 * n_items, "3PL": 3 * n_items,
+            "4PL": 4 * n_items}.get(model)
+
+
+def gaussian_candidates(n_agents, n_items):
+    """The additive model and up to MAX_FACTORS extra low-rank factors."""
+    limit = min(MAX_FACTORS, n_agents - 2, n_items - 2)
+    return [Candidate("additive (one dimension)", "additive", {"n_factors": 0}, 0)] + [
+        Candidate(f"additive + {d} factor(s)", "additive", {"n_factors": d}, d)
+        for d in range(1, max(limit, 0) + 1)
+    ]
+
+
+def gaussian_n_parameters(candidate, n_agents, n_items):
+    d = candidate.params["n_factors"]
+    return n_agents + n_items - 1 + d * (n_agents + n_items - d) + 1
+
+
+def fit_cells(matrix, n_factors, n_iter=_SOFT_IMPUTE_ITER):
+    """Additive fit plus a rank-``n_factors`` residual, missing cells imputed."""
+    seen = ~np.isnan(matrix)
+    filled = np.where(seen, matrix, np.nanmean(matrix))
+    fit = filled
+    for _ in range(n_iter):
+        mu = filled.mean()
+        a = filled.mean(axis=1, keepdims=True) - mu
+        b = filled.mean(axis=0, keepdims=True) - mu
+        additive = mu + a + b
+        fit = additive
+        if n_factors:
+            u, s, vt = np.linalg.svd(filled - additive, full_matrices=False)
+            fit = additive + (u[:, :n_factors] * s[:n_factors]) @ vt[:n_factors]
+        new = np.where(seen, matrix, fit)
+        if np.max(np.abs(new - filled)) < 1e-8:
+            break
+        filled = new
+    return fit
+
+
+def heldout_gaussian(candidates, values, rows, cols, fold):
+    """Per-fold mean held-out Gaussian log-likelihood per cell of each model."""
+    cv = int(fold.max()) + 1
+    data = values[rows, cols]
+    scores = {}
+    for candidate in candidates:
+        d = candidate.params["n_factors"]
+        means = np.empty(cv)
+        for k in range(cv):
+            train = fold != k
+            fit = fit_cells(_matrix(values.shape, rows[train], cols[train],
+                                    data[train]), d)
+            resid = data[train] - fit[rows[train], cols[train]]
+            n_par = gaussian_n_parameters(candidate, *values.shape)
+            dof = max(train.sum() - n_par, 1)
+            var = max(float(resid @ resid) / dof, 1e-12)
+            held = data[~train] - fit[rows[~train], cols[~train]]
+            means[k] = float(np.mean(-0.5 * (np.log(2 * np.pi * var) + held**2 / var)))
+        scores[candidate.name] = means
+    return scores
+
+
+def duplicated_columns(values, threshold=0.99):
+    """Indices of columns (tasks) that nearly duplicate an earlier one.
+
+    Two columns are near duplicates when their Pearson correlation over the
+    agents that have both is above ``threshold`` (constant columns aside).
+    """
+    filled = np.where(np.isnan(values), np.nanmean(values, axis=0), values)
+    sd = filled.std(axis=0)
+    usable = sd > 0
+    z = (filled[:, usable] - filled[:, usable].mean(axis=0)) / sd[usable]
+    corr = (z.T @ z) / max(values.shape[0], 1)
+    np.fill_diagonal(corr, 0.0)
+    upper = np.triu(corr > threshold, 1)
+    dup_usable = np.flatnonzero(upper.any(axis=0))
+    return np.flatnonzero(usable)[dup_usable]
+
+
+def point_biserial(values):
+    """Correlation of each item with the rest score (NaN for constant items)."""
+    filled = np.where(np.isnan(values), np.nanmean(values, axis=0), values)
+    total = filled.sum(axis=1)
+    out = np.full(values.shape[1], np.nan)
+    for j in range(values.shape[1]):
+        rest = total - filled[:, j]
+        if filled[:, j].std() > 0 and rest.std() > 0:
+            out[j] = float(np.corrcoef(filled[:, j], rest)[0, 1])
+    return out

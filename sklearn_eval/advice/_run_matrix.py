@@ -1,0 +1,302 @@
+"""The advisor's paths for result matrices and square games."""
+
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+import pandas as pd
+
+from ..game import NashAverager, VotingRanker, hodge_decomposition
+from ..irt import IRT
+from ..uncertainty import rank_sets
+from ._choice import candidate_table
+from ._diagnostics import (
+    Checks,
+    add_connectivity_check,
+    add_duplicates_check,
+    add_reference_check,
+    add_stability_check,
+)
+from ._items import (
+    FAST_IRT,
+    cell_folds,
+    duplicated_columns,
+    gaussian_candidates,
+    gaussian_n_parameters,
+    heldout_gaussian,
+    heldout_irt,
+    irt_n_parameters,
+    point_biserial,
+)
+from ._kinds import KINDS, item_candidates
+from ._matches import rng_for
+
+__all__ = []
+
+MIN_CELLS_PER_FOLD = 10
+# cyclic share of a square game above which Nash averaging is recommended
+CYCLIC_SHARE = 0.1
+# guessing floor: success rate of the weakest decile above this on hard items
+FLOOR = 0.15
+# models with a guessing floor, tested only where the data show one (each
+# costs many EM iterations where the floor is zero)
+GUESSING_MODELS = ("3PL", "4PL")
+# rank sets test every pair of agents: beyond this many, left to the user
+MAX_RANK_SET_AGENTS = 300
+
+
+def _labels(X, n, axis):
+    if isinstance(X, pd.DataFrame):
+        return np.asarray(X.index if axis == 0 else X.columns, dtype=object)
+    return np.arange(n)
+
+
+def matrix_values(X):
+    """Float64 values of a result matrix; refuses what IRT refuses."""
+    if isinstance(X, pd.DataFrame):
+        return X.to_numpy(dtype=np.float64)
+    values = np.asarray(X, dtype=np.float64)
+    if values.ndim != 2:
+        raise ValueError(f"X must be 2-D (agents x tasks); got {values.ndim}-D.")
+    if np.isinf(values).any():
+        raise ValueError("X holds infinite values; use NaN for missing results.")
+    return values
+
+
+def run_matrix(X, kind, cv, random_state, n_jobs):
+    """Diagnostics, candidates and fitted plausible models of a matrix."""
+    values = matrix_values(X)
+    agents = _labels(X, values.shape[0], 0)
+    if kind == "game":
+        return _run_game(values, agents)
+    checks = Checks()
+    checks.add("data kind", kind, "detected", KINDS[kind])
+    n_agents, n_tasks = values.shape
+    missing = float(np.isnan(values).mean())
+    checks.add("shape", f"{n_agents} agents x {n_tasks} tasks", "ok",
+               "Agents are rows, tasks (items) are columns.")
+    add_connectivity_check(checks, _bipartite(values), "agents and tasks")
+    checks.add(
+        "missingness", f"{missing:.1%} of results missing",
+        "complete" if missing == 0 else (
+            "agents saw different tasks" if missing > 0.05 else "few gaps"),
+        "Averages over different task sets are not comparable; model-based "
+        "scores (IRT, additive) adjust for which tasks each agent saw.",
+    )
+    success = np.nanmean(values, axis=0)
+    low, high = float(np.nanmin(values)), float(np.nanmax(values))
+    extreme = int(np.sum((success == low) | (success == high)))
+    checks.add("tasks at floor or ceiling", f"{extreme} of {n_tasks}",
+               "uninformative tasks" if extreme else "none",
+               "A task every agent passes (or fails) says nothing about ranking.")
+    duplicated = duplicated_columns(values)
+    redundant = add_duplicates_check(checks, duplicated, n_tasks, "tasks")
+    add_reference_check(checks, agents)
+    result = {"checks": checks, "kind": kind, "unit": "response",
+              "players": agents, "estimators": {}, "redundant": redundant,
+              "split": "responses (observed cells), not agents"}
+    floor = _item_checks(checks, values) if kind == "binary" else None
+    observed = int(np.sum(~np.isnan(values)))
+    if observed / cv < MIN_CELLS_PER_FOLD or n_agents < 3 or n_tasks < 2:
+        result["too_small"] = (
+            f"{observed} observed results from {n_agents} agents on {n_tasks} "
+            f"tasks are too few for {cv}-fold cross-validation")
+        return result
+    rows, cols, fold = cell_folds(values, cv, rng_for(random_state))
+    candidates = item_candidates(kind)
+    if floor is not None and floor <= FLOOR:  # no floor: no guessing model
+        candidates = [c for c in candidates if c.name not in GUESSING_MODELS]
+    if candidates:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            scores, reasons = heldout_irt(candidates, values, rows, cols, fold,
+                                          random_state, n_jobs)
+        n_params = {c.name: irt_n_parameters(c.name, n_tasks) or 0
+                    for c in candidates}
+        reprs = {c.name: repr(IRT(**c.params)) for c in candidates}
+    else:
+        result["unit"] = "result"
+        candidates = gaussian_candidates(n_agents, n_tasks)
+        cells = standardized(values) if kind == "scores" else values
+        scores, reasons = heldout_gaussian(candidates, cells, rows, cols, fold), {}
+        n_params = {c.name: gaussian_n_parameters(c, n_agents, n_tasks)
+                    for c in candidates}
+        reprs = {c.name: c.name for c in candidates}
+    if not scores:
+        result["too_small"] = "no candidate could be fitted: " + "; ".join(
+            f"{k}: {v}" for k, v in reasons.items())
+        return result
+    table, chosen, unsure = candidate_table(candidates, scores, n_params, reprs)
+    by_name = {c.name: c for c in candidates}
+    result.update(candidates=table, chosen=by_name[chosen], unsure=unsure,
+                  reasons=reasons)
+    _dimension_check(checks, table)
+    fitted = _fit_plausible(table, by_name, values, random_state, n_jobs)
+    fitted.update(_alternatives(values))
+    result["fitted"] = {n: _scores(m, agents) for n, m in fitted.items()}
+    recommended = recommend_matrix(by_name[chosen], redundant)
+    result["recommended"] = recommended
+    result["rank_sets"] = _rank_sets(recommended, values, random_state)
+    add_stability_check(checks, result["rank_sets"])
+    return result
+
+
+def standardized(values):
+    """Each task's scores in standard units (tasks on unrelated scales)."""
+    sd = np.nanstd(values, axis=0)
+    return (values - np.nanmean(values, axis=0)) / np.where(sd > 0, sd, 1.0)
+
+
+def recommend_matrix(candidate, redundant):
+    """The unfitted estimator for a matrix candidate."""
+    if candidate.family == "IRT":
+        return IRT(**candidate.params)
+    if redundant or candidate.params["n_factors"] > 0:
+        return NashAverager(game="agent_vs_task")
+    return VotingRanker(method="borda")
+
+
+def _bipartite(values):
+    n, m = values.shape
+    seen = (~np.isnan(values)).astype(float)
+    adjacency = np.zeros((n + m, n + m))
+    adjacency[:n, n:] = seen
+    adjacency[n:, :n] = seen.T
+    return adjacency
+
+
+def _item_checks(checks, values):
+    pb = point_biserial(values)
+    negative = int(np.sum(pb < 0))
+    checks.add("negative discrimination", f"{negative} item(s) with r < 0",
+               "suspect items" if negative else "none",
+               "An item the stronger agents fail more often is mis-keyed or "
+               "measures something else; it pulls every model's ranking.")
+    totals = np.nanmean(values, axis=1)
+    weakest = totals <= np.nanquantile(totals, 0.1)
+    hard = np.nanmean(values, axis=0) < np.nanquantile(np.nanmean(values, axis=0),
+                                                       0.25)
+    floor = float(np.nanmean(values[np.ix_(weakest, hard)])) if hard.any() else 0.0
+    checks.add(
+        "guessing floor",
+        f"weakest 10% of agents pass {floor:.1%} of the hardest quarter of items",
+        "floor present: 3PL tested" if floor > FLOOR else
+        "no floor: 3PL not tested",
+        "Multiple-choice items give points to an agent that knows nothing; a "
+        "2PL reads that as an easy item, a 3PL as a guessing floor.",
+    )
+    return floor
+
+
+def _dimension_check(checks, table):
+    names = list(table.index)
+    checks.add(
+        "effective dimension",
+        "; ".join(f"{n}: {table.loc[n, 'heldout_loglik']:.4f}" for n in names),
+        f"best supported: {table.index[table['recommended']][0]}",
+        "Held-out log-likelihood per result of models of increasing "
+        "complexity: extra dimensions that do not predict held-out results "
+        "fit noise.",
+    )
+
+
+def _fit_plausible(table, by_name, values, random_state, n_jobs):
+    fitted = {}
+    for name in table.index[table["within_noise"]]:
+        candidate = by_name[name]
+        if candidate.family != "IRT":
+            continue
+        try:
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                fitted[f"IRT {name}"] = IRT(
+                    **candidate.params, **FAST_IRT, random_state=random_state,
+                    n_jobs=n_jobs).fit(values)
+        except (ValueError, ArithmeticError, np.linalg.LinAlgError):
+            continue
+    return fitted
+
+
+def _alternatives(values):
+    """Rankings of the standard alternatives: mean, Borda, Nash averaging."""
+    out = {"mean score": np.nanmean(values, axis=1)}
+    for name, estimator in (("Borda", VotingRanker(method="borda")),
+                            ("Nash averaging", NashAverager(game="agent_vs_task"))):
+        try:
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                out[name] = estimator.fit(values)
+        except (ValueError, ArithmeticError, np.linalg.LinAlgError):
+            continue
+    return out
+
+
+def _scores(model, agents):
+    scores = model if isinstance(model, np.ndarray) else model.agent_scores_
+    return pd.Series(np.asarray(scores, dtype=float), index=agents)
+
+
+def _rank_sets(model, values, random_state):
+    if not isinstance(model, IRT) or values.shape[0] > MAX_RANK_SET_AGENTS:
+        return None  # a bootstrap of refits, or too many pairs: left to the user
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            return rank_sets(model, values, n_resamples=200,
+                             random_state=random_state)
+    except (ValueError, TypeError, ArithmeticError, NotImplementedError):
+        return None
+
+
+def _run_game(values, agents):
+    """A square game: Hodge shares and duplicated agents decide (no folds)."""
+    checks = Checks()
+    checks.add("data kind", "game", "detected", KINDS["game"])
+    n = values.shape[0]
+    checks.add("shape", f"{n} x {n} agents", "ok", "Row agent against column agent.")
+    probability = bool(np.nanmin(values) >= 0 and np.nanmax(values) <= 1)
+    P = np.where(np.isnan(values), 0.5 if probability else 0.0, values)
+    if probability:
+        clipped = np.clip(P, 1e-3, 1 - 1e-3)
+        A = np.log(clipped) - np.log1p(-clipped)
+    else:
+        A = P
+    A = 0.5 * (A - A.T)
+    split = hodge_decomposition(A)
+    cyclic = float(split.cyclic_share) if np.any(A) else 0.0
+    checks.add(
+        "intransitivity", f"cyclic share {cyclic:.1%}",
+        "cyclic" if cyclic > CYCLIC_SHARE else "mostly transitive",
+        "Hodge split of the game's log-odds. Without vote counts there is no "
+        f"noise reference: above {CYCLIC_SHARE:.0%} the cycles are taken as real.",
+    )
+    duplicated = duplicated_columns(P.T)
+    redundant = add_duplicates_check(checks, duplicated, n, "agents")
+    add_reference_check(checks, agents)
+    payoff = "probability" if probability else "logit"
+    if cyclic > CYCLIC_SHARE or redundant:
+        recommended = NashAverager(game="agent_vs_agent", payoff=payoff)
+    else:
+        recommended = VotingRanker(method="borda")
+    fitted = {}
+    for name, estimator in (
+        ("Nash averaging", NashAverager(game="agent_vs_agent", payoff=payoff)),
+    ):
+        try:
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                fitted[name] = _scores(estimator.fit(P if probability else A),
+                                       agents)
+        except (ValueError, ArithmeticError):
+            continue
+    fitted["mean win rate" if probability else "mean payoff"] = pd.Series(
+        np.nanmean(values, axis=1), index=agents)
+    return {"checks": checks, "kind": "game", "unit": None, "players": agents,
+            "recommended": recommended, "cyclic": cyclic, "redundant": redundant,
+            "fitted": fitted, "split": "",
+            "note": "a square game holds no votes to cross-validate: the "
+                    "recommendation follows the Hodge split and redundancy"
+                    + ("" if probability or np.allclose(values, -values.T) else
+                       "; the payoffs are only nearly antisymmetric: fit it on "
+                       "(X - X.T) / 2")}

@@ -1,0 +1,54 @@
+"""``sklearn-eval advise``: the advisor on the files the other commands read.
+
+What it prints is :func:`sklearn_eval.advise` on the same data (see the user
+guide's "Which method fits my data" page).
+"""
+
+import numpy as np
+
+from sklearn_eval import advise
+
+from ._helpers import read_table, run
+
+
+def test_matches_file_prints_the_advice_of_the_function(matches_csv, tmp_path,
+                                                        capsys):
+    path, X, y = matches_csv
+    out = tmp_path / "advice.csv"
+    code, text, err = run(["advise", path, "--first-col", "home", "--second-col",
+                           "away", "--outcome-col", "result", "-q", "--csv", out],
+                          capsys)
+    assert code == 0, err
+    expected = advise(np.asarray(X, dtype=object), y, random_state=0)
+    assert "Diagnostics" in text and "Candidates" in text
+    assert expected.explain() in text
+    header, rows = read_table(tmp_path / "advice_candidates.csv")
+    assert header[:2] == ["model", "heldout_loglik"]
+    got = {row[0]: float(row[1]) for row in rows}
+    for name, value in expected.candidates["heldout_loglik"].items():
+        assert np.isclose(got[name], value, rtol=1e-9), name
+    header, rows = read_table(out)
+    assert header == ["check", "value", "verdict"]
+    assert [row[0] for row in rows] == list(expected.diagnostics.index)
+
+
+def test_result_matrix_gets_the_item_models(irt_data, capsys):
+    wide, _, X, _ = irt_data
+    code, text, err = run(["advise", wide, "-q", "--cv", "3"], capsys)
+    assert code == 0, err
+    assert "binary" in text and "1PL" in text and "2PL" in text
+    assert "Recommended: IRT(" in text
+
+
+def test_kind_option_overrides_detection(scores_csv, capsys):
+    path, _ = scores_csv
+    code, text, err = run(["advise", path, "-q", "--kind", "scores"], capsys)
+    assert code == 0, err
+    assert "additive" in text
+
+
+def test_bad_kind_is_a_usage_error(scores_csv, capsys):
+    path, _ = scores_csv
+    code, _, err = run(["advise", path, "--kind", "votes"], capsys)
+    assert code == 2
+    assert "--kind" in err
