@@ -10,11 +10,12 @@ by SQUAREM and kept monotone. Everything fitted comes back in a dict.
 import warnings
 
 import numpy as np
-from scipy.special import logit
+from scipy.special import expit, logit
 from sklearn.exceptions import ConvergenceWarning
 
 from ..utils._stack import find_stack_level
 from ._binary_models import (
+    _LOGIT_CAP,
     FREE,
     asymptotes,
     log_tables,
@@ -89,20 +90,47 @@ def _em_binary(data, grid, params, model, priors, max_iter, tol):
 
 
 def _squarem(p0, p1, p2, free, max_step=64.0):
-    """SQUAREM (S3) extrapolation of the free parameters; None if degenerate."""
+    """SQUAREM (S3) extrapolation of the free parameters; None if degenerate.
+
+    The asymptotes are extrapolated as probabilities ``g``, ``u``, not as
+    their logits: an asymptote drifting to 0 or 1 (its logit to -+inf, a
+    maximum on the boundary) moves its logit by a steady amount per EM step,
+    which would dominate the global step length and throw every other
+    parameter far along its secant; as a probability it hardly moves.
+    """
     free = list(free)
-    v = _squarem_vector(*(p[:, free].ravel() for p in (p0, p1, p2)), max_step)
+    v = _squarem_vector(*(_extrapolation_scale(p, free).ravel()
+                          for p in (p0, p1, p2)), max_step)
     if v is None or not np.all(np.isfinite(v)):
         return None
+    v = v.reshape(p0.shape[0], len(free))
     out = p0.copy()
-    out[:, free] = v.reshape(p0.shape[0], len(free))
-    out[:, 2:] = np.clip(out[:, 2:], -20.7, 20.7)
+    for index, column in enumerate(free):
+        out[:, column] = (v[:, index] if column < 2 else
+                          logit(np.clip(v[:, index], _CAP, 1.0 - _CAP)))
     return out if ordered(out) else None
+
+
+# the asymptotes' logits stay within +-_LOGIT_CAP (as in the M-step)
+_CAP = expit(-_LOGIT_CAP)
+
+
+def _extrapolation_scale(params, free):
+    """The free parameters with the asymptotes as probabilities ``g``, ``u``."""
+    out = params[:, free].copy()
+    for index, column in enumerate(free):
+        if column >= 2:
+            out[:, index] = expit(out[:, index])
+    return out
+
+
+# a start: a rough 2PL will do
+_START_TOL = 1e-2
 
 
 def _two_pl_start(data, grid, rng):
     """The 2PL fit on the same storage, oriented, as ``(a, d)``."""
-    settings = _EMSettings(model="2PL", tol=1e-4)  # a start: a rough 2PL will do
+    settings = _EMSettings(model="2PL", tol=_START_TOL)
     a, b, _, _, _ = _fit_items(data, grid, settings, rng)
     mean = data.e_step(a, b, grid, counts=False, moments=True)["mean"]
     if _should_flip(mean, data.success_rate()):
@@ -146,14 +174,17 @@ def _fit_irt(values, labels, summary, *, model, priors, start, grid, settings,
             a.size, logit(u0) if model == "4PL" else np.inf)])
         params, loglik, n_iter, converged = _em_binary(
             data, grid, params, model, priors, settings.max_iter, settings.tol)
-        cov = _covariance(data, grid, params, model, priors)
+        # one last pass gives the abilities and the counts of the covariance
+        final = data.e_step_tables(*log_tables(params, grid.nodes), grid,
+                                   moments=True)
+        cov = _covariance(data, grid, params, model, priors, final)
     if not converged:
         warnings.warn(
             f"EM did not converge in max_iter={settings.max_iter} iterations "
             f"(tol={settings.tol}); increase max_iter.", ConvergenceWarning,
             stacklevel=find_stack_level())
-    moments = data.e_step_tables(*log_tables(params, grid.nodes), grid,
-                                 counts=False, moments=True)
+    moments = final if model not in ("1PL", "2PL") else data.e_step_tables(
+        *log_tables(params, grid.nodes), grid, counts=False, moments=True)
     g, u = asymptotes(params)
     se = np.sqrt(np.diagonal(cov, axis1=1, axis2=2))
     b = -params[:, 1] / params[:, 0] if model not in ("1PL", "2PL") else b
@@ -188,11 +219,13 @@ def _fit_irt(values, labels, summary, *, model, priors, start, grid, settings,
     }
 
 
-def _covariance(data, grid, params, model, priors):
-    """Covariance of every item's reported parameters (Louis, per item)."""
+def _covariance(data, grid, params, model, priors, state):
+    """Covariance of every item's reported parameters (Louis, per item).
+
+    ``state``: the E-step's expected counts at ``params``.
+    """
     free = FREE[model]
     log_p, log_q = log_tables(params, grid.nodes)
-    state = data.e_step_tables(log_p, log_q, grid)
     g1, g0 = scores(params, grid.nodes, free)
     outer = data.score_products(log_p, log_q, grid, g1, g0)
     info = louis_information(params, state, outer, grid.nodes, free, priors)
