@@ -9,6 +9,7 @@ from sklearn.utils.validation import check_is_fitted
 
 from ..base import AgentRankerMixin, FitTemplateMixin, TaskTableMixin
 from ..utils._sklearn_compat import Interval, StrOptions
+from ._binary_curves import BinaryCurvesMixin
 from ._binary_models import log_tables, logit_prior
 from ._em import _EMSettings
 from ._fit import _executor
@@ -29,6 +30,7 @@ _OPTIONS_PRIOR_SD = 0.5
 
 
 class IRT(
+    BinaryCurvesMixin,
     AgentRankerMixin, TaskTableMixin, TransformerMixin, FitTemplateMixin, BaseEstimator
 ):
     """Binary item response models: 1PL, 2PL, 3PL (guessing) and 4PL.
@@ -46,9 +48,10 @@ class IRT(
     response storage as :class:`IRT2PL` (dense with NaN, or scipy sparse in
     O(observed responses)). The 1PL and 2PL are fitted by the EM engine of
     :class:`IRT2PL` (same item parameters and log-likelihood); the 3PL and 4PL
-    start from that 2PL and continue with EM (Fisher-scoring M-step,
-    SQUAREM acceleration kept only where it raises the likelihood, so the
-    penalised log-likelihood never decreases). Abilities are posterior means
+    start from the 2PL's moment estimates and run EM (Fisher-scoring M-step,
+    SQUAREM acceleration with the asymptotes extrapolated as probabilities,
+    kept only where it raises the likelihood, so the penalised
+    log-likelihood never decreases). Abilities are posterior means
     (EAP) on the quadrature grid.
 
     By default the 3PL and 4PL are maximum likelihood. A guessing parameter

@@ -1,0 +1,110 @@
+"""Item curves of the binary models of :class:`IRT` and the hook of their consumers.
+
+:class:`AdaptiveTester`, :class:`~sklearn_eval.selection.SubsetScoreEstimator`
+and :class:`GeneralityScorer` read a calibrated model through three methods:
+``icc(theta)`` (probability of a success per ability and item),
+``expected_score(theta)`` (the item's expected score: the success probability
+of a binary item, the mean score of a graded or continuous one) and
+``item_information(theta)`` (Fisher information about the ability). The mixin
+here gives them to the binary models (1PL to 4PL); another family plugs in by
+defining the same three methods.
+"""
+
+import numpy as np
+from scipy.special import expit
+from sklearn.utils.validation import check_is_fitted
+
+from ._binary_models import asymptotes, log_tables
+from ._information import _finite_theta
+
+BINARY_MODELS = ("1PL", "2PL", "3PL", "4PL")
+
+
+class BinaryCurvesMixin:
+    """``icc``, ``expected_score`` and ``item_information`` of a binary IRT."""
+
+    def icc(self, theta):
+        """Item characteristic curves: ``P(x_j = 1 | theta)`` for every item.
+
+        Parameters
+        ----------
+        theta : float or array-like of shape (n_points,)
+            Abilities.
+
+        Returns
+        -------
+        ndarray of shape (n_points, n_features)
+            Success probabilities; items left out in ``fit`` get their
+            training success rate (0 or 1; NaN for an item never observed).
+
+        Examples
+        --------
+        >>> from sklearn_eval.datasets import make_irt_responses
+        >>> from sklearn_eval.irt import IRT
+        >>> X = make_irt_responses(300, 10, random_state=0)
+        >>> model = IRT(model="3PL", n_options=4).fit(X)
+        >>> curves = model.icc([-8.0, 0.0, 8.0])
+        >>> bool((curves[0] >= model.guessing_ - 1e-12).all())
+        True
+        """
+        check_is_fitted(self, "_item_params")
+        theta = _finite_theta(theta)
+        out = np.empty((theta.size, self.n_features_in_))
+        out[:, ~self._keep] = self._success_rate_items[~self._keep]
+        out[:, self._keep] = np.exp(log_tables(self._item_params, theta)[0])
+        return out
+
+    def expected_score(self, theta):
+        """Expected score of every item at ``theta``: its success probability.
+
+        The score a consumer averages into a full-benchmark estimate
+        (accuracy for binary items).
+
+        Parameters
+        ----------
+        theta : float or array-like of shape (n_points,)
+            Abilities.
+
+        Returns
+        -------
+        ndarray of shape (n_points, n_features)
+            As :meth:`icc`.
+        """
+        return self.icc(theta)
+
+    def item_information(self, theta):
+        """Fisher information of every item about the ability at ``theta``.
+
+        ``P'(theta)^2 / (P (1 - P))`` with
+        ``P' = (u - g) a s (1 - s)``, ``s = 1 / (1 + exp(-(a theta + d)))``;
+        ``a^2 P (1 - P)`` for the 1PL and 2PL (Birnbaum 1968).
+
+        Parameters
+        ----------
+        theta : float or array-like of shape (n_points,)
+            Abilities.
+
+        Returns
+        -------
+        ndarray of shape (n_points, n_features)
+            0 for items left out in ``fit``.
+        """
+        check_is_fitted(self, "_item_params")
+        theta = _finite_theta(theta)
+        out = np.zeros((theta.size, self.n_features_in_))
+        out[:, self._keep] = logistic_information(self._item_params, theta)
+        return out
+
+
+def logistic_information(params, theta):
+    """Fisher information per (ability, item) of rows ``(a, d, gamma, upsilon)``."""
+    a, d = params[:, 0], params[:, 1]
+    g, u = asymptotes(params)
+    s = expit(theta[:, None] * a + d)
+    w = s * (1.0 - s)
+    if np.all(g == 0.0) and np.all(u == 1.0):
+        return a * a * w
+    P = g + (u - g) * s
+    with np.errstate(divide="ignore", invalid="ignore"):
+        info = ((u - g) * a * w) ** 2 / (P * (1.0 - P))
+    return np.where(np.isfinite(info), info, 0.0)
