@@ -1,4 +1,4 @@
-"""Item curves of the binary models of :class:`IRT` and the hook of their consumers.
+"""Item curves and item fit of the binary models of :class:`IRT`; the consumers' hook.
 
 :class:`AdaptiveTester`, :class:`~sklearn_eval.selection.SubsetScoreEstimator`
 and :class:`GeneralityScorer` read a calibrated model through three methods:
@@ -12,10 +12,13 @@ defining the same three methods.
 
 import numpy as np
 from scipy.special import expit
+from scipy.stats import chi2
 from sklearn.utils.validation import check_is_fitted
 
-from ._binary_models import asymptotes, log_tables
+from ._binary_models import FREE, asymptotes, log_tables
 from ._information import _finite_theta
+from ._item_fit import item_fit_tables
+from ._responses import _make_storage
 
 BINARY_MODELS = ("1PL", "2PL", "3PL", "4PL")
 
@@ -94,6 +97,54 @@ class BinaryCurvesMixin:
         out = np.zeros((theta.size, self.n_features_in_))
         out[:, self._keep] = logistic_information(self._item_params, theta)
         return out
+
+
+    def item_fit(self, X):
+        """Item-fit chi-square and p-value of every item on the responses ``X``.
+
+        The statistic of :meth:`~sklearn_eval.irt.IRT2PL.item_fit` (a Q1-type
+        chi-square, Yen 1981, with agents grouped on their rest-of-test
+        ability posterior as in Orlando and Thissen's S-X2) on the model's own
+        curves: a small
+        p-value flags an item the model misfits (e.g. a guessing floor a 2PL
+        cannot follow). Use it on the training data.
+
+        Parameters
+        ----------
+        X : array-like, DataFrame, sparse matrix or ResultMatrix of shape \
+                (n_agents, n_items)
+            0/1 responses, NaN for missing.
+
+        Returns
+        -------
+        statistic : ndarray of shape (n_features,)
+            NaN for items left out in ``fit``.
+        pvalue : ndarray of shape (n_features,)
+            Upper tail of chi-square with ``G - k`` degrees of freedom (``G``
+            groups of agents, ``k`` free parameters per item; at least 1).
+
+        Examples
+        --------
+        >>> from sklearn_eval.datasets import make_irt_responses
+        >>> from sklearn_eval.irt import IRT
+        >>> X = make_irt_responses(300, 10, random_state=0)
+        >>> statistic, pvalue = IRT(model="3PL", n_options=4).fit(X).item_fit(X)
+        >>> bool(((0 <= pvalue) & (pvalue <= 1)).all())
+        True
+        """
+        values = self._validate_new(X)
+        grid = self._grid()
+        log_p, log_q = log_tables(self._item_params, grid.nodes)
+        with self._executor() as parallel:
+            data = _make_storage(values, self._keep, algorithm=self.algorithm,
+                                 chunk_size=self.chunk_size, parallel=parallel)
+            statistic, n_groups = item_fit_tables(data, log_p, log_q, grid)
+        n_free = 1 if self.model == "1PL" else len(FREE.get(self.model, (0, 1)))
+        dof = max(n_groups - n_free, 1)
+        out = np.full((2, self.n_features_in_), np.nan)
+        out[0, self._keep] = statistic
+        out[1, self._keep] = chi2.sf(statistic, dof)
+        return out[0], out[1]
 
 
 def logistic_information(params, theta):

@@ -28,7 +28,7 @@ from ._abilities import _dense_map
 from ._blocks import _as_float_block
 from ._estep import _dense_e_step, _dense_table_e_step
 from ._information import _dense_score_products, _louis_sums
-from ._item_fit import _item_fit
+from ._item_fit import _dense_item_fit_tables, _item_fit
 from ._kernels import HAVE_NUMBA
 from ._sparse_responses import (
     _SparseResponses,
@@ -162,6 +162,10 @@ class _Responses:
     def item_fit(self, a, b, grid):
         """Rest-of-test item-fit statistics and the number of groups."""
         return _item_fit(self.with_nan(), a, b, grid)
+
+    def item_fit_tables(self, log_p, log_q, grid, max_groups=10):
+        """:meth:`item_fit` for any binary item model, from its log tables."""
+        return _dense_item_fit_tables(self, log_p, log_q, grid, max_groups)
 
     def with_nan(self):
         """The stored responses as float64, NaN where missing."""
