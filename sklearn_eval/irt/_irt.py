@@ -9,6 +9,7 @@ from sklearn.utils.validation import check_is_fitted
 
 from ..base import AgentRankerMixin, FitTemplateMixin, TaskTableMixin
 from ..utils._sklearn_compat import Interval, StrOptions
+from ._ability_output import AbilityTransformMixin
 from ._binary_curves import BinaryCurvesMixin
 from ._binary_models import log_tables, logit_prior
 from ._em import _EMSettings
@@ -30,7 +31,7 @@ _OPTIONS_PRIOR_SD = 0.5
 
 
 class IRT(
-    BinaryCurvesMixin,
+    BinaryCurvesMixin, AbilityTransformMixin,
     AgentRankerMixin, TaskTableMixin, TransformerMixin, FitTemplateMixin, BaseEstimator
 ):
     """Binary item response models: 1PL, 2PL, 3PL (guessing) and 4PL.
@@ -283,38 +284,12 @@ class IRT(
         return out
 
     # ------------------------------------------------------------ results
-    def transform(self, X):
-        """Abilities (posterior means and sds) of the agents in ``X``.
+    _fitted_marker = "_item_params"
 
-        Parameters
-        ----------
-        X : array-like, DataFrame, sparse matrix or ResultMatrix of shape \
-                (n_agents, n_items)
-            Responses to the fitted items.
-
-        Returns
-        -------
-        ndarray of shape (n_agents, 2)
-            Columns ``ability`` (posterior mean) and ``ability_sd``
-            (posterior sd); an agent with no response gets the prior (0, 1).
-        """
+    def _ability_estimates_of(self, X):
+        """``transform``'s columns: posterior means and sds (EAP)."""
         out = self._pass(self._validate_new(X))
-        return np.column_stack([out["mean"], out["sd"]])
-
-    def get_feature_names_out(self, input_features=None):
-        """Names of the two output columns of ``transform``.
-
-        Parameters
-        ----------
-        input_features : ignored
-
-        Returns
-        -------
-        ndarray of str
-            ``["ability", "ability_sd"]``.
-        """
-        check_is_fitted(self, "_item_params")
-        return np.asarray(["ability", "ability_sd"], dtype=object)
+        return out["mean"], out["sd"]
 
     def predict_proba(self, X):
         """Probability of success on every item for the agents in ``X``.

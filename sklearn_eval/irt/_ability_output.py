@@ -1,0 +1,46 @@
+"""``transform`` and ``get_feature_names_out`` shared by the IRT estimators."""
+
+import numpy as np
+from sklearn.utils.validation import check_is_fitted
+
+
+class AbilityTransformMixin:
+    """Abilities of new agents as the two columns ``ability``, ``ability_sd``.
+
+    The estimator gives ``_ability_estimates_of(X)`` (estimate and sd per
+    agent) and ``_fitted_marker`` (an attribute set by ``fit``).
+    """
+
+    def transform(self, X):
+        """Abilities of new agents on the fitted items (no refit).
+
+        Parameters
+        ----------
+        X : array-like, DataFrame, sparse matrix or ResultMatrix of shape \
+                (n_agents, n_items)
+            0/1 responses to the fitted items, NaN (or absent) for missing.
+
+        Returns
+        -------
+        ndarray of shape (n_agents, 2)
+            Columns ``ability`` and ``ability_sd``: the estimator's ability
+            estimate and its posterior sd (an agent with no response gets the
+            prior's).
+        """
+        estimate, sd = self._ability_estimates_of(X)
+        return np.column_stack([estimate, sd])
+
+    def get_feature_names_out(self, input_features=None):
+        """Names of the two output columns of ``transform``.
+
+        Parameters
+        ----------
+        input_features : ignored
+
+        Returns
+        -------
+        ndarray of str
+            ``["ability", "ability_sd"]``.
+        """
+        check_is_fitted(self, self._fitted_marker)
+        return np.asarray(["ability", "ability_sd"], dtype=object)
