@@ -25,6 +25,7 @@ from sklearn.utils.validation import check_is_fitted
 
 from ..base import FitTemplateMixin
 from ..utils import check_binary_values, check_result_matrix
+from ..utils._logistic import four_pl_information
 from ..utils._sklearn_compat import HasMethods, Interval
 from ..utils._validation import accuracy_truth
 from ._calibration import CALIBRATION_ATTRIBUTES, calibrate_irt
@@ -534,11 +535,7 @@ def _asymptotes(irt, n_items):
 
 def _information(a, b, g, u, theta):
     """Fisher information ``P'^2 / (P (1 - P))`` of 4PL items at ``theta``."""
-    s = expit(a * (theta[:, None] - b))
-    P = g + (u - g) * s
-    with np.errstate(divide="ignore", invalid="ignore"):
-        info = ((u - g) * a * s * (1.0 - s)) ** 2 / (P * (1.0 - P))
-    return np.where(np.isfinite(info), info, 0.0)
+    return four_pl_information(a, a * (theta[:, None] - b), g, u)
 
 
 def _node_probabilities(irt, nodes, rate, method="icc"):

@@ -15,6 +15,7 @@ from scipy.special import expit
 from scipy.stats import chi2
 from sklearn.utils.validation import check_is_fitted
 
+from ..utils._logistic import four_pl_information
 from ._binary_models import FREE, asymptotes, log_tables
 from ._information import _finite_theta
 from ._item_fit import item_fit_tables
@@ -151,11 +152,8 @@ def logistic_information(params, theta):
     """Fisher information per (ability, item) of rows ``(a, d, gamma, upsilon)``."""
     a, d = params[:, 0], params[:, 1]
     g, u = asymptotes(params)
-    s = expit(theta[:, None] * a + d)
-    w = s * (1.0 - s)
+    z = theta[:, None] * a + d
     if np.all(g == 0.0) and np.all(u == 1.0):
-        return a * a * w
-    P = g + (u - g) * s
-    with np.errstate(divide="ignore", invalid="ignore"):
-        info = ((u - g) * a * w) ** 2 / (P * (1.0 - P))
-    return np.where(np.isfinite(info), info, 0.0)
+        s = expit(z)
+        return a * a * s * (1.0 - s)
+    return four_pl_information(a, z, g, u)

@@ -28,6 +28,8 @@ from scipy.special import expit
 from sklearn.base import clone
 from sklearn.linear_model import RidgeCV
 
+from ..utils._logistic import four_pl_information
+
 __all__ = ["ESTIMATORS", "FittedEstimate", "ItemBank", "conformal_halfwidth"]
 
 ESTIMATORS = ("mean", "irt", "gp-irt", "regression")
@@ -98,13 +100,11 @@ class ItemBank:
         asymptotes.
         """
         a, b, g, u = self._parameters()
-        s = expit(a * (np.asarray(theta)[:, None] - b))
+        z = a * (np.asarray(theta)[:, None] - b)
         if self.guessing is None and self.upper is None:
+            s = expit(z)
             return a * a * s * (1.0 - s)
-        P = g + (u - g) * s
-        with np.errstate(divide="ignore", invalid="ignore"):
-            info = ((u - g) * a * s * (1.0 - s)) ** 2 / (P * (1.0 - P))
-        return np.where(np.isfinite(info), info, 0.0)
+        return four_pl_information(a, z, g, u)
 
     def embedding(self, theta, n_points=21):
         """Items' success probabilities at quantiles of the abilities ``theta``."""
