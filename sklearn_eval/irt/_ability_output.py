@@ -1,13 +1,15 @@
 """``transform`` and ``get_feature_names_out`` shared by the IRT estimators."""
 
 import numpy as np
+from sklearn.base import TransformerMixin
 from sklearn.utils.validation import check_is_fitted
 
 
-class AbilityTransformMixin:
+class AbilityTransformMixin(TransformerMixin):
     """Abilities of new agents as the two columns ``ability``, ``ability_sd``.
 
-    The estimator gives ``_ability_estimates_of(X)`` (estimate and sd per
+    A ``TransformerMixin`` itself, so that ``set_output`` wraps this
+    ``transform``. The estimator gives ``_ability_estimates_of(X)`` (estimate and sd per
     agent) and ``_fitted_marker`` (an attribute set by ``fit``).
     """
 
