@@ -11,17 +11,6 @@ from ._output import CommandError, UsageError, say
 __all__ = []
 
 
-class HarnessTable(NamedTuple):
-    """A models x items result table read from an evaluation tool's output."""
-
-    values: np.ndarray
-    agents: np.ndarray
-    tasks: np.ndarray
-    stds: np.ndarray | None
-    counts: np.ndarray | None
-    source: str
-
-
 def harness_tool(args):
     """The evaluation tool whose output ``args.path`` is, or None (a CSV)."""
     from ..io import detect_tool
@@ -67,7 +56,9 @@ def read_harness_scores(args, tool):
         f"read {values.shape[0]} models x {values.shape[1]} items from "
         f"{args.path} ({np.isnan(values).mean():.1%} missing)",
     )
-    return HarnessTable(
+    from ..report import ResultTable
+
+    return ResultTable(
         values, np.asarray(frame.index, dtype=object),
         np.asarray(frame.columns, dtype=object), None, None, str(args.path),
     )

@@ -25,6 +25,7 @@ from sklearn.utils.validation import check_is_fitted
 
 from ..base import FitTemplateMixin
 from ..utils import check_binary_values, check_result_matrix
+from ..utils._logistic import four_pl_information
 from ..utils._sklearn_compat import HasMethods, Interval
 from ..utils._validation import accuracy_truth
 from ._calibration import CALIBRATION_ATTRIBUTES, calibrate_irt
@@ -69,12 +70,18 @@ class AdaptiveTester(FitTemplateMixin, BaseEstimator):
 
     Parameters
     ----------
-    irt : IRT2PL, FrozenEstimator or None, default=None
-        Item response model. None calibrates ``IRT2PL(model="1PL")`` on the
+    irt : IRT2PL, IRT, FrozenEstimator or None, default=None
+        Item response model: any binary model (:class:`IRT2PL`, or
+        :class:`IRT` with ``model`` in 1PL-4PL: the items' information then
+        includes their asymptotes, and a multiple-choice benchmark's guessing
+        floor no longer makes hard items look informative at low ability);
+        another family plugs in through ``icc``, ``expected_score`` and
+        ``item_information`` (as :class:`IRT` has them). None calibrates
+        ``IRT2PL(model="1PL")`` on the
         ``X`` given to :meth:`fit` (one shared discrimination: on fine-tunes
         of one base model, free discriminations over-fit the items that
         nearly separate them and the expected accuracy drifts from the
-        observed one). An ``IRT2PL`` is cloned and fitted on ``X``; a
+        observed one). An ``IRT2PL`` or ``IRT`` is cloned and fitted on ``X``; a
         fitted one (or ``sklearn.frozen.FrozenEstimator(fitted)``) is used as
         it is when :meth:`fit` gets no ``X``.
     max_items : int, default=50
@@ -94,7 +101,7 @@ class AdaptiveTester(FitTemplateMixin, BaseEstimator):
 
     Attributes
     ----------
-    irt_ : IRT2PL
+    irt_ : IRT2PL or IRT
         The calibrated item response model.
     item_information_ : ndarray of shape (n_features,)
         Fisher information of every item averaged over the ability prior.
@@ -204,10 +211,15 @@ class AdaptiveTester(FitTemplateMixin, BaseEstimator):
             )
         nodes = np.asarray(irt.quadrature_nodes_, dtype=np.float64)
         probability = _node_probabilities(irt, nodes, rate)
+        score = _node_probabilities(irt, nodes, rate, "expected_score")
         a = np.nan_to_num(np.asarray(irt.discrimination_, dtype=np.float64))
         b = np.nan_to_num(np.asarray(irt.difficulty_, dtype=np.float64))
+        g, u = _asymptotes(irt, a.size)
         weights = np.asarray(irt.quadrature_weights_, dtype=np.float64)
-        info = (weights @ (probability * (1.0 - probability))) * a * a
+        if g is None:
+            info = (weights @ (probability * (1.0 - probability))) * a * a
+        else:
+            info = weights @ _information(a, b, g, u, nodes)
 
         fitted = {
             "irt_": irt,
@@ -224,11 +236,14 @@ class AdaptiveTester(FitTemplateMixin, BaseEstimator):
         fitted.update(
             _a=a,
             _b=b,
-            _common_a=bool(calibrated.any() and np.ptp(a[calibrated]) == 0),
+            _g=g,
+            _u=u,
+            _common_a=bool(g is None and calibrated.any()
+                           and np.ptp(a[calibrated]) == 0),
             _nodes=nodes,
             _log_prior=np.log(weights),
             _P=np.clip(probability, _FLOOR, 1.0 - _FLOOR),
-            _P_total=probability.sum(axis=1),
+            _P_total=score.sum(axis=1),
             _rng=check_random_state(self.random_state),
         )
         return fitted
@@ -349,19 +364,20 @@ n_features)
         Returns
         -------
         pandas.DataFrame
-            Index ``task``; columns ``discrimination``, ``difficulty`` and
-            ``information`` (averaged over the ability prior).
+            Index ``task``; columns ``discrimination``, ``difficulty``
+            (``guessing`` and ``upper`` for a calibration with asymptotes)
+            and ``information`` (averaged over the ability prior).
         """
 
         check_is_fitted(self, "irt_")
-        return pd.DataFrame(
-            {
-                "discrimination": np.asarray(self.irt_.discrimination_, dtype=float),
-                "difficulty": np.asarray(self.irt_.difficulty_, dtype=float),
-                "information": self.item_information_,
-            },
-            index=pd.Index(self.tasks_, name="task"),
-        )
+        columns = {
+            "discrimination": np.asarray(self.irt_.discrimination_, dtype=float),
+            "difficulty": np.asarray(self.irt_.difficulty_, dtype=float),
+        }
+        if self._g is not None:
+            columns.update(guessing=self._g, upper=self._u)
+        columns["information"] = self.item_information_
+        return pd.DataFrame(columns, index=pd.Index(self.tasks_, name="task"))
 
     # ------------------------------------------------------------ internals
     def _check_responses(self, values):
@@ -421,6 +437,8 @@ n_features)
         if self._common_a:
             gain = -np.abs(ability[:, None] - self._b)
             gain[:, self._a == 0] = _UNINFORMATIVE
+        elif self._g is not None:
+            gain = _information(self._a, self._b, self._g, self._u, ability)
         else:
             P = expit(self._a * (ability[:, None] - self._b))
             gain = self._a * self._a * P * (1.0 - P)
@@ -501,9 +519,34 @@ def _softmax(log_weights):
     return weights
 
 
-def _node_probabilities(irt, nodes, rate):
-    """(n_nodes, n_items) success probabilities; rates for uncalibrated items."""
-    probability = np.asarray(irt.icc(nodes), dtype=np.float64)
+def _asymptotes(irt, n_items):
+    """Lower and upper asymptotes of a calibration with guessing (3PL, 4PL).
+
+    ``(None, None)`` when every item has ``g = 0`` and ``u = 1`` (1PL,
+    2PL): the information is then ``a^2 P (1 - P)``.
+    """
+    g = np.asarray(getattr(irt, "guessing_", np.zeros(n_items)), dtype=np.float64)
+    u = np.asarray(getattr(irt, "upper_", np.ones(n_items)), dtype=np.float64)
+    g, u = np.nan_to_num(g, nan=0.0), np.nan_to_num(u, nan=1.0)
+    if np.all(g == 0.0) and np.all(u == 1.0):
+        return None, None
+    return g, u
+
+
+def _information(a, b, g, u, theta):
+    """Fisher information ``P'^2 / (P (1 - P))`` of 4PL items at ``theta``."""
+    return four_pl_information(a, a * (theta[:, None] - b), g, u)
+
+
+def _node_probabilities(irt, nodes, rate, method="icc"):
+    """(n_nodes, n_items) success probabilities; rates for uncalibrated items.
+
+    ``method="expected_score"`` reads the model's expected score per item
+    (its success probability for a binary item; :meth:`icc` when the model
+    has no such method).
+    """
+    curve = getattr(irt, method, None) or irt.icc
+    probability = np.asarray(curve(nodes), dtype=np.float64)
     missing = np.isnan(probability).any(axis=0)
     if missing.any():
         if rate is None or np.isnan(rate[missing]).any():

@@ -166,7 +166,9 @@ def m_step(params, r, n, nodes, free, priors, n_newton=4):
                 break
             candidate = params[trial].copy()
             candidate[:, free] = current[trial] + scale[trial, None] * step[trial]
-            candidate[:, 2:] = np.clip(candidate[:, 2:], -_LOGIT_CAP, _LOGIT_CAP)
+            asymptote = [column for column in free if column >= 2]
+            candidate[:, asymptote] = np.clip(candidate[:, asymptote], -_LOGIT_CAP,
+                                              _LOGIT_CAP)
             value = item_objective(candidate, r[:, trial], n[:, trial], nodes, free,
                                    priors)
             g, u = asymptotes(candidate)

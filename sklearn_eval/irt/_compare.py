@@ -3,6 +3,7 @@
 import numpy as np
 import pandas as pd
 from scipy import sparse
+from scipy.stats import false_discovery_control
 from sklearn.base import clone
 from sklearn.utils import check_random_state
 
@@ -54,7 +55,7 @@ def _label(estimator):
 
 
 def compare_models(X, models=("1PL", "2PL", "3PL"), *, cv=5, random_state=None,
-                   **params):
+                   return_item_fit=False, misfit_alpha=0.05, **params):
     """Held-out log-likelihood, AIC and BIC of several IRT models on ``X``.
 
     The observed responses (not the agents) are split at random into ``cv``
@@ -66,7 +67,11 @@ def compare_models(X, models=("1PL", "2PL", "3PL"), *, cv=5, random_state=None,
     summed over agents and folds and divided by the number of held-out
     responses scored (responses to an item left out of a fold's fit, because
     its training responses were constant, are not scored). AIC and BIC come
-    from a fit on all responses.
+    from a fit on all responses, and so does the item fit: every item's
+    chi-square and p-value (:meth:`IRT.item_fit`, an S-X2-type statistic on
+    rest-of-test posteriors, Orlando and Thissen 2000); an item is flagged as
+    misfit when its p-value stays below ``misfit_alpha`` after the
+    Benjamini-Hochberg correction over the model's items.
 
     Parameters
     ----------
@@ -87,6 +92,10 @@ def compare_models(X, models=("1PL", "2PL", "3PL"), *, cv=5, random_state=None,
         Number of folds of responses (at least 2).
     random_state : int, RandomState instance or None, default=None
         Seeds the split of the responses.
+    return_item_fit : bool, default=False
+        Also return the item fit of every model and item.
+    misfit_alpha : float, default=0.05
+        False discovery rate at which items are flagged as misfit.
     **params : dict
         Further parameters of every :class:`IRT` built from a name.
 
@@ -95,7 +104,12 @@ def compare_models(X, models=("1PL", "2PL", "3PL"), *, cv=5, random_state=None,
     table : pandas.DataFrame
         Indexed by model, with columns ``heldout_loglik_per_response``,
         ``heldout_loglik_se`` (over folds), ``n_heldout``, ``log_likelihood``,
-        ``n_parameters``, ``aic``, ``bic``; best held-out model first.
+        ``n_parameters``, ``aic``, ``bic``, ``n_misfit_items``; best held-out
+        model first.
+    item_fit : pandas.DataFrame
+        With ``return_item_fit``: indexed by (model, item), columns
+        ``statistic``, ``pvalue`` and ``misfit`` (NaN and False for items
+        left out of a model's fit).
 
     Examples
     --------
@@ -108,6 +122,9 @@ def compare_models(X, models=("1PL", "2PL", "3PL"), *, cv=5, random_state=None,
     """
     if not isinstance(cv, int | np.integer) or isinstance(cv, bool) or cv < 2:
         raise ValueError(f"cv must be an integer >= 2; got {cv!r}.")
+    if not (isinstance(misfit_alpha, float | int) and 0 < misfit_alpha < 1):
+        raise ValueError(
+            f"misfit_alpha must be a number in (0, 1); got {misfit_alpha!r}.")
     estimators = [_candidate(model, params) for model in models]
     if not estimators:
         raise ValueError("models must name at least one model.")
@@ -126,7 +143,7 @@ def compare_models(X, models=("1PL", "2PL", "3PL"), *, cv=5, random_state=None,
     rows, cols, data = _observed_cells(values)
     fold = check_random_state(random_state).permutation(rows.size) % cv
     as_sparse = is_sparse_input(values)
-    records = []
+    records, fits = [], []
     for estimator in estimators:
         per_fold, n_scored = [], 0
         for k in range(cv):
@@ -150,6 +167,11 @@ def compare_models(X, models=("1PL", "2PL", "3PL"), *, cv=5, random_state=None,
             n_scored += int(scored.sum())
         whole = clone(estimator).fit(X)
         criteria = whole.information_criteria()
+        statistic, pvalue = whole.item_fit(X)
+        misfit = _misfit(pvalue, misfit_alpha)
+        fits.append(pd.DataFrame({"model": estimator.model, "item": whole.tasks_,
+                                  "statistic": statistic, "pvalue": pvalue,
+                                  "misfit": misfit}))
         per_fold = np.asarray(per_fold)
         fold_sizes = n_scored / cv
         records.append({
@@ -162,6 +184,19 @@ def compare_models(X, models=("1PL", "2PL", "3PL"), *, cv=5, random_state=None,
             "n_parameters": criteria["n_parameters"],
             "aic": criteria["aic"],
             "bic": criteria["bic"],
+            "n_misfit_items": int(misfit.sum()),
         })
     table = pd.DataFrame.from_records(records).set_index("model")
-    return table.sort_values("heldout_loglik_per_response", ascending=False)
+    table = table.sort_values("heldout_loglik_per_response", ascending=False)
+    if return_item_fit:
+        return table, pd.concat(fits).set_index(["model", "item"])
+    return table
+
+
+def _misfit(pvalue, alpha):
+    """Items whose p-value is below ``alpha`` after Benjamini-Hochberg."""
+    out = np.zeros(pvalue.shape, dtype=bool)
+    scored = np.isfinite(pvalue)
+    if scored.any():
+        out[scored] = false_discovery_control(pvalue[scored]) < alpha
+    return out

@@ -96,7 +96,7 @@ def _irt_difficulties(source, X, responses, tasks, exclude_negative_discriminati
     """Difficulties from an IRT model (fitted here, or frozen)."""
     n_tasks = responses.shape[1]
     row, column, value = _first_non_binary(responses)
-    if row is not None:
+    if row is not None and _binary_model(source):
         raise ValueError(
             "An IRT difficulty needs binary responses; X has "
             f"{float(value)!r} at row {row}, "
@@ -106,7 +106,10 @@ def _irt_difficulties(source, X, responses, tasks, exclude_negative_discriminati
     model = IRT2PL() if isinstance(source, str) else source
     if not isinstance(model, FrozenEstimator):
         model = clone(model).fit(_like(X, responses))
-    difficulty = np.asarray(getattr(model, "difficulty_", None), dtype=np.float64)
+    difficulty = getattr(model, "difficulty_", None)
+    if difficulty is None and callable(getattr(model, "expected_score", None)):
+        difficulty = curve_location(model)
+    difficulty = np.asarray(difficulty, dtype=np.float64)
     if difficulty.shape != (n_tasks,):
         raise ValueError(
             f"The difficulty model's difficulty_ has shape {difficulty.shape}; "
@@ -123,6 +126,53 @@ def _irt_difficulties(source, X, responses, tasks, exclude_negative_discriminati
             "discrimination or no finite difficulty."
         )
     return difficulty, eligible, model
+
+
+def _binary_model(source):
+    """Whether the difficulty source models 0/1 responses (all but other families).
+
+    ``"irt"`` (an IRT2PL), IRT2PL and :class:`IRT` with a binary ``model``
+    need binary responses; an IRT of another family (graded, continuous
+    scores) reads its own.
+    """
+    if isinstance(source, str):
+        return True
+    name = getattr(source, "model", None)
+    return not isinstance(name, str) or name in ("1PL", "2PL", "3PL", "4PL", "Rasch")
+
+
+# the abilities on which an item's location is searched, and the two far
+# abilities at which its curve has reached its asymptotes
+_LOCATION_GRID = np.linspace(-10.0, 10.0, 4001)
+_FAR = np.array([-50.0, 50.0])
+
+
+def curve_location(model):
+    """Ability at which every item's expected score is halfway up its range.
+
+    For the logistic models this is the difficulty ``b`` (``P(b) = (g + u) /
+    2``); for any unidimensional model with ``expected_score(theta)`` (graded
+    or continuous scores) it is the same location on its expected-score
+    curve: the range is the curve's values at abilities -50 and 50, the
+    crossing is found on a grid of step 0.005 on [-10, 10] and interpolated
+    linearly. NaN for a flat curve or a crossing outside [-10, 10]; a
+    decreasing curve (negative discrimination) gets the crossing of its own
+    midpoint.
+    """
+    ends = np.asarray(model.expected_score(_FAR), dtype=np.float64)
+    scores = np.asarray(model.expected_score(_LOCATION_GRID), dtype=np.float64)
+    low, high = ends[0], ends[1]
+    middle = 0.5 * (low + high)
+    above = (scores - middle) * np.sign(high - low)[None, :] >= 0
+    out = np.full(scores.shape[1], np.nan)
+    inside = (high != low) & np.isfinite(middle) & above[-1] & ~above[0]
+    for item in np.flatnonzero(inside):
+        k = int(np.argmax(above[:, item]))
+        s0, s1 = scores[k - 1, item], scores[k, item]
+        t = (middle[item] - s0) / (s1 - s0) if s1 != s0 else 0.0
+        out[item] = _LOCATION_GRID[k - 1] + t * (_LOCATION_GRID[k]
+                                                 - _LOCATION_GRID[k - 1])
+    return out
 
 
 def _column_sums(responses):

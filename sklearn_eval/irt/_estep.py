@@ -59,20 +59,33 @@ def _dense_e_step(data, a, b, grid, *, counts=True, moments=False):
 
 
 def _dense_table_e_step(data, logits, log_fail, grid, *, counts=True,
-                        moments=False):
+                        moments=False, log_success=None):
     """:func:`_dense_e_step` for any binary item model.
 
     ``logits`` is ``log P - log(1 - P)`` and ``log_fail`` is ``log(1 - P)``
-    per (node, item).
+    per (node, item). With ``log_success`` (``log P``) and a store that keeps
+    its blocks as ``[successes | failures]`` (:meth:`stacked_blocks`), each
+    block takes one matrix product for its table and one for its counts
+    instead of two each (:func:`_stacked_block`): the same sums, about half
+    the time on data with missing responses.
     """
     nodes, log_w = grid.nodes, grid.log_weights
     K, J = logits.shape
-    args = (logits, log_fail, log_w, nodes, counts, moments)
-    if data.parallel is None or len(data._starts) == 1:
-        parts = (_e_step_block(Y, M, *args) for _, Y, M in data.raw_blocks())
+    stacked = log_success is not None and data.has_missing and data.dense
+    if stacked:
+        function = _stacked_block
+        args = (np.ascontiguousarray(np.hstack([log_success, log_fail]).T), log_w,
+                nodes, counts, moments)
+        blocks = [(rows, YF, None) for rows, YF in data.stacked_blocks()]
     else:
-        task = delayed(_e_step_block)
-        parts = data.parallel(task(Y, M, *args) for _, Y, M in data.raw_blocks())
+        function = _e_step_block
+        args = (logits, log_fail, log_w, nodes, counts, moments)
+        blocks = data.raw_blocks()
+    if data.parallel is None or len(data._starts) == 1:
+        parts = (function(Y, M, *args) for _, Y, M in blocks)
+    else:
+        task = delayed(function)
+        parts = data.parallel(task(Y, M, *args) for _, Y, M in blocks)
     out = {"loglik": 0.0}
     mass = np.zeros(K)
     if counts:
@@ -110,10 +123,34 @@ def _e_step_block(Y, M, logits, log_fail, log_w, nodes, counts, moments):
         part["r"] = (Y.T @ post).T
         part["n"] = part["mass"] if M is None else (M.T @ post).T
     if moments:
-        m1 = post @ nodes
-        # centred: E[t^2] - E[t]^2 cancels to rounding noise on narrow posteriors
-        variance = np.einsum("ik,ik->i", post, (nodes[None, :] - m1[:, None]) ** 2)
-        part["moments"] = (m1, np.sqrt(variance), lse)
+        part["moments"] = _moments(post, nodes, lse)
+    return part
+
+
+def _moments(post, nodes, lse):
+    """Posterior mean, sd and log-likelihood of every agent of a block."""
+    m1 = post @ nodes
+    # centred: E[t^2] - E[t]^2 cancels to rounding noise on narrow posteriors
+    variance = np.einsum("ik,ik->i", post, (nodes[None, :] - m1[:, None]) ** 2)
+    return m1, np.sqrt(variance), lse
+
+
+def _stacked_block(YF, _, tables, log_w, nodes, counts, moments):
+    """:func:`_e_step_block` on a block ``[Y | F]`` (successes, failures).
+
+    ``tables`` is ``[log P | log(1 - P)]`` transposed, (2 n_items, n_nodes).
+    """
+    table = YF @ tables
+    table += log_w
+    lse, post = _log_normalise(table)
+    part = {"loglik": float(lse.sum()), "mass": post.sum(axis=0)}
+    if counts:
+        J = YF.shape[1] // 2
+        both = post.T @ YF
+        part["r"] = both[:, :J]
+        part["n"] = both[:, :J] + both[:, J:]
+    if moments:
+        part["moments"] = _moments(post, nodes, lse)
     return part
 
 

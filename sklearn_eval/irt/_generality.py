@@ -92,10 +92,12 @@ class GeneralityScorer(
 
         - ``"irt"``: fit :class:`~sklearn_eval.irt.IRT2PL` (default settings)
           on the binary responses and use its ``difficulty_``.
-        - an IRT2PL-like estimator (exposes ``difficulty_`` and, optionally,
-          ``discrimination_`` after fit): cloned and fitted on the responses;
-          wrap an already fitted one in :class:`sklearn.frozen.FrozenEstimator`
-          to use it as is (it then survives ``clone``).
+        - an item response estimator (IRT2PL, IRT of any unidimensional
+          ``model``: its ``difficulty_``, optionally ``discrimination_``;
+          without ``difficulty_``, the ability at which ``expected_score``
+          is halfway up its range): cloned and fitted on the responses; wrap
+          a fitted one in :class:`sklearn.frozen.FrozenEstimator` to use it
+          as is (it then survives ``clone``).
         - ``"rate"``: ``1 -`` the population success rate of each task (mean
           response over the agents observed on it).
         - an array: given difficulties, one finite value per task. A pandas

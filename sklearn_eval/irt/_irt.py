@@ -10,6 +10,8 @@ from sklearn.utils.validation import check_is_fitted
 
 from ..base import AgentRankerMixin, FitTemplateMixin, TaskTableMixin
 from ..utils._sklearn_compat import Interval, StrOptions
+from ._ability_output import AbilityTransformMixin
+from ._binary_curves import BinaryCurvesMixin
 from ._binary_models import log_tables, logit_prior
 from ._continuous_irt import CONTINUOUS_MODELS, _ContinuousIRTMixin
 from ._em import _EMSettings
@@ -50,9 +52,8 @@ _OPTIONS_PRIOR_SD = 0.5
 
 
 class IRT(
-    _ContinuousIRTMixin, MultiFactorMixin, AgentRankerMixin, TaskTableMixin,
-    TransformerMixin,
-    FitTemplateMixin, BaseEstimator
+    _ContinuousIRTMixin, MultiFactorMixin, BinaryCurvesMixin, AbilityTransformMixin,
+    AgentRankerMixin, TaskTableMixin, TransformerMixin, FitTemplateMixin, BaseEstimator
 ):
     """Item response models: 1PL, 2PL, 3PL (guessing), 4PL, GRM and GPCM.
 
@@ -69,9 +70,10 @@ class IRT(
     response storage as :class:`IRT2PL` (dense with NaN, or scipy sparse in
     O(observed responses)). The 1PL and 2PL are fitted by the EM engine of
     :class:`IRT2PL` (same item parameters and log-likelihood); the 3PL and 4PL
-    start from that 2PL and continue with EM (Fisher-scoring M-step,
-    SQUAREM acceleration kept only where it raises the likelihood, so the
-    penalised log-likelihood never decreases). Abilities are posterior means
+    start from the 2PL's moment estimates and run EM (Fisher-scoring M-step,
+    SQUAREM acceleration with the asymptotes extrapolated as probabilities,
+    kept only where it raises the likelihood, so the penalised
+    log-likelihood never decreases). Abilities are posterior means
     (EAP) on the quadrature grid.
 
     By default the 3PL and 4PL are maximum likelihood. A guessing parameter
@@ -436,45 +438,23 @@ class IRT(
         return out
 
     # ------------------------------------------------------------ results
-    def transform(self, X):
-        """Abilities (posterior means and sds) of the agents in ``X``.
+    _fitted_marker = "_item_params"
 
-        Parameters
-        ----------
-        X : array-like, DataFrame, sparse matrix or ResultMatrix of shape \
-                (n_agents, n_items)
-            Responses to the fitted items.
+    def _ability_estimates_of(self, X):
+        """``transform``'s columns: posterior means and sds (EAP).
 
-        Returns
-        -------
-        ndarray of shape (n_agents, 2) or (n_agents, 2 + 2 m)
-            Columns ``ability`` (posterior mean) and ``ability_sd``
-            (posterior sd); an agent with no response gets the prior (0, 1).
-            With ``m > 1`` factors, ``ability`` is the general ability and
-            ``factor_f``, ``factor_f_sd`` follow for every rotated factor.
+        With ``m > 1`` factors, the general ability and its sd, then
+        ``factor_f``, ``factor_f_sd`` for every rotated factor.
         """
         if self._is_multifactor():
-            return self._multifactor_transform(self._validate_new(X))
+            return tuple(self._multifactor_transform(self._validate_new(X)).T)
         out = self._pass(self._validate_new(X))
-        return np.column_stack([out["mean"], out["sd"]])
+        return out["mean"], out["sd"]
 
-    def get_feature_names_out(self, input_features=None):
-        """Names of the two output columns of ``transform``.
-
-        Parameters
-        ----------
-        input_features : ignored
-
-        Returns
-        -------
-        ndarray of str
-            ``["ability", "ability_sd"]`` (then ``factor_f``, ``factor_f_sd``
-            with several factors).
-        """
-        check_is_fitted(self, "_item_params")
+    def _ability_output_names(self):
         if self._is_multifactor():
-            return np.asarray(self._multifactor_names(), dtype=object)
-        return np.asarray(["ability", "ability_sd"], dtype=object)
+            return self._multifactor_names()
+        return ["ability", "ability_sd"]
 
     @available_if(_has_proba)
     def predict_proba(self, X):

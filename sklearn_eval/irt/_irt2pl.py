@@ -24,7 +24,8 @@ from sklearn.utils.validation import check_is_fitted
 from ..base import AgentRankerMixin, FitTemplateMixin, TaskTableMixin
 from ..utils._sklearn_compat import Interval, StrOptions
 from ._abilities import _ability_estimates
-from ._dask_fit import dask_fit_data, dask_input, is_dask_collection, stack_columns
+from ._ability_output import AbilityTransformMixin
+from ._dask_fit import dask_fit_data, dask_input, is_dask_collection
 from ._em import _check_prior, _EMSettings
 from ._estep import _e_step
 from ._fit import _calibration_state, _executor, _fit_model, _scatter
@@ -47,6 +48,7 @@ _N_ITEM_PARAMS = {"2PL": 2, "1PL": 1, "Rasch": 1}
 
 
 class IRT2PL(
+    AbilityTransformMixin,
     AgentRankerMixin, TaskTableMixin, TransformerMixin, FitTemplateMixin, BaseEstimator
 ):
     """Two-parameter logistic IRT fitted by marginal maximum likelihood (EM).
@@ -654,37 +656,11 @@ class IRT2PL(
         values, _ = self._validate_new(X)
         return self._abilities(values, method=method)
 
-    def transform(self, X):
-        """Abilities of new agents on the fitted items (no refit).
+    _fitted_marker = "difficulty_"
 
-        Parameters
-        ----------
-        X : array-like, DataFrame, sparse matrix or ResultMatrix \
-                of shape (n_agents, n_features)
-            0/1 responses, NaN for missing.
-
-        Returns
-        -------
-        ndarray of shape (n_agents, 2)
-            Columns ``ability`` and ``ability_sd`` (see ``estimate_abilities``).
-        """
-        theta, sd = self.estimate_abilities(X)
-        return stack_columns(theta, sd)
-
-    def get_feature_names_out(self, input_features=None):
-        """Names of the two output columns of ``transform``.
-
-        Parameters
-        ----------
-        input_features : ignored
-
-        Returns
-        -------
-        ndarray of str
-            ``["ability", "ability_sd"]``.
-        """
-        check_is_fitted(self, "difficulty_")
-        return np.asarray(["ability", "ability_sd"], dtype=object)
+    def _ability_estimates_of(self, X):
+        """``transform``'s columns: see :meth:`estimate_abilities`."""
+        return self.estimate_abilities(X)
 
     # -------------------------------------------------------------- scoring
     def score_samples(self, X):

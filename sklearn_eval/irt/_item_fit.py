@@ -1,10 +1,20 @@
-"""Item fit of the 2PL model: a Q1-type chi-square on rest-of-test posteriors."""
+"""Item fit of the binary models: a Q1-type chi-square on rest-of-test posteriors.
+
+The statistic needs, per (node, item), the log-likelihood of a success and a
+failure and the success probability: the 2PL's from ``(a, b)``, any binary
+model's from its log tables (:func:`item_fit_tables`).
+"""
 
 import numpy as np
 from scipy.special import expit, log_expit
 
 from ._blocks import run_chunks
-from ._estep import _log_likelihood_table, _log_normalise, _sparse_posteriors
+from ._estep import (
+    _log_likelihood_table,
+    _log_normalise,
+    _sparse_posteriors,
+    _table_posteriors,
+)
 from ._kernels import TAIL_NATS, kernel
 
 # P is clipped to [_P_FLOOR, 1 - _P_FLOOR] when the item is divided out, which
@@ -45,13 +55,23 @@ def _item_fit(values, a, b, grid, max_groups=10):
     freedom. Agents tied on the rest-of-test ability (to 1e-9) are grouped
     in row order.
     """
+    logits = a * (grid.nodes[:, None] - b)
+    return _item_fit_from(values, logits, log_expit(-logits), expit(logits), grid,
+                          max_groups)
+
+
+def _item_fit_from(values, logits, log_fail, P, grid, max_groups=10):
+    """:func:`_item_fit` from per-(node, item) tables of any binary model.
+
+    ``logits``: ``log P - log(1 - P)``; ``log_fail``: ``log(1 - P)``; ``P``:
+    the success probability.
+    """
     observed = ~np.isnan(values)
     Y = np.where(observed, values, 0.0)
     M = None if observed.all() else observed.astype(np.float64)
     nodes = grid.nodes
-    logits = a * (nodes[:, None] - b)
-    P = np.clip(expit(logits), _P_FLOOR, 1.0 - _P_FLOOR)
-    table = _log_likelihood_table(Y, M, logits, log_expit(-logits)) + grid.log_weights
+    P = np.clip(P, _P_FLOOR, 1.0 - _P_FLOOR)
+    table = _log_likelihood_table(Y, M, logits, log_fail) + grid.log_weights
     _, post = _log_normalise(table)
     # rest posterior moments for x = 1 (divide by P) and x = 0 (divide by 1 - P)
     inv_p, inv_q = 1.0 / P, 1.0 / (1.0 - P)
@@ -65,7 +85,7 @@ def _item_fit(values, a, b, grid, max_groups=10):
                                   axis=0,
                                   kind="stable"), axis=0)
     group = ranks * n_groups // np.maximum(n_obs, 1)
-    statistic = np.zeros(a.size)
+    statistic = np.zeros(values.shape[1])
     for g in range(n_groups):
         member = observed & (group == g)
         obs = np.sum(Y * member, axis=0)
@@ -81,7 +101,14 @@ def _sparse_item_fit(data, a, b, grid, max_groups=10):
     """:func:`_item_fit` on sparse storage, in O(observed responses)."""
     posteriors = _sparse_posteriors(data, a, b, grid,
                                     cut=TAIL_NATS - np.log(_P_FLOOR))
-    P = np.clip(expit(a * (grid.nodes[:, None] - b)), _P_FLOOR, 1.0 - _P_FLOOR)
+    return _sparse_item_fit_from(data, posteriors,
+                                 expit(a * (grid.nodes[:, None] - b)), grid,
+                                 max_groups)
+
+
+def _sparse_item_fit_from(data, posteriors, P, grid, max_groups=10):
+    """:func:`_sparse_item_fit` from the posteriors and the success table."""
+    P = np.clip(P, _P_FLOOR, 1.0 - _P_FLOOR)
     arguments = [(*data.columns(start, stop), posteriors.post, posteriors.lo,
                   posteriors.hi, np.ascontiguousarray(P[:, start:stop].T),
                   grid.nodes) for start, stop in data.column_chunks]
@@ -113,3 +140,24 @@ def _rest_chunk(colptr, codes, post, lo, hi, P_items, nodes):
     kernel("rest_columns")(colptr, codes, post, lo, hi, P_items, nodes, expected,
                            rest_theta)
     return expected, rest_theta
+
+
+def item_fit_tables(data, log_p, log_q, grid, max_groups=10):
+    """Item-fit statistics and the number of groups of any binary model.
+
+    ``log_p``, ``log_q`` (n_nodes, n_items): ``log P`` and ``log(1 - P)`` of
+    the model's items on the grid; ``data`` a response store (dense or
+    sparse), which runs the pass its own way.
+    """
+    return data.item_fit_tables(log_p, log_q, grid, max_groups)
+
+
+def _dense_item_fit_tables(data, log_p, log_q, grid, max_groups=10):
+    return _item_fit_from(data.with_nan(), log_p - log_q, log_q, np.exp(log_p),
+                          grid, max_groups)
+
+
+def _sparse_item_fit_tables(data, log_p, log_q, grid, max_groups=10):
+    posteriors = _table_posteriors(data, log_p, log_q, grid,
+                                   cut=TAIL_NATS - np.log(_P_FLOOR))
+    return _sparse_item_fit_from(data, posteriors, np.exp(log_p), grid, max_groups)

@@ -28,7 +28,7 @@ from ._abilities import _dense_map
 from ._blocks import _as_float_block
 from ._estep import _dense_e_step, _dense_table_e_step
 from ._information import _dense_score_products, _louis_sums
-from ._item_fit import _item_fit
+from ._item_fit import _dense_item_fit_tables, _item_fit
 from ._kernels import HAVE_NUMBA
 from ._sparse_responses import (
     _SparseResponses,
@@ -83,6 +83,7 @@ class _Responses:
             self._Y[block] = np.where(observed, part, 0.0)
             mask[block] = observed
         self._M = mask if self.has_missing else None
+        self._stacked = None
 
     def success_rate(self):
         """Per agent: successes / observed responses (NaN if none)."""
@@ -131,7 +132,20 @@ class _Responses:
     def e_step_tables(self, log_p, log_q, grid, *, counts=True, moments=False):
         """:meth:`e_step` for any binary item model, from its log tables."""
         return _dense_table_e_step(self, log_p - log_q, log_q, grid,
-                                   counts=counts, moments=moments)
+                                   counts=counts, moments=moments,
+                                   log_success=log_p)
+
+    def stacked_blocks(self):
+        """Blocks ``(rows, [Y | M - Y])`` (successes, failures), float64.
+
+        Built on first use and kept (twice the memory of the responses: only
+        for a float64 store).
+        """
+        if self._stacked is None:
+            self._stacked = [
+                (rows, np.ascontiguousarray(np.hstack([Y, M - Y])))
+                for rows, Y, M in self.blocks()]
+        return self._stacked
 
     def score_products(self, log_p, log_q, grid, g1, g0):
         """Per item, ``sum_i E_i[s] E_i[s]^T`` of the parameter scores."""
@@ -148,6 +162,10 @@ class _Responses:
     def item_fit(self, a, b, grid):
         """Rest-of-test item-fit statistics and the number of groups."""
         return _item_fit(self.with_nan(), a, b, grid)
+
+    def item_fit_tables(self, log_p, log_q, grid, max_groups=10):
+        """:meth:`item_fit` for any binary item model, from its log tables."""
+        return _dense_item_fit_tables(self, log_p, log_q, grid, max_groups)
 
     def with_nan(self):
         """The stored responses as float64, NaN where missing."""

@@ -15,7 +15,7 @@ from scipy import sparse
 from ._abilities import _sparse_map
 from ._estep import _sparse_e_step, _sparse_table_e_step
 from ._information import _sparse_louis_sums, _sparse_score_products
-from ._item_fit import _sparse_item_fit
+from ._item_fit import _sparse_item_fit, _sparse_item_fit_tables
 from ._kernels import HAVE_NUMBA, kernel
 
 # Target number of responses per chunk (of agents or of items).
@@ -271,6 +271,10 @@ class _SparseResponses:
     def item_fit(self, a, b, grid):
         """Rest-of-test item-fit statistics and the number of groups."""
         return _sparse_item_fit(self, a, b, grid)
+
+    def item_fit_tables(self, log_p, log_q, grid, max_groups=10):
+        """:meth:`item_fit` for any binary item model, from its log tables."""
+        return _sparse_item_fit_tables(self, log_p, log_q, grid, max_groups)
 
     def item_moments(self, total):
         """Per item, over observed responses: n, sum x, sum t, sum x t, sum t^2."""

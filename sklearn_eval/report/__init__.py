@@ -28,7 +28,7 @@ from ._html import (
     render_report,
     write_report,
 )
-from ._io import CSVError, detect_format, read_csv, read_result_matrix
+from ._io import CSVError, ResultTable, detect_format, read_csv, read_result_matrix
 from ._match_io import read_matches
 from ._matches import analyze_matches, prepare_matches
 
@@ -36,6 +36,7 @@ __all__ = [
     "CSVError",
     "MATCH_SECTIONS",
     "ReportResult",
+    "ResultTable",
     "SECTIONS",
     "SectionFailure",
     "analyze_benchmark",

@@ -28,6 +28,8 @@ from scipy.special import expit
 from sklearn.base import clone
 from sklearn.linear_model import RidgeCV
 
+from ..utils._logistic import four_pl_information
+
 __all__ = ["ESTIMATORS", "FittedEstimate", "ItemBank", "conformal_halfwidth"]
 
 ESTIMATORS = ("mean", "irt", "gp-irt", "regression")
@@ -51,40 +53,64 @@ class ItemBank:
         Training success rate, the probability used for uncalibrated items.
     nodes, weights : ndarray of shape (n_nodes,)
         Ability grid and prior weights (summing to one).
+    guessing, upper : ndarray of shape (n_items,) or None, default=None
+        Lower and upper asymptotes of 3PL/4PL items
+        (``P = g + (u - g) / (1 + exp(-a (theta - b)))``); None: 0 and 1.
     """
 
-    def __init__(self, discrimination, difficulty, success_rate, nodes, weights):
+    def __init__(self, discrimination, difficulty, success_rate, nodes, weights,
+                 guessing=None, upper=None):
         self.discrimination = np.asarray(discrimination, dtype=np.float64)
         self.difficulty = np.asarray(difficulty, dtype=np.float64)
         self.success_rate = np.asarray(success_rate, dtype=np.float64)
         self.nodes = np.asarray(nodes, dtype=np.float64)
         self.log_prior = np.log(np.asarray(weights, dtype=np.float64))
+        self.guessing = (None if guessing is None else
+                         np.nan_to_num(np.asarray(guessing, dtype=np.float64)))
+        self.upper = (None if upper is None else
+                      np.nan_to_num(np.asarray(upper, dtype=np.float64), nan=1.0))
+        if (self.guessing is not None and self.upper is not None
+                and np.all(self.guessing == 0.0) and np.all(self.upper == 1.0)):
+            self.guessing = self.upper = None  # a 2PL: the 2PL's formulas
+        calibrated = np.isfinite(self.discrimination) & np.isfinite(self.difficulty)
+        self.probability = np.where(calibrated, self._curve(self.nodes),
+                                    self.success_rate)  # (K, J)
+
+    def _parameters(self):
         calibrated = np.isfinite(self.discrimination) & np.isfinite(self.difficulty)
         a = np.where(calibrated, self.discrimination, 0.0)
         b = np.where(calibrated, self.difficulty, 0.0)
-        P = expit(a * (self.nodes[:, None] - b))
-        self.probability = np.where(calibrated, P, self.success_rate)  # (K, J)
+        g = 0.0 if self.guessing is None else self.guessing
+        u = 1.0 if self.upper is None else self.upper
+        return a, b, g, u
+
+    def _curve(self, theta):
+        a, b, g, u = self._parameters()
+        s = expit(a * (np.asarray(theta)[:, None] - b))
+        return s if self.guessing is None and self.upper is None else g + (u - g) * s
 
     @property
     def n_items(self):
         return self.probability.shape[1]
 
     def information(self, theta):
-        """Fisher information of every item at abilities ``theta``."""
-        calibrated = np.isfinite(self.discrimination) & np.isfinite(self.difficulty)
-        a = np.where(calibrated, self.discrimination, 0.0)
-        b = np.where(calibrated, self.difficulty, 0.0)
-        P = expit(a * (np.asarray(theta)[:, None] - b))
-        return a * a * P * (1.0 - P)
+        """Fisher information of every item at abilities ``theta``.
+
+        ``a^2 P (1 - P)`` for 2PL items, ``P'^2 / (P (1 - P))`` with
+        asymptotes.
+        """
+        a, b, g, u = self._parameters()
+        z = a * (np.asarray(theta)[:, None] - b)
+        if self.guessing is None and self.upper is None:
+            s = expit(z)
+            return a * a * s * (1.0 - s)
+        return four_pl_information(a, z, g, u)
 
     def embedding(self, theta, n_points=21):
         """Items' success probabilities at quantiles of the abilities ``theta``."""
         levels = np.quantile(theta, np.linspace(0.025, 0.975, n_points))
         calibrated = np.isfinite(self.discrimination) & np.isfinite(self.difficulty)
-        a = np.where(calibrated, self.discrimination, 0.0)
-        b = np.where(calibrated, self.difficulty, 0.0)
-        P = expit(a * (levels[:, None] - b))
-        return np.where(calibrated, P, self.success_rate).T
+        return np.where(calibrated, self._curve(levels), self.success_rate).T
 
     def subset(self, items):
         """A :class:`SubsetFeatures` computer for the chosen ``items``."""

@@ -150,12 +150,15 @@ class SubsetScoreEstimator(SelectorMixin, FitTemplateMixin, BaseEstimator):
           ``"mean"``, ``"irt"``, ``"gp-irt"``, ``"regression"``). Measured:
           predictive regression on 320 related models (ARC), stratified
           items on 22 (ChemBench).
-    irt : IRT2PL, FrozenEstimator or None, default=None
-        Item response model. None calibrates ``IRT2PL(model="1PL")`` on
+    irt : IRT2PL, IRT, FrozenEstimator or None, default=None
+        Item response model: :class:`~sklearn_eval.irt.IRT2PL` or
+        :class:`~sklearn_eval.irt.IRT` with ``model`` in 1PL-4PL (with
+        asymptotes, the p-IRT estimate and the item information use the
+        3PL/4PL curves). None calibrates ``IRT2PL(model="1PL")`` on
         ``X``: on fine-tunes of one base model a per-item discrimination
         over-fits items that nearly separate them, and the 1PL's expected
         accuracy matches the observed one (the total score is sufficient).
-        An ``IRT2PL`` is cloned and fitted on ``X``; wrap a fitted one in
+        An ``IRT2PL`` or ``IRT`` is cloned and fitted on ``X``; wrap a fitted one in
         ``sklearn.frozen.FrozenEstimator`` to use its calibration as it is.
     regressor : regressor or None, default=None
         Model of the ``"regression"`` estimator (cloned);
@@ -173,7 +176,7 @@ class SubsetScoreEstimator(SelectorMixin, FitTemplateMixin, BaseEstimator):
 
     Attributes
     ----------
-    irt_ : IRT2PL
+    irt_ : IRT2PL or IRT
         The calibrated item response model.
     selected_items_ : ndarray of int
         Column indices of the chosen items, ascending (the column order of
@@ -676,7 +679,9 @@ def _item_bank(irt, values):
     observed = np.sum(~np.isnan(values), axis=0)
     rate = successes / observed
     return ItemBank(irt.discrimination_, irt.difficulty_, rate,
-                    irt.quadrature_nodes_, irt.quadrature_weights_)
+                    irt.quadrature_nodes_, irt.quadrature_weights_,
+                    guessing=getattr(irt, "guessing_", None),
+                    upper=getattr(irt, "upper_", None))
 
 
 def _select(name, values, target, bank, theta, n_select, rng):

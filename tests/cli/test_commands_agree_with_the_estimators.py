@@ -1,6 +1,7 @@
 """Each command prints (and writes to CSV) what the Python API computes."""
 
 import io
+import warnings
 
 import numpy as np
 import pytest
@@ -10,6 +11,7 @@ from hypothesis.extra import numpy as hnp
 
 from sklearn_eval.cli import main
 from sklearn_eval.game import NashAverager, hodge_decomposition
+from sklearn_eval.irt import IRT, IRT2PL
 from sklearn_eval.pairwise import EloRanker, MultiElo
 from sklearn_eval.report import SECTIONS, analyze_benchmark, prepare_benchmark
 
@@ -491,3 +493,42 @@ def test_demo_default_output_is_in_the_current_directory(tmp_path, monkeypatch, 
     assert str(written) in text
     # progress goes to stderr, not to the results
     assert "[sklearn-eval" in err and "[sklearn-eval" not in text
+
+
+@pytest.mark.parametrize("argv, make", [
+    (["--model", "1PL"], lambda: IRT2PL(model="1PL", a_prior=(1.0, 2.0),
+                                        b_prior=(0.0, 2.0))),
+    (["--model", "3PL"], lambda: IRT(model="3PL")),
+    (["--model", "3PL", "--n-options", "4"], lambda: IRT(model="3PL", n_options=4)),
+    (["--model", "4PL", "--n-options", "4"], lambda: IRT(model="4PL", n_options=4)),
+])
+def test_irt_model_option_equals_the_estimator(irt_data, tmp_path, capsys, argv,
+                                               make):
+    wide, _, X, _ = irt_data
+    table = tmp_path / "irt.csv"
+    code, text, _ = run(["irt", wide, *argv, "--csv", table, "-q"], capsys)
+    assert code == 0
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        model = make().fit(X)
+    assert f"IRT {model.model}: log-likelihood {model.log_likelihood_:.2f}" in text
+    header, rows = read_table(table)
+    extra = {"1PL": [], "3PL": ["guessing"], "4PL": ["guessing", "upper"]}
+    assert header == ["task", "difficulty", "discrimination",
+                      *extra[model.model], "success rate"]
+    got = {row[0]: [float(v) for v in row[1:-1]] for row in rows}
+    for j in range(X.shape[1]):
+        expected = [model.difficulty_[j], model.discrimination_[j]] + [
+            getattr(model, name + "_")[j] for name in extra[model.model]]
+        np.testing.assert_allclose(got[f"task{j}"], expected, rtol=1e-9)
+    agents_header, agents = read_table(tmp_path / "irt_agents.csv")
+    ability = {row[0]: float(row[1]) for row in agents}
+    np.testing.assert_allclose([ability[f"agent{i}"] for i in range(X.shape[0])],
+                               model.abilities_, rtol=1e-9, atol=1e-12)
+
+
+def test_irt_n_options_needs_a_guessing_model(irt_data, capsys):
+    wide, _, _, _ = irt_data
+    code, _, err = run(["irt", wide, "--n-options", "4", "-q"], capsys)
+    assert code != 0
+    assert "--n-options applies to --model 3PL or 4PL" in err

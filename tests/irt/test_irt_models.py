@@ -63,6 +63,8 @@ def _marginal_loglik(X, a, b, g, u, n_nodes=201, rule="gauss-hermite"):
         nodes = np.linspace(-6.0, 6.0, n_nodes)
         log_w = -0.5 * nodes**2 - logsumexp(-0.5 * nodes**2)
     P = g + (u - g) * expit(a * (nodes[:, None] - b))  # (K, J)
+    # u = 1 gives P = 1 at far nodes: keep 0 * log(1 - P) finite
+    P = np.clip(P, 1e-300, 1.0 - 1e-16)
     seen = ~np.isnan(X)
     Y = np.where(seen, X, 0.0)
     table = Y @ np.log(P).T + (seen & (Y == 0)) @ np.log1p(-P).T + log_w

@@ -114,8 +114,9 @@ def test_every_header_is_a_button_and_numbers_carry_their_value(synthetic):
                     continue
                 value = float(key)
                 # the key is the number shown (before rounding), or the lower
-                # bound of an interval, or the share behind a percentage
-                shown = text.strip("[]").split(",")[0]
+                # bound of an interval ("[a, b]", or a rank set "a\u2013b"), or
+                # the share behind a percentage
+                shown = text.strip("[]").split(",")[0].split("\u2013")[0]
                 if shown in ("∞", "-∞"):
                     assert np.isinf(value)
                     continue

@@ -1,0 +1,159 @@
+"""Item curves and item fit of the binary models of :class:`IRT`; the consumers' hook.
+
+:class:`AdaptiveTester`, :class:`~sklearn_eval.selection.SubsetScoreEstimator`
+and :class:`GeneralityScorer` read a calibrated model through three methods:
+``icc(theta)`` (probability of a success per ability and item),
+``expected_score(theta)`` (the item's expected score: the success probability
+of a binary item, the mean score of a graded or continuous one) and
+``item_information(theta)`` (Fisher information about the ability). The mixin
+here gives them to the binary models (1PL to 4PL); another family plugs in by
+defining the same three methods.
+"""
+
+import numpy as np
+from scipy.special import expit
+from scipy.stats import chi2
+from sklearn.utils.validation import check_is_fitted
+
+from ..utils._logistic import four_pl_information
+from ._binary_models import FREE, asymptotes, log_tables
+from ._information import _finite_theta
+from ._item_fit import item_fit_tables
+from ._responses import _make_storage
+
+BINARY_MODELS = ("1PL", "2PL", "3PL", "4PL")
+
+
+class BinaryCurvesMixin:
+    """``icc``, ``expected_score`` and ``item_information`` of a binary IRT."""
+
+    def icc(self, theta):
+        """Item characteristic curves: ``P(x_j = 1 | theta)`` for every item.
+
+        Parameters
+        ----------
+        theta : float or array-like of shape (n_points,)
+            Abilities.
+
+        Returns
+        -------
+        ndarray of shape (n_points, n_features)
+            Success probabilities; items left out in ``fit`` get their
+            training success rate (0 or 1; NaN for an item never observed).
+
+        Examples
+        --------
+        >>> from sklearn_eval.datasets import make_irt_responses
+        >>> from sklearn_eval.irt import IRT
+        >>> X = make_irt_responses(300, 10, random_state=0)
+        >>> model = IRT(model="3PL", n_options=4).fit(X)
+        >>> curves = model.icc([-8.0, 0.0, 8.0])
+        >>> bool((curves[0] >= model.guessing_ - 1e-12).all())
+        True
+        """
+        check_is_fitted(self, "_item_params")
+        theta = _finite_theta(theta)
+        out = np.empty((theta.size, self.n_features_in_))
+        out[:, ~self._keep] = self._success_rate_items[~self._keep]
+        out[:, self._keep] = np.exp(log_tables(self._item_params, theta)[0])
+        return out
+
+    def expected_score(self, theta):
+        """Expected score of every item at ``theta``: its success probability.
+
+        The score a consumer averages into a full-benchmark estimate
+        (accuracy for binary items).
+
+        Parameters
+        ----------
+        theta : float or array-like of shape (n_points,)
+            Abilities.
+
+        Returns
+        -------
+        ndarray of shape (n_points, n_features)
+            As :meth:`icc`.
+        """
+        return self.icc(theta)
+
+    def item_information(self, theta):
+        """Fisher information of every item about the ability at ``theta``.
+
+        ``P'(theta)^2 / (P (1 - P))`` with
+        ``P' = (u - g) a s (1 - s)``, ``s = 1 / (1 + exp(-(a theta + d)))``;
+        ``a^2 P (1 - P)`` for the 1PL and 2PL (Birnbaum 1968).
+
+        Parameters
+        ----------
+        theta : float or array-like of shape (n_points,)
+            Abilities.
+
+        Returns
+        -------
+        ndarray of shape (n_points, n_features)
+            0 for items left out in ``fit``.
+        """
+        check_is_fitted(self, "_item_params")
+        theta = _finite_theta(theta)
+        out = np.zeros((theta.size, self.n_features_in_))
+        out[:, self._keep] = logistic_information(self._item_params, theta)
+        return out
+
+
+    def item_fit(self, X):
+        """Item-fit chi-square and p-value of every item on the responses ``X``.
+
+        The statistic of :meth:`~sklearn_eval.irt.IRT2PL.item_fit` (a Q1-type
+        chi-square, Yen 1981, with agents grouped on their rest-of-test
+        ability posterior as in Orlando and Thissen's S-X2) on the model's own
+        curves: a small
+        p-value flags an item the model misfits (e.g. a guessing floor a 2PL
+        cannot follow). Use it on the training data.
+
+        Parameters
+        ----------
+        X : array-like, DataFrame, sparse matrix or ResultMatrix of shape \
+                (n_agents, n_items)
+            0/1 responses, NaN for missing.
+
+        Returns
+        -------
+        statistic : ndarray of shape (n_features,)
+            NaN for items left out in ``fit``.
+        pvalue : ndarray of shape (n_features,)
+            Upper tail of chi-square with ``G - k`` degrees of freedom (``G``
+            groups of agents, ``k`` free parameters per item; at least 1).
+
+        Examples
+        --------
+        >>> from sklearn_eval.datasets import make_irt_responses
+        >>> from sklearn_eval.irt import IRT
+        >>> X = make_irt_responses(300, 10, random_state=0)
+        >>> statistic, pvalue = IRT(model="3PL", n_options=4).fit(X).item_fit(X)
+        >>> bool(((0 <= pvalue) & (pvalue <= 1)).all())
+        True
+        """
+        values = self._validate_new(X)
+        grid = self._grid()
+        log_p, log_q = log_tables(self._item_params, grid.nodes)
+        with self._executor() as parallel:
+            data = _make_storage(values, self._keep, algorithm=self.algorithm,
+                                 chunk_size=self.chunk_size, parallel=parallel)
+            statistic, n_groups = item_fit_tables(data, log_p, log_q, grid)
+        n_free = 1 if self.model == "1PL" else len(FREE.get(self.model, (0, 1)))
+        dof = max(n_groups - n_free, 1)
+        out = np.full((2, self.n_features_in_), np.nan)
+        out[0, self._keep] = statistic
+        out[1, self._keep] = chi2.sf(statistic, dof)
+        return out[0], out[1]
+
+
+def logistic_information(params, theta):
+    """Fisher information per (ability, item) of rows ``(a, d, gamma, upsilon)``."""
+    a, d = params[:, 0], params[:, 1]
+    g, u = asymptotes(params)
+    z = theta[:, None] * a + d
+    if np.all(g == 0.0) and np.all(u == 1.0):
+        s = expit(z)
+        return a * a * s * (1.0 - s)
+    return four_pl_information(a, z, g, u)
