@@ -135,7 +135,7 @@ def run_matrix(X, kind, cv, random_state, n_jobs):
     fitted = _fit_plausible(table, by_name, values, random_state, n_jobs)
     fitted.update(_alternatives(values))
     result["fitted"] = {n: _scores(m, agents) for n, m in fitted.items()}
-    recommended = recommend_matrix(by_name[chosen], redundant)
+    recommended = recommend_matrix(by_name[chosen], redundant, kind)
     result["recommended"] = recommended
     result["rank_sets"] = _rank_sets(recommended, values, random_state)
     add_stability_check(checks, result["rank_sets"])
@@ -148,9 +148,15 @@ def standardized(values):
     return (values - np.nanmean(values, axis=0)) / np.where(sd > 0, sd, 1.0)
 
 
-def recommend_matrix(candidate, redundant):
-    """The unfitted estimator for a matrix candidate."""
-    if candidate.family == "IRT":
+def recommend_matrix(candidate, redundant, kind=None):
+    """The unfitted estimator for a matrix candidate.
+
+    Duplicated tasks of a score table (continuous or unbounded scores) call
+    for Nash averaging, which gives a task and its copies the weight of one,
+    whichever model fits the cells best; items of a binary or graded bank
+    stay with the IRT model, which calibrates each item on its own.
+    """
+    if candidate.family == "IRT" and not (redundant and kind == "continuous"):
         return IRT(**candidate.params)
     if redundant or candidate.params["n_factors"] > 0:
         return NashAverager(game="agent_vs_task")

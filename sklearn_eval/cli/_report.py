@@ -159,8 +159,15 @@ def _advice(args, X, y=None, sample_weight=None, *, agents=None, tasks=None):
 
 
 def _recommended_options(args, advice):
-    """The ties and first advantage of the recommended model, unless given."""
+    """The ties and first advantage of the recommended model, unless given.
+
+    Options given on the command line (``--ties``, ``--first-advantage``,
+    ``--covariates``) are the model, exactly as in Python: the advice fills
+    in only when none is given.
+    """
     options = rating_options(args)
+    if any(key in options for key in ("ties", "first_advantage", "covariates")):
+        return options
     model = None if advice is None else advice.recommendation
     params = model.get_params() if model is not None else {}
     if params.get("method") != "batch" or "ties" not in params:

@@ -122,10 +122,11 @@ def test_report_rates_with_the_same_estimator(argv, options, league, tmp_path, c
     assert got == pytest.approx(expected, rel=1e-9, abs=1e-6)
 
 
-def test_report_picks_the_tie_model_by_held_out_likelihood(league, tmp_path, capsys):
-    """With draws and no --ties, the report rates with the tie model of higher
-    held-out likelihood, and says so."""
-    from sklearn.model_selection import KFold
+def test_report_without_model_options_rates_with_the_advice(league, tmp_path, capsys):
+    """With draws and no model option, the report rates with the advisor's
+    recommended tie model and first-player advantage (chosen by held-out
+    likelihood), and says so in its first section."""
+    from sklearn_eval import advise
 
     path, table, y = league
     out = tmp_path / "report.html"
@@ -137,18 +138,13 @@ def test_report_picks_the_tie_model_by_held_out_likelihood(league, tmp_path, cap
     assert code == 0, err
     page = out.read_text(encoding="utf-8")
     X = table[["home", "away"]].to_numpy(dtype=object)
-    held_out = {}
-    for ties in ("davidson", "rao-kupper"):
-        total = 0.0
-        for train, test in KFold(5, shuffle=True, random_state=0).split(y):
-            model = EloRanker(method="batch", ties=ties, alpha=0.01)
-            model.fit(X[train], y[train])
-            total += model.score(X[test], y[test]) * test.size
-        held_out[ties] = total / y.size
-    best = max(held_out, key=held_out.get)
-    name = {"davidson": "Davidson", "rao-kupper": "Rao-Kupper"}[best]
-    assert "chosen by held-out likelihood: " + name in page
-    _, expected = _python_ratings(table, y, {"ties": best})
+    params = advise(X, y, random_state=0).recommendation.get_params()
+    assert params["ties"] in ("davidson", "rao-kupper")  # the league has draws
+    assert "Which method fits this data" in page
+    options = {"ties": params["ties"]}
+    if params["first_advantage"] == "fit":
+        options["first_advantage"] = "fit"
+    _, expected = _python_ratings(table, y, options)
     assert _report_ratings(page) == pytest.approx(expected, rel=1e-9, abs=1e-6)
 
 

@@ -126,6 +126,13 @@ def _voting(labels, nash_model):
     return plotting.VotingDisplay.from_estimator(VotingRanker().fit(X))
 
 
+def _rank_sets(labels, nash_model):
+    return plotting.RankSetDisplay(
+        labels[:4], [1, 2, 2, 4], [1, 1, 2, 3], [2, 3, 4, 4], [1, 1, 2, 2],
+        confidence_level=0.95,
+    ).plot()
+
+
 # the names each factory draws (MissingResultsDisplay draws no name)
 FACTORIES = {
     "NashDisplay": (_nash, slice(0, 6)),
@@ -139,6 +146,7 @@ FACTORIES = {
     "MissingResultsDisplay": (_missing_results, slice(0, 0)),
     "AlphaRankSweepDisplay": (_alpharank_sweep, slice(0, 3)),
     "VotingDisplay": (_voting, slice(0, 3)),
+    "RankSetDisplay": (_rank_sets, slice(0, 4)),
 }
 
 

@@ -184,7 +184,11 @@ def test_reader_agrees_with_the_standard_csv_module(
         with pytest.raises(CSVError, match=f"line {start[ragged[0]]}: "):
             read_csv(path, sep=",")
     elif broken is not None:
-        with pytest.raises(CSVError, match=f"line {broken}: malformed quoting"):
+        # the broken record may also have the wrong number of fields: either
+        # defect, named on the record's line, is the right answer
+        with pytest.raises(
+            CSVError, match=f"line {broken}: (malformed quoting|\\d+ fields?, expected)"
+        ):
             read_csv(path, sep=",")
     elif not body:
         with pytest.raises(CSVError, match="no data rows"):
