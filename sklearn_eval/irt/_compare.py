@@ -8,6 +8,7 @@ from sklearn.base import clone
 from sklearn.utils import check_random_state
 
 from ..utils._sparse import is_sparse_input
+from ._binary_curves import BINARY_MODELS
 from ._continuous import CONTINUOUS_MODELS, check_scores
 from ._graded import GRADED_MODELS
 from ._graded_fit import graded_values, known_categories
@@ -104,8 +105,9 @@ def compare_models(X, models=("1PL", "2PL", "3PL"), *, cv=5, random_state=None,
     table : pandas.DataFrame
         Indexed by model, with columns ``heldout_loglik_per_response``,
         ``heldout_loglik_se`` (over folds), ``n_heldout``, ``log_likelihood``,
-        ``n_parameters``, ``aic``, ``bic``, ``n_misfit_items``; best held-out
-        model first.
+        ``n_parameters``, ``aic``, ``bic``, ``n_misfit_items`` (NaN for the
+        models without an item-fit statistic: graded, continuous and several
+        factors); best held-out model first.
     item_fit : pandas.DataFrame
         With ``return_item_fit``: indexed by (model, item), columns
         ``statistic``, ``pvalue`` and ``misfit`` (NaN and False for items
@@ -167,9 +169,12 @@ def compare_models(X, models=("1PL", "2PL", "3PL"), *, cv=5, random_state=None,
             n_scored += int(scored.sum())
         whole = clone(estimator).fit(X)
         criteria = whole.information_criteria()
-        statistic, pvalue = whole.item_fit(X)
+        if whole.model in BINARY_MODELS and whole.n_factors == 1:
+            statistic, pvalue = whole.item_fit(X)
+        else:  # the item-fit statistic is defined for one-ability binary models
+            statistic = pvalue = np.full(len(whole.tasks_), np.nan)
         misfit = _misfit(pvalue, misfit_alpha)
-        fits.append(pd.DataFrame({"model": estimator.model, "item": whole.tasks_,
+        fits.append(pd.DataFrame({"model": _label(estimator), "item": whole.tasks_,
                                   "statistic": statistic, "pvalue": pvalue,
                                   "misfit": misfit}))
         per_fold = np.asarray(per_fold)
@@ -184,7 +189,8 @@ def compare_models(X, models=("1PL", "2PL", "3PL"), *, cv=5, random_state=None,
             "n_parameters": criteria["n_parameters"],
             "aic": criteria["aic"],
             "bic": criteria["bic"],
-            "n_misfit_items": int(misfit.sum()),
+            "n_misfit_items": (int(misfit.sum()) if np.isfinite(pvalue).any()
+                               else np.nan),
         })
     table = pd.DataFrame.from_records(records).set_index("model")
     table = table.sort_values("heldout_loglik_per_response", ascending=False)

@@ -5,7 +5,7 @@ from numbers import Integral, Real
 import numpy as np
 from sklearn.base import BaseEstimator, TransformerMixin
 from sklearn.utils import check_random_state
-from sklearn.utils._available_if import available_if
+from sklearn.utils.metaestimators import available_if
 from sklearn.utils.validation import check_is_fitted
 
 from ..base import AgentRankerMixin, FitTemplateMixin, TaskTableMixin
@@ -365,9 +365,9 @@ class IRT(
     def _solve(self, checked):
         if self._is_continuous():
             return self._solve_continuous(checked)
-        grid = self._grid()
         settings = _EMSettings(max_iter=self.max_iter, tol=self.tol)
         if self.model in GRADED_MODELS:
+            grid = self._grid()
             if self.n_quadrature is None and self.quadrature == "rectangular":
                 grid = None  # chosen from the data: see fit_graded
             with self._executor() as parallel:
@@ -389,7 +389,7 @@ class IRT(
         with self._executor() as parallel:
             fitted = _fit_irt(
                 values, labels, summary, model=self.model, priors=priors,
-                start=self._start(priors), grid=grid, settings=settings,
+                start=self._start(priors), grid=self._grid(), settings=settings,
                 chunk_size=self.chunk_size, parallel=parallel,
                 rng=check_random_state(self.random_state), algorithm=self.algorithm,
             )
