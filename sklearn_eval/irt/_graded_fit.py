@@ -22,7 +22,8 @@ from ..utils._protocol import column_labels
 from ..utils._sklearn_compat import _get_feature_names
 from ..utils._sparse import check_sparse_result, is_sparse_input
 from ..utils._stack import find_stack_level
-from ._em import _NOISE, _squarem_vector
+from ._em import _squarem_vector
+from ._em_loop import squarem_em
 from ._fit import _scatter
 from ._fitted import shared_fitted
 from ._graded import (
@@ -252,31 +253,18 @@ def em_graded(data, grid, params, model, coding, max_iter, tol):
         r, nodes = _massive_nodes(state["r"], grid.nodes)
         return m_step(model, p, _counts_by_category(r, coding), nodes)
 
-    state = e_step(params)
-    current = state["loglik"]
-    n_iter, converged = 0, False
-    while n_iter < max_iter:
-        previous = current
-        p1 = em_map(state, params)
-        state1 = e_step(p1)
-        step = (p1, state1, state1["loglik"])
-        n_iter += 1
-        if n_iter + 1 < max_iter:
-            p2 = em_map(state1, p1)
-            v = _squarem_vector(params[valid], p1[valid], p2[valid], 64.0)
-            if v is not None and np.all(np.isfinite(v)):
-                trial = params.copy()
-                trial[valid] = v
-                if ordered(model, trial):
-                    state_t = e_step(trial)
-                    n_iter += 1
-                    value = state_t["loglik"]
-                    if np.isfinite(value) and value > step[2] + _NOISE * abs(step[2]):
-                        step = (trial, state_t, value)
-        params, state, current = step
-        if n_iter >= 2 and abs(current - previous) <= tol * data.n_agents:
-            converged = True
-            break
+    def extrapolate(p0, p1, p2):
+        v = _squarem_vector(p0[valid], p1[valid], p2[valid], 64.0)
+        if v is None or not np.all(np.isfinite(v)):
+            return None
+        trial = p0.copy()
+        trial[valid] = v
+        return trial if ordered(model, trial) else None
+
+    params, state, n_iter, converged = squarem_em(
+        params, e_step=e_step, em_map=em_map,
+        objective=lambda p, state: state["loglik"], extrapolate=extrapolate,
+        max_iter=max_iter, tol=tol, n_agents=data.n_agents)
     return params, state["loglik"], n_iter, converged
 
 
