@@ -19,15 +19,11 @@ from sklearn.frozen import FrozenEstimator
 
 from sklearn_eval.irt import IRT, GeneralityScorer
 from sklearn_eval.irt._difficulty import curve_location
+from tests.irt.simulate import simulate_responses
 
 
 def _simulate(n, J, guessing, seed):
-    rng = np.random.default_rng(seed)
-    a = rng.lognormal(0.2, 0.3, J)
-    b = rng.normal(0.0, 1.0, J)
-    theta = rng.normal(size=n)
-    P = guessing + (1 - guessing) * expit(a * (theta[:, None] - b))
-    return (rng.random((n, J)) < P).astype(float)
+    return simulate_responses(n, J, guessing=guessing, seed=seed)[0]
 
 
 class _Curves(BaseEstimator):

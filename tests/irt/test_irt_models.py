@@ -30,19 +30,9 @@ from sklearn_eval.irt._quadrature import make_grid
 from sklearn_eval.irt._responses import _Responses
 from sklearn_eval.irt._sparse_responses import _SparseResponses
 from sklearn_eval.utils.estimator_checks import check_estimator_contract
+from tests.irt.simulate import simulate_responses
 
-
-def _simulate(n, J, *, guessing=0.0, upper=1.0, missing=0.0, seed=0):
-    rng = np.random.default_rng(seed)
-    a = rng.lognormal(0.2, 0.3, J)
-    b = rng.normal(0.0, 1.0, J)
-    g = np.full(J, guessing) if np.isscalar(guessing) else guessing
-    u = np.full(J, upper)
-    theta = rng.normal(size=n)
-    P = g + (u - g) * expit(a * (theta[:, None] - b))
-    X = (rng.random((n, J)) < P).astype(float)
-    X[rng.random((n, J)) < missing] = np.nan
-    return X, (a, b, g, u)
+_simulate = simulate_responses
 
 
 def _to_sparse(X):

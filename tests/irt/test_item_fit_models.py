@@ -12,7 +12,6 @@ import numpy as np
 import pytest
 from numpy.testing import assert_allclose
 from scipy import sparse
-from scipy.special import expit
 
 from sklearn_eval.irt import IRT, compare_models
 from sklearn_eval.irt._binary_models import log_tables
@@ -20,16 +19,12 @@ from sklearn_eval.irt._item_fit import _item_fit, item_fit_tables
 from sklearn_eval.irt._quadrature import make_grid
 from sklearn_eval.irt._responses import _Responses
 from sklearn_eval.irt._sparse_responses import _SparseResponses
+from tests.irt.simulate import simulate_responses
 
 
 def _simulate(n, J, *, guessing, missing=0.0, seed=0, b_mean=0.0):
-    rng = np.random.default_rng(seed)
-    a = rng.lognormal(0.3, 0.3, J)
-    b = rng.normal(b_mean, 1.0, J)
-    theta = rng.normal(size=n)
-    P = guessing + (1 - guessing) * expit(a * (theta[:, None] - b))
-    X = (rng.random((n, J)) < P).astype(float)
-    X[rng.random((n, J)) < missing] = np.nan
+    X, (a, b, _, _) = simulate_responses(n, J, guessing=guessing, missing=missing,
+                                         seed=seed, a_mean=0.3, b_mean=b_mean)
     return X, (a, b)
 
 

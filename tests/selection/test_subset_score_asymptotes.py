@@ -10,21 +10,16 @@ import warnings
 import numpy as np
 import pytest
 from numpy.testing import assert_allclose, assert_array_equal
-from scipy.special import expit
 from sklearn.frozen import FrozenEstimator
 
 from sklearn_eval.irt import IRT, IRT2PL
 from sklearn_eval.selection import SubsetScoreEstimator
 from sklearn_eval.selection._subset_models import ItemBank
+from tests.irt.simulate import simulate_responses
 
 
 def _simulate(n, J, *, guessing, upper=1.0, seed=0):
-    rng = np.random.default_rng(seed)
-    a = rng.lognormal(0.2, 0.3, J)
-    b = rng.normal(0.0, 1.0, J)
-    theta = rng.normal(size=n)
-    P = guessing + (upper - guessing) * expit(a * (theta[:, None] - b))
-    return (rng.random((n, J)) < P).astype(float)
+    return simulate_responses(n, J, guessing=guessing, upper=upper, seed=seed)[0]
 
 
 @pytest.fixture(scope="module", params=["3PL", "4PL"])
