@@ -28,10 +28,15 @@ __all__ = ["numba_wanted", "jit_kernel"]
 def numba_wanted():
     """Whether the kernels are compiled: numba importable, not switched off.
 
-    ``SKLEARN_EVAL_DISABLE_NUMBA=1`` keeps the pure-Python paths.
+    ``SKLEARN_EVAL_DISABLE_NUMBA=1`` keeps the pure-Python paths, and so does
+    numba's own ``NUMBA_DISABLE_JIT=1``: with the JIT off numba hands back the
+    Python functions, whose per-element loops run far slower than the
+    library's vectorised paths (and with numpy's scalar semantics, which warn
+    on the wrapping integer arithmetic the hashing kernels rely on).
     """
-    if os.environ.get("SKLEARN_EVAL_DISABLE_NUMBA", "").strip() not in ("", "0"):
-        return False
+    for switch in ("SKLEARN_EVAL_DISABLE_NUMBA", "NUMBA_DISABLE_JIT"):
+        if os.environ.get(switch, "").strip() not in ("", "0"):
+            return False
     return importlib.util.find_spec("numba") is not None
 
 

@@ -262,8 +262,11 @@ def _compiled(name):
 
 
 def _code_keys_numba(words, codes):
-    first = _code_keys_compiled(words, codes, _compiled("rows"), _compiled("keys"),
-                                _compiled("reinsert"))
+    # the hash wraps around 2**64 on purpose: interpreted (numba's JIT off),
+    # numpy would warn about that overflow
+    with np.errstate(over="ignore"):
+        first = _code_keys_compiled(words, codes, _compiled("rows"),
+                                    _compiled("keys"), _compiled("reinsert"))
     return codes, first
 
 
