@@ -197,6 +197,12 @@ def _fit_extended(first, second, y, weight, players, covariates, names, *, ties,
     se = np.zeros(0)
     if q:
         cov = parameter_covariance(cells, model, theta, alpha=alpha, ratings=False)
+        lost = np.isinf(np.diag(cov)[:q])
+        if model != "half" and lost.any():
+            # the Newton loop stopped (out of steps or iterations) on a
+            # coefficient running off: the same error as a singular Hessian
+            raise _no_maximum(ties, alpha,
+                              [all_names[k] for k in np.flatnonzero(lost)])
         se = _standard_errors(np.diag(cov)[:q], all_names)
     coef = theta[n:n + q]
     state = {

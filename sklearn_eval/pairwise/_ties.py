@@ -485,6 +485,16 @@ def _block_step(cells, model, point, n, alpha):
     """Newton step by block elimination (any number of players)."""
     grad = _gradient(cells, model, point, n, alpha)
     blocks = _Blocks(cells, point.h_dd, point.h_dt, point.h_tt, alpha)
+    if n <= _DIRECT_LIMIT:
+        # the compiled loop's step (``_tie_kernels``): a Cholesky factor of
+        # the whole gauged Hessian, so that both paths call the same Hessians
+        # singular (a covariate that separates the outcomes leaves a pivot
+        # that the block elimination's Schur complement can round below zero)
+        hessian = blocks.dense()
+        if alpha == 0.0 and n:
+            hessian[:n, :n] += 1.0 / n
+        factor = np.linalg.cholesky(hessian)
+        return cho_solve((factor, True), -grad, check_finite=False), grad
     x_r, x_z = blocks.solve(-grad[:n], -grad[n:])
     return np.concatenate([x_r, x_z]), grad
 
@@ -616,10 +626,35 @@ def parameter_covariance(cells, model, theta, *, alpha=0.0, covariance="sandwich
             cov = inverse @ _Blocks(cells, *meat_weights, 0.0).dense() @ inverse
         return 0.5 * (cov + cov.T)
     y_b = hessian.rating_solver()(hessian.B).reshape(n, -1)
-    schur_inverse = np.linalg.inv(hessian.C - hessian.B.T @ y_b)
+    schur = hessian.C - hessian.B.T @ y_b
+    schur_inverse = np.linalg.inv(schur)
     rows = np.hstack([-schur_inverse @ y_b.T, schur_inverse])
     if covariance == "observed":
         cov = rows[:, n:]
     else:
         cov = rows @ structured_matvec(cells, *meat_weights, rows.T)
-    return 0.5 * (cov + cov.T)
+    cov = 0.5 * (cov + cov.T)
+    lost = _lost_coefficients(cells, schur, alpha)
+    if lost.any():
+        # no information left at the estimate: the Schur complement is
+        # rounding noise there, and so would be a finite variance
+        cov[lost, :] = cov[:, lost] = np.nan
+        cov[lost, lost] = np.inf
+    return cov
+
+
+def _lost_coefficients(cells, schur, alpha):
+    """Coefficients whose information at the estimate has vanished.
+
+    A coefficient that runs off to infinity (its covariate separates the
+    outcomes) keeps less than ``1e-12`` of the curvature its covariate gives
+    at even odds (the weights of :func:`check_identifiable`); its variance
+    is then undefined, whichever rounding the elimination took.
+    """
+    q = cells.design.shape[1]
+    lost = np.zeros(schur.shape[0], dtype=bool)
+    if q == 0:
+        return lost
+    reference = np.diag(_Blocks(cells, cells.totals, None, None, alpha).schur())
+    lost[:q] = np.diag(schur)[:q] <= 1e-12 * 0.25 * reference
+    return lost

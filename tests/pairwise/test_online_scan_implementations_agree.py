@@ -77,6 +77,7 @@ def test_sigmoid_never_overflows():
 
 
 def test_disabling_numba_by_environment(monkeypatch):
+    monkeypatch.delenv("NUMBA_DISABLE_JIT", raising=False)  # numba's own switch
     monkeypatch.setenv("SKLEARN_EVAL_DISABLE_NUMBA", "1")
     assert _kernels._numba_wanted() is False
     monkeypatch.setenv("SKLEARN_EVAL_DISABLE_NUMBA", "0")

@@ -98,7 +98,18 @@ def _separated(ties):
     return _frame(first, second, separating[:, None]), y
 
 
-def test_a_separating_covariate_reports_an_infinite_standard_error():
+@pytest.fixture(params=["compiled", "numpy"])
+def newton_path(request, monkeypatch):
+    """Run a test on the compiled Newton loop and on its numpy twin."""
+    from sklearn_eval.pairwise import _tie_kernels
+
+    if request.param == "compiled" and not _tie_kernels.HAVE_NUMBA:
+        pytest.skip("numba is not in use")
+    monkeypatch.setattr(_tie_kernels, "HAVE_NUMBA", request.param == "compiled")
+    return request.param
+
+
+def test_a_separating_covariate_reports_an_infinite_standard_error(newton_path):
     X, y = _separated("half")
     with pytest.warns(ConvergenceWarning, match=r"'x0' has no finite estimate"):
         est = EloRanker(method="batch").fit(X, y)
@@ -107,7 +118,7 @@ def test_a_separating_covariate_reports_an_infinite_standard_error():
 
 
 @pytest.mark.parametrize("ties", ["davidson", "rao-kupper"])
-def test_a_separating_covariate_in_a_tie_model_is_a_clear_error(ties):
+def test_a_separating_covariate_in_a_tie_model_is_a_clear_error(ties, newton_path):
     # the prior holds the ratings only: the tie model's Newton steps find no
     # maximum, and the error names the candidate columns
     X, y = _separated(ties)
