@@ -274,6 +274,10 @@ def _covariance(data, grid, params, model, coding):
     return reported_covariance(model, params, info), state
 
 
+# Entries of the largest temporary of the observed information (2**23: 64 MB).
+_HESSIAN_ENTRIES = 2**23
+
+
 def observed_information(data, grid, params, model, coding, points=None):
     """Louis' observed information of every item's parameters, and the E-step.
 
@@ -290,7 +294,15 @@ def observed_information(data, grid, params, model, coding, points=None):
     outer = np.zeros((coding.valid.shape[0],) + products.shape[1:])
     np.add.at(outer, item, products)
     R = _counts_by_category(state["r"], coding)
-    return louis_information(model, params, R, outer, nodes), state
+    # items one block at a time: the second derivatives are (nodes, items,
+    # categories, parameters, parameters), large on a grid of several factors
+    J, n_params = params.shape
+    step = max(1, _HESSIAN_ENTRIES // (len(nodes) * coding.valid.shape[1]
+                                       * n_params**2))
+    info = np.concatenate([
+        louis_information(model, params[j:j + step], R[:, j:j + step],
+                          outer[j:j + step], nodes) for j in range(0, J, step)])
+    return info, state
 
 
 def _item_total_correlation(cells, coding):
