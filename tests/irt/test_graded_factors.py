@@ -23,13 +23,15 @@ from sklearn_eval.irt import IRT, compare_models
 from sklearn_eval.irt._graded import log_probabilities, scores
 
 
-def simulate(model, n, J, *, K=4, corr=0.3, missing=0.0, seed=0):
+def simulate(model, n, J, *, K=4, corr=0.3, missing=0.0, seed=0,
+             response_seed=None):
     """Two correlated factors, simple structure plus small cross-loadings.
 
     Returns responses 0..K-1 (NaN missing), the slopes ``A`` in the
     ``theta ~ N(0, I)`` metric and the intercepts (GRM ``d_k`` of ``P(X >=
     k)``, decreasing; GPCM steps ``s_k``), about 1.5, 0 and -1.5 for 4
-    categories.
+    categories. ``response_seed`` draws new responses from the items of
+    ``seed``.
     """
     rng = np.random.default_rng(seed)
     lam = np.zeros((J, 2))
@@ -41,6 +43,8 @@ def simulate(model, n, J, *, K=4, corr=0.3, missing=0.0, seed=0):
     d = np.linspace(1.5, -1.5, K - 1) + rng.normal(0.0, 0.3, (J, K - 1))
     if model == "GRM":
         d = -np.sort(-d, axis=1)
+    if response_seed is not None:
+        rng = np.random.default_rng(response_seed)
     theta = rng.standard_normal((n, 2))
     P = np.exp(numpy_log_probabilities(model, theta @ A.T, d))
     X = (rng.random((n, J, 1)) > np.cumsum(P, axis=2)[..., :-1]).sum(axis=2)
@@ -269,6 +273,22 @@ def test_recovery_of_simulated_loadings(model):
     eta, log_w = fine_grid(np.eye(2))
     truth = numpy_loglik(model, X, eta, log_w, A, d)
     assert fit.log_likelihood_ >= truth - 1e-5 * abs(truth)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("model", ["GRM", "GPCM"])
+def test_standard_errors_cover_the_spread(model):
+    """Louis SEs against the spread of estimates over replications."""
+    estimates = []
+    for seed in range(6):
+        X, *_ = simulate(model, 400, 8, seed=100, response_seed=seed)
+        fit = _fit(model, X)
+        estimates.append(intercepts_of(fit))
+    spread = np.std(estimates, axis=0, ddof=1)
+    se = fit.thresholds_se_ if model == "GRM" else fit.steps_se_
+    # the same order of magnitude (6 replications: a loose check)
+    assert 0.4 < np.median(se / spread) < 2.5
+    assert np.all(fit.discrimination_se_ > 0)
 
 
 @pytest.mark.slow
