@@ -11,16 +11,19 @@ from ._em import _NOISE
 
 
 def squarem_em(params, *, e_step, em_map, objective, extrapolate, max_iter, tol,
-               n_agents):
+               n_agents, trace=None):
     """Run EM from ``params``; returns ``(params, state, n_iter, converged)``.
 
     ``e_step(p) -> state``, ``em_map(state, p) -> p'``, ``objective(p, state)
     -> float``, ``extrapolate(p0, p1, p2) -> p or None``. ``n_iter`` counts
     E-steps; EM stops when the objective changes by at most
-    ``tol * n_agents``.
+    ``tol * n_agents``. ``trace``: a list that receives the objective at the
+    start and after every iteration (non-decreasing).
     """
     state = e_step(params)
     current = objective(params, state)
+    if trace is not None:
+        trace.append(current)
     n_iter, converged = 0, False
     while n_iter < max_iter:
         previous = current
@@ -38,6 +41,8 @@ def squarem_em(params, *, e_step, em_map, objective, extrapolate, max_iter, tol,
                 if np.isfinite(value_t) and value_t > step[2] + _NOISE * abs(step[2]):
                     step = (trial, state_t, value_t)
         params, state, current = step
+        if trace is not None:
+            trace.append(current)
         if n_iter >= 2 and abs(current - previous) <= tol * n_agents:
             converged = True
             break

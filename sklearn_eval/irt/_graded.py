@@ -36,16 +36,37 @@ def _log1mexp(x):
         return np.log(-np.expm1(x))
 
 
-def category_mask(params):
-    """``(n_items, K_max)``: which categories (and parameters) an item has."""
+def n_slopes(nodes):
+    """Slope columns of the parameters: 1 for nodes ``(Q,)``, m for ``(Q, m)``."""
+    return 1 if np.ndim(nodes) == 1 else nodes.shape[1]
+
+
+def category_mask(params, n_slopes=1):
+    """``(n_items, n_params)``: which parameters (categories) an item has."""
     mask = np.isfinite(params)
-    mask[:, 0] = True
+    mask[:, :n_slopes] = True
     return mask
 
 
+def _categories(params, m):
+    """``(n_items, K_max)``: which categories an item has (``m`` slopes)."""
+    return np.column_stack([np.ones(params.shape[0], dtype=bool),
+                            np.isfinite(params[:, m:])])
+
+
 def _linear(params, nodes):
-    """``a theta + d_k`` per (node, item, k = 1..K_max-1); ``-inf`` padded."""
-    return nodes[:, None, None] * params[None, :, :1] + params[None, :, 1:]
+    """``u = a . theta`` per (node, item) and ``u + d_k`` per k = 1..K_max-1.
+
+    ``nodes``: ``(Q,)`` (one ability, params ``(a, d_1, ...)``) or points
+    ``(Q, m)`` (several, params ``(a_1, ..., a_m, d_1, ...)``); ``-inf``
+    padded.
+    """
+    m = n_slopes(nodes)
+    if m == 1 and np.ndim(nodes) == 1:
+        u = nodes[:, None] * params[None, :, 0]
+    else:
+        u = nodes @ params[:, :m].T
+    return u, u[:, :, None] + params[None, :, m:]
 
 
 def _grm_bounds(z):
@@ -58,70 +79,79 @@ def _grm_bounds(z):
 def log_probabilities(model, params, nodes):
     """``log P(X = k | node)`` of shape ``(n_nodes, n_items, K_max)``.
 
-    ``-inf`` for the categories an item does not have.
+    ``-inf`` for the categories an item does not have. ``nodes`` may be
+    points ``(Q, m)`` of several abilities (see :func:`_linear`).
     """
-    valid = category_mask(params)
-    z = _linear(params, nodes)
+    m = n_slopes(nodes)
+    valid = _categories(params, m)
+    u, z = _linear(params, nodes)
     with np.errstate(invalid="ignore"):
         if model == "GRM":
             upper, lower = _grm_bounds(z)
             out = (log_expit(upper) + log_expit(-lower)
                    + _log1mexp(lower - upper))
         else:
-            k = np.arange(params.shape[1])
+            k = np.arange(valid.shape[1])
             s = np.concatenate([np.zeros(z.shape[:2] + (1,)), z], axis=2)
-            s[..., 1:] += (k[1:] - 1) * nodes[:, None, None] * params[None, :, :1]
+            s[..., 1:] += (k[1:] - 1) * u[:, :, None]
             peak = s.max(axis=2, keepdims=True)
             out = s - (peak + np.log(np.exp(s - peak).sum(axis=2, keepdims=True)))
     return np.where(valid[None], out, -np.inf)
 
 
 def scores(model, params, nodes, log_p=None):
-    """``d log P(X = k) / d (a, d_1, ...)``: ``(n_nodes, n_items, K_max, K_max)``.
+    """``d log P(X = k) / d (a, d_1, ...)``: ``(n_nodes, n_items, K_max, n_params)``.
 
     Zero for the categories and parameters an item does not have.
-    ``log_p``: :func:`log_probabilities` at ``params``, when known.
+    ``log_p``: :func:`log_probabilities` at ``params``, when known. With
+    points ``(Q, m)`` the first ``m`` parameters are the slopes.
     """
-    valid = category_mask(params)
-    Q, (J, K) = nodes.shape[0], params.shape
-    z = _linear(params, nodes)
-    theta = nodes[:, None, None]
-    g = np.zeros((Q, J, K, K))
+    m = n_slopes(nodes)
+    valid, categories = category_mask(params, m), _categories(params, m)
+    Q, (J, n_params) = nodes.shape[0], params.shape
+    K = categories.shape[1]
+    _, z = _linear(params, nodes)
+    theta = nodes[:, None, None] if np.ndim(nodes) == 1 else nodes[:, None, None, :]
+    g = np.zeros((Q, J, K, n_params))
     with np.errstate(invalid="ignore", over="ignore"):
         if model == "GRM":
             upper, lower = _grm_bounds(z)
-            g[..., 0] = theta * (1.0 - expit(upper) - expit(lower))
+            du = 1.0 - expit(upper) - expit(lower)
             gap = _log1mexp(lower - upper)
             # d/d d_k of category k and of category k - 1
             own = np.exp(log_expit(-upper) - log_expit(-lower) - gap)
             below = -np.exp(log_expit(lower) - log_expit(upper) - gap)
             index = np.arange(1, K)
-            g[:, :, index, index] = own[..., 1:]
-            g[:, :, index - 1, index] = below[..., :-1]
+            g[:, :, index, m - 1 + index] = own[..., 1:]
+            g[:, :, index - 1, m - 1 + index] = below[..., :-1]
         else:
             if log_p is None:
                 log_p = log_probabilities(model, params, nodes)
             P = np.exp(log_p)
             k = np.arange(K)
-            g[..., 0] = theta * (k - (P * k).sum(axis=2, keepdims=True))
-            g[..., 1:] = np.eye(K)[None, None, :, 1:] - P[:, :, None, 1:]
-    both = valid[:, :, None] & valid[:, None, :]
+            du = k - (P * k).sum(axis=2, keepdims=True)
+            g[..., m:] = np.eye(K)[None, None, :, 1:] - P[:, :, None, 1:]
+        if np.ndim(nodes) == 1:
+            g[..., 0] = theta * du
+        else:
+            g[..., :m] = theta * du[..., None]
+    both = categories[:, :, None] & valid[:, None, :]
     return np.where(both[None] & np.isfinite(g), g, 0.0)
 
 
-def ordered_items(model, params):
+def ordered_items(model, params, n_slopes=1):
     """Per item: whether its GRM intercepts strictly decrease (GPCM: True)."""
     if model != "GRM":
         return np.ones(params.shape[0], dtype=bool)
-    d = params[:, 1:]
+    d = params[:, n_slopes:]
     with np.errstate(invalid="ignore"):
         step = d[:, 1:] - d[:, :-1]
     return np.all((step < 0) | ~np.isfinite(d[:, 1:]), axis=1)
 
 
-def ordered(model, params):
+def ordered(model, params, n_slopes=1):
     """Whether every GRM item has strictly decreasing intercepts."""
-    return bool(np.all(ordered_items(model, params)))
+    return bool(np.all(ordered_items(model, params, n_slopes)))
 
 
 def item_objective(model, params, R, nodes):
@@ -133,7 +163,7 @@ def item_objective(model, params, R, nodes):
 
 def _gradient_information(model, params, R, nodes):
     """Gradient and Fisher information of every item's objective."""
-    valid = category_mask(params)
+    valid = category_mask(params, n_slopes(nodes))
     log_p = log_probabilities(model, params, nodes)
     P = np.exp(log_p)
     g = scores(model, params, nodes, log_p)
@@ -144,20 +174,28 @@ def _gradient_information(model, params, R, nodes):
     return grad, info
 
 
-def m_step(model, params, R, nodes, n_newton=2):
+def m_step(model, params, R, nodes, n_newton=2, fixed=None, cap=None):
     """Fisher scoring with backtracking on every item's objective at once.
 
     Never lowers an item's objective; every step moves a parameter by at most
-    ``1 + |value|``; GRM intercepts stay ordered.
+    ``1 + |value|``; GRM intercepts stay ordered. ``nodes`` may be points
+    ``(Q, m)`` (several abilities); ``fixed`` (n_items, n_params) marks the
+    parameters held at their value; with ``cap`` no parameter leaves
+    ``[-cap, cap]``.
     """
     params = params.copy()
-    valid = category_mask(params)
+    m = n_slopes(nodes)
+    valid = category_mask(params, m)
     objective = item_objective(model, params, R, nodes)
     for _ in range(n_newton):
         grad, info = _gradient_information(model, params, R, nodes)
         ridge = 1e-9 * np.trace(info, axis1=1, axis2=2) + 1e-12
         diagonal = np.arange(params.shape[1])
         info[:, diagonal, diagonal] += ridge[:, None]
+        if fixed is not None:
+            grad = np.where(fixed, 0.0, grad)
+            info = np.where(fixed[:, :, None] | fixed[:, None, :], 0.0, info)
+            info[:, diagonal, diagonal] += fixed
         try:
             step = np.linalg.solve(info, grad[..., None])[..., 0]
         except np.linalg.LinAlgError:
@@ -173,10 +211,13 @@ def m_step(model, params, R, nodes, n_newton=2):
             if trial.size == 0:
                 break
             candidate = current[trial] + scale[trial, None] * step[trial]
+            if cap is not None:
+                candidate = np.where(valid[trial], np.clip(candidate, -cap, cap),
+                                     candidate)
             value = item_objective(model, candidate, R[:, trial], nodes)
             ok = np.isfinite(value) & (
                 value >= objective[trial] - 1e-12 * np.abs(objective[trial]))
-            ok &= ordered_items(model, candidate)
+            ok &= ordered_items(model, candidate, m)
             done = trial[ok]
             params[done] = candidate[ok]
             objective[done] = value[ok]
@@ -197,7 +238,7 @@ def louis_information(model, params, R, outer, nodes):
     scores (items are independent: one shift per parameter column). Items
     are taken one at a time, as for the binary models.
     """
-    valid = category_mask(params)
+    valid = category_mask(params, n_slopes(nodes))
     g = scores(model, params, nodes)
     K = params.shape[1]
     hessian = np.empty(g.shape + (K,))
@@ -260,7 +301,7 @@ def reported_covariance(model, params, info):
     return cov
 
 
-def start_values(model, counts, correlation=None):
+def start_values(model, counts, correlation=None, slopes=None):
     """Starting ``(a, d)`` from the category proportions (``counts``: J x K_max).
 
     ``a`` from each item's correlation with the agents' mean score
@@ -268,15 +309,21 @@ def start_values(model, counts, correlation=None):
     1 when not given), and intercepts reproducing each item's observed
     proportions under a N(0, 1) ability (the logistic-normal approximation
     ``E expit(a theta + d) ~ expit(1.702 d / sqrt(1.702^2 + a^2))``).
+    ``slopes`` (J, m): given slopes of several abilities ``theta ~ N(0,
+    I_m)`` instead (``a^2`` is then ``|a_j|^2``); the result is
+    ``(a_1, ..., a_m, d_1, ...)``.
     """
     J, K = counts.shape
     present = counts > 0
-    params = np.full((J, K), -np.inf)
+    m = 1 if slopes is None else slopes.shape[1]
+    params = np.full((J, m + K - 1), -np.inf)
     a = np.ones(J)
-    if correlation is not None:
+    if slopes is not None:
+        a = np.sqrt(np.sum(slopes**2, axis=1))
+    elif correlation is not None:
         r = np.clip(np.nan_to_num(correlation, nan=0.5), 0.25, 0.9)
         a = np.clip(1.7 * r / np.sqrt(1.0 - r * r), 0.25, 4.0)
-    params[:, 0] = a
+    params[:, :m] = a[:, None] if slopes is None else slopes
     total = counts.sum(axis=1, keepdims=True)
     scale = (np.sqrt(1.702**2 + a * a) / 1.702)[:, None]
     if model == "GRM":
@@ -286,5 +333,5 @@ def start_values(model, counts, correlation=None):
     else:
         with np.errstate(divide="ignore", invalid="ignore"):
             d = scale * np.log(counts[:, 1:] / counts[:, :1])
-    params[:, 1:] = np.where(present[:, 1:], d, -np.inf)
+    params[:, m:] = np.where(present[:, 1:], d, -np.inf)
     return params

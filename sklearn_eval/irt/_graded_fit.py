@@ -270,16 +270,39 @@ def em_graded(data, grid, params, model, coding, max_iter, tol):
 
 def _covariance(data, grid, params, model, coding):
     """Covariance of every item's ``(a, b_1, ...)`` (Louis, per item)."""
-    log_p = tables(model, params, coding, grid.nodes)
+    info, state = observed_information(data, grid, params, model, coding)
+    return reported_covariance(model, params, info), state
+
+
+# Entries of the largest temporary of the observed information (2**23: 64 MB).
+_HESSIAN_ENTRIES = 2**23
+
+
+def observed_information(data, grid, params, model, coding, points=None):
+    """Louis' observed information of every item's parameters, and the E-step.
+
+    ``points`` (n_nodes, m): the abilities at the grid's nodes with several
+    factors (``grid`` is then a one-dimensional view of them, whose nodes
+    only give the posterior moments).
+    """
+    nodes = grid.nodes if points is None else points
+    log_p = tables(model, params, coding, nodes)
     state = data.e_step(log_p, grid, moments=True)
-    g = scores(model, params, grid.nodes)[:, coding.valid]  # (Q, C, K_max)
+    g = scores(model, params, nodes)[:, coding.valid]  # (Q, C, n_params)
     products = data.score_products(log_p, grid, g)
     item = np.repeat(np.arange(coding.valid.shape[0]), coding.n_categories)
     outer = np.zeros((coding.valid.shape[0],) + products.shape[1:])
     np.add.at(outer, item, products)
     R = _counts_by_category(state["r"], coding)
-    info = louis_information(model, params, R, outer, grid.nodes)
-    return reported_covariance(model, params, info), state
+    # items one block at a time: the second derivatives are (nodes, items,
+    # categories, parameters, parameters), large on a grid of several factors
+    J, n_params = params.shape
+    step = max(1, _HESSIAN_ENTRIES // (len(nodes) * coding.valid.shape[1]
+                                       * n_params**2))
+    info = np.concatenate([
+        louis_information(model, params[j:j + step], R[:, j:j + step],
+                          outer[j:j + step], nodes) for j in range(0, J, step)])
+    return info, state
 
 
 def _item_total_correlation(cells, coding):
@@ -330,6 +353,22 @@ def fitted_grid(estimator):
                           estimator.quadrature)
 
 
+def fitted_tables(estimator):
+    """The grid of a fitted GRM/GPCM and its log table per indicator column.
+
+    With several factors: the grid of the general ability's projections of
+    the fitted points (posterior moments are then the general ability's).
+    """
+    if hasattr(estimator, "factor_corr_"):
+        grid = estimator._factor_grid
+        return (grid.axis(estimator.general_direction_),
+                tables(estimator.model, estimator._item_params,
+                       estimator._coding, grid.points))
+    grid = fitted_grid(estimator)
+    return grid, tables(estimator.model, estimator._item_params,
+                        estimator._coding, grid.nodes)
+
+
 def fit_graded(checked, *, model, grid, settings, chunk_size, parallel,
                bound=6.0):
     """Everything :meth:`IRT.fit` learns for the GRM or GPCM, as a dict.
@@ -372,14 +411,7 @@ def fit_graded(checked, *, model, grid, settings, chunk_size, parallel,
     item_b[keep] = b
     item_b_se = np.full((n_items, K - 1), np.nan)
     item_b_se[keep] = se[:, 1:]
-    mean = np.full(n_items, np.nan)
-    observed = np.bincount(cells.cols, minlength=n_items)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        mean[:] = np.bincount(cells.cols, weights=cells.values,
-                              minlength=n_items) / observed
-        agent_mean = np.bincount(cells.rows, weights=cells.values,
-                                 minlength=cells.shape[0]) / np.bincount(
-            cells.rows, minlength=cells.shape[0])
+    mean, agent_mean = mean_categories(cells)
     n_categories = np.array([c.size for c in codes])
     return {
         "discrimination_": _scatter(a, keep, n_items),
@@ -401,6 +433,19 @@ def fit_graded(checked, *, model, grid, settings, chunk_size, parallel,
     }
 
 
+def mean_categories(cells):
+    """Mean category code per item and per agent (NaN where none observed)."""
+    n_agents, n_items = cells.shape
+    with np.errstate(invalid="ignore", divide="ignore"):
+        mean = np.bincount(cells.cols, weights=cells.values,
+                           minlength=n_items) / np.bincount(cells.cols,
+                                                            minlength=n_items)
+        agent_mean = np.bincount(cells.rows, weights=cells.values,
+                                 minlength=n_agents) / np.bincount(
+            cells.rows, minlength=n_agents)
+    return mean, agent_mean
+
+
 # ------------------------------------------------------------ new data
 def _new_indicators(estimator, X):
     """Indicator CSR of new responses to the fitted items (validated)."""
@@ -416,13 +461,11 @@ def _new_indicators(estimator, X):
 def graded_pass(estimator, X, *, moments=True):
     """Posterior moments and per-agent log-likelihood of new responses."""
     csr = _new_indicators(estimator, X)
-    grid = fitted_grid(estimator)
+    grid, log_p = fitted_tables(estimator)
     with estimator._executor() as parallel:
         data = _CategoricalResponses(csr, chunk_size=estimator.chunk_size,
                                      parallel=parallel, n_nodes=len(grid))
-        out = data.e_step(tables(estimator.model, estimator._item_params,
-                                 estimator._coding, grid.nodes), grid,
-                          counts=False, moments=moments)
+        out = data.e_step(log_p, grid, counts=False, moments=moments)
         out["n_observed"] = data.n_observed()
     return out
 
@@ -433,9 +476,8 @@ def graded_predict_proba(estimator, X):
     Axis 2 is the original category code; NaN past an item's largest code.
     """
     csr = _new_indicators(estimator, X)
-    grid = fitted_grid(estimator)
+    grid, log_p = fitted_tables(estimator)
     coding = estimator._coding
-    log_p = tables(estimator.model, estimator._item_params, coding, grid.nodes)
     n_codes = max(int(c[-1]) + 1 if c.size else 1 for c in coding.codes)
     out = np.full((csr.shape[0], len(coding.codes), n_codes), np.nan)
     for j, known in enumerate(coding.codes):
@@ -460,16 +502,23 @@ def graded_predict_proba(estimator, X):
     return out
 
 
-def graded_task_columns(estimator):
-    """The GRM/GPCM columns of :meth:`IRT.task_table`."""
+def category_columns(estimator):
+    """``threshold_k`` (GRM) or ``step_k`` (GPCM) and their ``_se`` columns."""
     name, column = (("thresholds_", "threshold") if estimator.model == "GRM"
                     else ("steps_", "step"))
     b, b_se = getattr(estimator, name), getattr(estimator, name[:-1] + "_se_")
-    columns = {"discrimination": estimator.discrimination_,
-               "discrimination_se": estimator.discrimination_se_}
+    columns = {}
     for k in range(b.shape[1]):
         columns[f"{column}_{k + 1}"] = b[:, k]
         columns[f"{column}_{k + 1}_se"] = b_se[:, k]
+    return columns
+
+
+def graded_task_columns(estimator):
+    """The GRM/GPCM columns of :meth:`IRT.task_table`."""
+    columns = {"discrimination": estimator.discrimination_,
+               "discrimination_se": estimator.discrimination_se_,
+               **category_columns(estimator)}
     columns.update(difficulty=estimator.difficulty_,
                    difficulty_se=estimator.difficulty_se_,
                    n_categories=estimator.n_categories_,

@@ -17,6 +17,7 @@ from ._continuous_irt import CONTINUOUS_MODELS, _ContinuousIRTMixin
 from ._em import _EMSettings
 from ._fit import _executor
 from ._graded import GRADED_MODELS
+from ._graded_factors import GradedFactorMixin, fit_graded_factors
 from ._graded_fit import (
     check_graded_fit,
     fit_graded,
@@ -52,7 +53,8 @@ _OPTIONS_PRIOR_SD = 0.5
 
 
 class IRT(
-    _ContinuousIRTMixin, MultiFactorMixin, BinaryCurvesMixin, AbilityTransformMixin,
+    _ContinuousIRTMixin, GradedFactorMixin, MultiFactorMixin, BinaryCurvesMixin,
+    AbilityTransformMixin,
     AgentRankerMixin, TaskTableMixin, TransformerMixin, FitTemplateMixin, BaseEstimator
 ):
     """Item response models: 1PL, 2PL, 3PL (guessing), 4PL, GRM and GPCM.
@@ -105,6 +107,11 @@ class IRT(
         ``P = expit(a_j . theta + d_j)``, ``theta ~ N(0, I_m)`` while
         estimating, then rotated (see ``rotation``); ``m`` must leave more
         than ``2m`` informative items and fewer parameters than responses.
+        ``model="GRM"`` and ``"GPCM"`` take several factors too
+        (``P(x >= k) = expit(a_j . theta + d_jk)``; GPCM category logits
+        ``sum_{v<=k} (a_j . theta + s_jv)``), their thresholds (steps) then
+        reported as the intercepts ``d_jk`` (``s_jk``), see
+        :ref:`irt_factors`.
     n_options : int or None, default=None
         Number of answer options of the items (3PL, 4PL): sets the guessing
         prior unless ``guessing_prior`` is given.
@@ -171,9 +178,13 @@ class IRT(
         mean threshold (step).
     thresholds_, thresholds_se_ : ndarray of shape (n_items, K_max - 1)
         GRM only: the thresholds ``b_k`` of every item and their standard
-        errors, NaN past an item's categories.
+        errors, NaN past an item's categories. With several factors: the
+        intercepts ``d_k`` of ``P(x >= k) = expit(a . theta + d_k)``
+        (a larger intercept is an easier boundary).
     steps_, steps_se_ : ndarray of shape (n_items, K_max - 1)
-        GPCM only: the steps ``b_k``, likewise.
+        GPCM only: the steps ``b_k``, likewise. With several factors: the
+        step intercepts ``s_k`` of the category logits
+        ``sum_{v<=k} (a . theta + s_v)``.
     n_categories_ : ndarray of shape (n_items,)
         GRM and GPCM: the number of categories of every item.
     categories_ : list of ndarray
@@ -366,6 +377,15 @@ class IRT(
         if self._is_continuous():
             return self._solve_continuous(checked)
         settings = _EMSettings(max_iter=self.max_iter, tol=self.tol)
+        if self.model in GRADED_MODELS and self.n_factors > 1:
+            rng = check_random_state(self.random_state)
+            with self._executor() as parallel:
+                fitted = fit_graded_factors(
+                    checked[2], model=self.model, n_factors=self.n_factors,
+                    rotation=self.rotation, grid=self._factor_grid_for_fit(rng),
+                    settings=settings, chunk_size=self.chunk_size,
+                    parallel=parallel, rng=rng)
+            return {**_input_features(checked[0], fitted["tasks_"]), **fitted}
         if self.model in GRADED_MODELS:
             grid = self._grid()
             if self.n_quadrature is None and self.quadrature == "rectangular":
@@ -447,7 +467,9 @@ class IRT(
         ``factor_f``, ``factor_f_sd`` for every rotated factor.
         """
         if self._is_multifactor():
-            return tuple(self._multifactor_transform(self._validate_new(X)).T)
+            transform = (self._graded_factor_transform if self.model in
+                         GRADED_MODELS else self._multifactor_transform)
+            return tuple(transform(self._validate_new(X)).T)
         out = self._pass(self._validate_new(X))
         return out["mean"], out["sd"]
 
@@ -536,6 +558,8 @@ class IRT(
                 "aic": float(self.aic_), "bic": float(self.bic_)}
 
     def _agent_columns(self):
+        if self.model in GRADED_MODELS and self._is_multifactor():
+            return self._graded_factor_agent_columns()
         if self.model in GRADED_MODELS:
             return {"mean_category": self._agent_success_rate}
         if self._is_continuous():
@@ -548,6 +572,8 @@ class IRT(
         return self.abilities_sd_
 
     def _task_columns(self):
+        if self.model in GRADED_MODELS and self._is_multifactor():
+            return self._graded_factor_task_columns()
         if self.model in GRADED_MODELS:
             return graded_task_columns(self)
         if self._is_continuous():

@@ -48,6 +48,8 @@ _MAX_COMMUNALITY = 0.8
 # |a_jk| and |d_j| stay below this: an item that (nearly) separates the agents
 # has no finite maximum; at 30 its curve is a step on the ability scale
 PARAM_CAP = 30.0
+# the models with n_factors > 1 (the GRM and GPCM: see ._graded_factors)
+_FACTOR_MODELS = ("2PL", "GRM", "GPCM")
 
 
 class FactorGrid:
@@ -267,6 +269,18 @@ def principal_start(values, keep, n_factors, rng):
     """
     cols = np.flatnonzero(keep)
     Z, n, p = _standardised(values, cols)
+    slopes, unique = principal_slopes(Z, n, n_factors, rng)
+    return np.column_stack([slopes, _D * ndtri(p) / unique])
+
+
+def principal_slopes(Z, n, n_factors, rng):
+    """Logistic slopes from the principal components of standardised responses.
+
+    ``Z`` (n_agents, n_items): responses centred and scaled per item (missing
+    cells 0); ``n``: observed responses per item. Returns the slopes
+    ``1.702 lambda / sqrt(1 - h^2)`` (communalities shrunk to at most 0.8)
+    and ``sqrt(1 - h^2)`` per item.
+    """
     m = n_factors
     _, S, Vt = randomized_svd(Z, m, n_iter=7, random_state=rng)
     lam = Vt.T * (S / np.sqrt(max(float(n.mean()), 1.0)))
@@ -274,10 +288,10 @@ def principal_start(values, keep, n_factors, rng):
     shrink = np.sqrt(np.minimum(1.0, _MAX_COMMUNALITY / np.maximum(h2, 1e-300)))
     lam *= shrink[:, None]
     unique = np.sqrt(1.0 - np.sum(lam**2, axis=1))
-    return np.column_stack([_D * lam / unique[:, None], _D * ndtri(p) / unique])
+    return _D * lam / unique[:, None], unique
 
 
-def anchor_constraint(start):
+def anchor_constraint(start, n_factors=None):
     """Rotate ``start`` so that ``m - 1`` anchor items fix the orientation.
 
     The likelihood does not change under rotations of ``theta``; left free,
@@ -285,20 +299,21 @@ def anchor_constraint(start):
     the drift is slow and endless). Anchor ``k`` (``k = 0..m-2``, the items
     QR with column pivoting picks from the start's loadings: well separated
     directions) loads on the first ``k + 1`` factors only. Returns the
-    rotated start and the mask of the loadings held at 0.
+    rotated start and the mask of the loadings held at 0. ``n_factors``: the
+    slope columns of ``start`` (default: all but the last, the intercept).
     """
-    A = start[:, :-1]
-    m = A.shape[1]
+    m = start.shape[1] - 1 if n_factors is None else n_factors
+    A = start[:, :m]
     _, _, pivots = linalg.qr(A.T, pivoting=True, mode="economic")
     anchors = pivots[: m - 1]
     # orthogonal Q with A[anchors] @ Q lower triangular (the QR of its transpose)
     Q, _ = np.linalg.qr(A[anchors].T, mode="complete")
     rotated = start.copy()
-    rotated[:, :-1] = A @ Q
+    rotated[:, :m] = A @ Q
     fixed = np.zeros(start.shape, dtype=bool)
     for k, item in enumerate(anchors):
         fixed[item, k + 1:m] = True
-    rotated[:, :-1][fixed[:, :-1]] = 0.0
+    rotated[fixed] = 0.0
     return rotated, fixed
 
 
@@ -332,10 +347,15 @@ def louis_covariance(data, grid, params):
 
 
 # -------------------------------------------------------------- the fit
-def check_identifiable(n_factors, n_items, n_observed, n_total_items, labels=None):
-    """ValueError when ``n_factors`` exceeds what the responses identify."""
+def check_identifiable(n_factors, n_items, n_observed, n_total_items, labels=None,
+                       n_params=None):
+    """ValueError when ``n_factors`` exceeds what the responses identify.
+
+    ``n_params``: the item parameters of the model (default: the 2PL's).
+    """
     m = n_factors
-    n_params = n_items * (m + 1) - m * (m - 1) // 2
+    if n_params is None:
+        n_params = n_items * (m + 1) - m * (m - 1) // 2
     if 2 * m >= n_items:
         raise ValueError(
             f"n_factors={m} is not identifiable from {n_items} informative "
@@ -372,11 +392,7 @@ def fit_multidim(values, labels, summary, *, n_factors, rotation, grid, max_iter
             "increase max_iter.", ConvergenceWarning, stacklevel=find_stack_level())
     _warn_separating_items(params, labels[keep])
     A, d = params[:, :-1], params[:, -1]
-    T = rotate_loadings(A, rotation, _standardised_scale(A))
-    back = np.linalg.inv(T)  # rotated loadings: a_j^T T^{-T}, i.e. back @ a_j
-    loadings = A @ back.T
-    general = np.linalg.svd(A, full_matrices=False)[2][0]
-    general = general * (1.0 if np.sum(A @ general) >= 0 else -1.0)
+    T, back, loadings, general = rotate_solution(A, rotation)
     cov = louis_covariance(data, grid, params)
     jac = np.zeros((n_factors + 1, n_factors + 1))
     jac[:-1, :-1], jac[-1, -1] = back, 1.0
@@ -425,6 +441,22 @@ def fit_multidim(values, labels, summary, *, n_factors, rotation, grid, max_iter
     }
 
 
+def rotate_solution(A, rotation):
+    """Rotation of the loadings ``A`` and the general direction.
+
+    Returns ``T`` (:func:`rotate_loadings` on the standardised loadings),
+    ``back = inv(T)`` (rotated loadings: ``a_j^T T^{-T}``, i.e. ``back @
+    a_j``), the rotated loadings and the unit direction of the general
+    ability (the first principal axis of ``A``, signed so that the items'
+    logits rise along it).
+    """
+    T = rotate_loadings(A, rotation, _standardised_scale(A))
+    back = np.linalg.inv(T)
+    general = np.linalg.svd(A, full_matrices=False)[2][0]
+    general = general * (1.0 if np.sum(A @ general) >= 0 else -1.0)
+    return T, back, A @ back.T, general
+
+
 def _warn_separating_items(params, labels):
     """UserWarning naming the items whose parameters reached ``PARAM_CAP``."""
     capped = np.any(np.abs(params) >= PARAM_CAP * (1.0 - 1e-9), axis=1)
@@ -442,16 +474,22 @@ def _directions(T, general):
     return np.column_stack([general, T])
 
 
-def factor_moments(data, grid, params, directions):
+def factor_moments(data, grid, params, directions, posterior=None):
     """Posterior mean and sd of ``direction . theta`` for every agent and direction.
 
     Returns (n_agents, n_directions, 2); one pass of the store per direction.
+    ``posterior(axis_grid)``: the store's pass giving ``mean`` and ``sd`` on
+    a one-dimensional grid (default: the 2PL's, from ``params``).
     """
-    log_p, log_q = factor_log_tables(params, grid.points)
+    if posterior is None:
+        log_p, log_q = factor_log_tables(params, grid.points)
+
+        def posterior(axis):
+            return data.e_step_tables(log_p, log_q, axis, counts=False,
+                                      moments=True)
     out = np.empty((data.n_agents, directions.shape[1], 2))
     for k in range(directions.shape[1]):
-        moments = data.e_step_tables(log_p, log_q, grid.axis(directions[:, k]),
-                                     counts=False, moments=True)
+        moments = posterior(grid.axis(directions[:, k]))
         out[:, k, 0], out[:, k, 1] = moments["mean"], moments["sd"]
     return out
 
@@ -477,10 +515,11 @@ class MultiFactorMixin:
                     "'rectangular' or 'gauss-hermite'."
                 )
             return None
-        if self.model != "2PL":
+        if self.model not in _FACTOR_MODELS:
             raise ValueError(
-                f"n_factors={self.n_factors} is available for model='2PL'; got "
-                f"model={self.model!r} (the other models fit one ability)."
+                f"n_factors={self.n_factors} is available for model='2PL', "
+                f"'GRM' and 'GPCM'; got model={self.model!r} (the other models "
+                "fit one ability)."
             )
         if self.n_options is not None or self.guessing_prior is not None or (
                 self.upper_prior is not None):
@@ -517,20 +556,25 @@ class MultiFactorMixin:
             names += [f"factor_{f}", f"factor_{f}_sd"]
         return names
 
-    def _multifactor_agent_columns(self):
-        columns = {"success_rate": self._agent_success_rate}
+    def _multifactor_agent_columns(self, rate="success_rate"):
+        columns = {rate: self._agent_success_rate}
         for f in range(self.factor_corr_.shape[0]):
             columns[f"factor_{f + 1}"] = self.factor_scores_[:, f]
             columns[f"factor_{f + 1}_sd"] = self.factor_scores_sd_[:, f]
         return columns
 
     def _multifactor_task_columns(self):
+        columns = self._loading_columns()
+        columns.update(intercept=self.intercept_, intercept_se=self.intercept_se_,
+                       success_rate=self._success_rate_items, left_out=~self._keep)
+        return columns
+
+    def _loading_columns(self):
+        """``discrimination_f`` and ``discrimination_f_se`` of every factor."""
         columns = {}
         for f in range(self.factor_corr_.shape[0]):
             columns[f"discrimination_{f + 1}"] = self.discrimination_[:, f]
             columns[f"discrimination_{f + 1}_se"] = self.discrimination_se_[:, f]
-        columns.update(intercept=self.intercept_, intercept_se=self.intercept_se_,
-                       success_rate=self._success_rate_items, left_out=~self._keep)
         return columns
 
     def _check_multifactor_target(self, target):

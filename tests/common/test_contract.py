@@ -209,6 +209,16 @@ CONFIGS = {
         lambda: (_responses(), None, None),
         True,
     ),
+    "IRT(GRM,n_factors=2)": (
+        lambda: IRT(model="GRM", n_factors=2, random_state=0),
+        lambda: (_graded_responses(), None, None),
+        True,
+    ),
+    "IRT(GPCM,n_factors=2)": (
+        lambda: IRT(model="GPCM", n_factors=2, random_state=0),
+        lambda: (_graded_responses(), None, None),
+        True,
+    ),
     "IRT2PL(1PL)": (
         lambda: IRT2PL(model="1PL"),
         lambda: (_responses(), None, None),

@@ -36,6 +36,8 @@ COMPUTE_STEPS = {
     "NashAverager(agent_vs_agent": ["sklearn_eval.game._nash.symmetric_maxent_nash"],
     "IRT2PL": ["sklearn_eval.irt._irt2pl._fit_model"],
     "IRT(2PL,n_factors": ["sklearn_eval.irt._multidim.em"],
+    "IRT(GRM,n_factors": ["sklearn_eval.irt._graded_factors.em_factors"],
+    "IRT(GPCM,n_factors": ["sklearn_eval.irt._graded_factors.em_factors"],
     "GeneralityScorer": ["sklearn_eval.irt._generality._indicator_matrix"],
     "AlphaRank": ["sklearn_eval.game._alpharank._limit"],
     "VotingRanker": ["sklearn_eval.game._voting._aggregate"],
