@@ -17,7 +17,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from ._figures import PAGE_INCHES, MissingAnalysis, short_labels
+from ._figures import LAYOUT, PAGE_INCHES, MissingAnalysis, short_labels
 from ._tables import num, paragraph, table
 
 __all__ = ["AdviceInput", "advice_input", "advice_section", "draw_advice"]
@@ -68,7 +68,7 @@ def draw_advice(plotting, plt, analysis):
     ]
     n = len(labels)
     fig, ax = plt.subplots(figsize=(0.8 * PAGE_INCHES, 0.26 * n + 1.2),
-                           layout="constrained")
+                           layout=LAYOUT)
     plotting.RatingTableDisplay.from_data(
         labels, estimate, low=estimate - se, high=estimate + se,
         xlabel=f"held-out log-likelihood per {data.unit} (higher is better)",
