@@ -8,6 +8,7 @@ was written with error boxes, 2 for bad input.
 
 from __future__ import annotations
 
+import contextlib
 import sys
 
 import numpy as np
@@ -324,36 +325,51 @@ def _check_benchmark_options(args):
         )
 
 
-def run_matches(args, out):
-    """The match report: read, analyse, write; the exit status."""
+def _no_timer(name):
+    return contextlib.nullcontext()
+
+
+def run_matches(args, out, *, phase=None):
+    """The match report: read, advise, analyse, write; the exit status.
+
+    ``phase(name)``, when given, is a context manager entered around each
+    phase (``"read"``, ``"advice"``, ``"analyses"``, ``"report"``): the
+    benchmark times what the command runs with it.
+    """
     from ..report import analyze_matches, prepare_matches
 
+    phase = phase or _no_timer
     _check_benchmark_options(args)
-    table = read_match_file(args)
-    matches = prepare_matches(
-        table.X,
-        table.y,
-        table.sample_weight,
-        name=args.title or str(args.path),
-        reference_agents=args.reference_agent or None,
-        include_reference=args.include_reference,
-        covariates=table.covariates,
-    )
-    advice = _advice(args, matches.model_X, matches.y, matches.sample_weight)
-    analysis = analyze_matches(
-        matches,
-        alpha=args.alpha,
-        interval_method=args.interval_method,
-        n_resamples=args.n_resamples,
-        n_components=args.n_components,
-        clip=args.clip,
-        random_state=args.random_state,
-        n_jobs=args.n_jobs,
-        progress=None if args.quiet else True,
-        **_recommended_options(args, advice),
-    )
+    with phase("read"):
+        table = read_match_file(args)
+        matches = prepare_matches(
+            table.X,
+            table.y,
+            table.sample_weight,
+            name=args.title or str(args.path),
+            reference_agents=args.reference_agent or None,
+            include_reference=args.include_reference,
+            covariates=table.covariates,
+        )
+    with phase("advice"):
+        advice = _advice(args, matches.model_X, matches.y, matches.sample_weight)
+    with phase("analyses"):
+        analysis = analyze_matches(
+            matches,
+            alpha=args.alpha,
+            interval_method=args.interval_method,
+            n_resamples=args.n_resamples,
+            n_components=args.n_components,
+            clip=args.clip,
+            random_state=args.random_state,
+            n_jobs=args.n_jobs,
+            progress=None if args.quiet else True,
+            **_recommended_options(args, advice),
+        )
     analysis["advice"] = advice
-    return finish(analysis, _write(args, analysis), out)
+    with phase("report"):
+        result = _write(args, analysis)
+    return finish(analysis, result, out)
 
 
 def _labels_in_two_columns(path, sep):

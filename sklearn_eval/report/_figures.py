@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import base64
 import io
+import warnings
 
 import matplotlib
 import matplotlib.pyplot as plt
@@ -22,6 +23,7 @@ import numpy as np
 __all__ = [
     "BENCHMARK_DRAWERS",
     "FIGURES",
+    "LAYOUT",
     "PAGE_INCHES",
     "draw_figure",
     "import_pyplot",
@@ -33,6 +35,13 @@ _MAX_BARS = 40
 # browser never shrinks them and their text keeps its point size
 _DPI = 100
 PAGE_INCHES = 10.8
+#: the report's own figures are drawn without a layout engine and laid out
+#: once, when encoded (:func:`to_png_base64`): constrained layout measured
+#: every label twice per pass, and again in each Display that settles its
+#: layout to fit its labels
+LAYOUT = None
+# margin (in font sizes) around the laid-out Axes
+_PAD = 0.5
 
 
 class MissingAnalysis(RuntimeError):
@@ -55,9 +64,11 @@ def to_png_base64(fig):
     buffer = io.BytesIO()
     try:
         # drawn once, at the size shown (the page is PAGE_INCHES wide at
-        # _DPI): the layout engine runs once here and is then switched off;
-        # the Agg canvas renders without savefig's extra layout draw (which
-        # laid every figure out twice); a tight bounding box would redraw it
+        # _DPI): a figure with a layout engine (a Display's own figure) is
+        # laid out once here and the engine switched off; the report's own
+        # figures (no engine) get margins from one measuring pass. The Agg
+        # canvas renders without savefig's extra layout draw; a tight
+        # bounding box would redraw it
         from matplotlib.backends.backend_agg import FigureCanvasAgg
 
         fig.set_dpi(_DPI)
@@ -65,6 +76,11 @@ def to_png_base64(fig):
         if engine is not None:
             engine.execute(fig)
             fig.set_layout_engine("none")
+        else:
+            with warnings.catch_warnings():
+                # an Axes the tight layout cannot place keeps its position
+                warnings.simplefilter("ignore", UserWarning)
+                fig.tight_layout(pad=_PAD)
         FigureCanvasAgg(fig).print_png(buffer)
     finally:
         plt.close(fig)
@@ -150,7 +166,7 @@ def _ranking(plotting, plt, analysis):
         len(panels),
         figsize=(PAGE_INCHES * len(panels) / 3, 0.2 * n + 1.4),
         squeeze=False,
-        layout="constrained",
+        layout=LAYOUT,
     )
     for ax, (xlabel, title, estimate, labels, key) in zip(
         axes[0], panels, strict=True
@@ -191,7 +207,7 @@ def _nash_display(plotting, plt, analysis, panels):
     nash, block = needs(analysis, "nash", "block")
     n = min(max(len(block.agents), len(block.tasks)), _MAX_BARS)
     fig, axes = plt.subplots(
-        1, 2, figsize=(PAGE_INCHES, 0.19 * n + 1.3), layout="constrained"
+        1, 2, figsize=(PAGE_INCHES, 0.19 * n + 1.3), layout=LAYOUT
     )
     display = plotting.NashDisplay.from_estimator(
         nash.model,
@@ -291,7 +307,7 @@ def _icc(plotting, plt, analysis):
         figsize=(PAGE_INCHES * len(panels) / 2, 3.8),
         sharey=True,
         squeeze=False,
-        layout="constrained",
+        layout=LAYOUT,
     )
     for ax, (chosen, title) in zip(axes[0], panels, strict=True):
         plotting.ItemCurveDisplay.from_estimator(

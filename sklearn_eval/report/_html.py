@@ -29,25 +29,29 @@ from . import _advice_section
 from ._analysis import one_line_reason
 from ._degenerate import benchmark_degeneracies
 from ._figures import (
-    BENCHMARK_DRAWERS,
     MissingAnalysis,
     draw_figure,
     import_pyplot,
     to_png_base64,
 )
-from ._match_figures import MATCH_DRAWERS
-from ._match_sections import MATCH_SECTION_RENDERERS, MATCH_SECTIONS, match_degeneracies
+from ._match_sections import MATCH_SECTIONS, match_degeneracies
+from ._pipeline import KINDS, drawers, page_sections, register_section
 from ._rank_set_section import TITLE as RANK_SET_TITLE
-from ._rank_set_section import draw_rank_sets, rank_sets_section, register_section
-from ._sections import SECTION_RENDERERS, SECTIONS
+from ._rank_set_section import draw_rank_sets, rank_sets_input, rank_sets_section
+from ._sections import SECTIONS
 from ._tables import degenerate_box
 
 # the sections added to the reports' base sets, one registration each (see
-# ._rank_set_section for the contract)
+# ._pipeline for the contract)
 register_section("matches", "rank_sets", RANK_SET_TITLE, rank_sets_section,
-                 draw=draw_rank_sets, after="ratings")
+                 draw=draw_rank_sets, after="ratings", inputs=rank_sets_input)
 register_section("benchmark", "rank_sets", RANK_SET_TITLE, rank_sets_section,
-                 draw=draw_rank_sets, after="ranking")
+                 draw=draw_rank_sets, after="ranking", inputs=rank_sets_input)
+# the advisor's answer opens either report when the analysis carries one
+register_section(KINDS, _advice_section.KEY, _advice_section.TITLE,
+                 _advice_section.advice_section, draw=_advice_section.draw_advice,
+                 before="summary", inputs=_advice_section.advice_input,
+                 shown=_advice_section.has_advice)
 
 __all__ = [
     "MATCH_SECTIONS",
@@ -227,29 +231,24 @@ class ReportResult:
 
 @dataclass(frozen=True)
 class _Kind:
-    """What a kind of analysis shows: sections, figures, degenerate findings."""
+    """What a kind of analysis shows: its title, figures, degenerate findings.
 
+    Its sections come from the pipeline (:func:`~._pipeline.page_sections`).
+    """
+
+    name: str
     title: str
-    sections: dict
-    renderers: dict
     drawers: dict
     degeneracies: object
 
 
 _KINDS = {
     "benchmark": _Kind(
-        "Benchmark report",
-        SECTIONS,
-        SECTION_RENDERERS,
-        BENCHMARK_DRAWERS,
+        "benchmark", "Benchmark report", drawers("benchmark"),
         benchmark_degeneracies,
     ),
     "matches": _Kind(
-        "Match report",
-        MATCH_SECTIONS,
-        MATCH_SECTION_RENDERERS,
-        MATCH_DRAWERS,
-        match_degeneracies,
+        "matches", "Match report", drawers("matches"), match_degeneracies,
     ),
 }
 
@@ -288,6 +287,7 @@ class _Page:
         self.progress = progress
         self.failures = []
         self.section = None
+        self.input = None  # the typed input of the section being written
         self.findings = self._degeneracies()
 
     def _degeneracies(self):
@@ -325,9 +325,10 @@ class _Page:
             return self.error(f"figure '{key}'", reason, self._detail(exc))
         return _figure_html(key, caption, data)
 
-    def section_html(self, key):
-        """The body of section ``key``, or an error box when it fails."""
-        self.section = key
+    def section_html(self, section):
+        """The body of ``section`` (a :class:`~._pipeline.Section`), or an
+        error box when it fails."""
+        key = self.section = section.key
         start = len(self.failures)
         notes = "".join(
             degenerate_box(finding)
@@ -335,8 +336,10 @@ class _Page:
             if finding.section == key
         )
         try:
-            render = _advice_section.renderer(key) or self.kind.renderers[key]
-            return notes + render(self)
+            self.input = None
+            if section.inputs is not None:
+                self.input = section.inputs(self.analysis)
+            return notes + section.render(self)
         except Exception as exc:  # one section must not take the page down
             reason = _reason(exc)
             self.progress(f"section {key!r} failed: {reason}")
@@ -363,11 +366,12 @@ def _render(analysis, *, figures=True, progress=None):
     if figures:
         plt = import_pyplot()
     page = _Page(analysis, plt, figures, progress)
-    titles = _advice_section.sections(analysis, page.kind.sections)
+    shown = page_sections(page.kind.name, analysis)
+    titles = {section.key: section.title for section in shown}
     sections = "".join(
-        f'<section id="{key}"><h2>{html.escape(title)}</h2>'
-        f"{page.section_html(key)}</section>"
-        for key, title in titles.items()
+        f'<section id="{section.key}"><h2>{html.escape(section.title)}</h2>'
+        f"{page.section_html(section)}</section>"
+        for section in shown
     )
     name = html.escape(analysis.summary.name)
     nav = "".join(

@@ -7,7 +7,7 @@ drawing that raises becomes an error box in the figure's place.
 
 from __future__ import annotations
 
-from ._figures import PAGE_INCHES, needs, short_labels
+from ._figures import LAYOUT, PAGE_INCHES, needs, short_labels
 
 __all__ = ["MATCH_DRAWERS", "MATCH_FIGURES"]
 
@@ -22,7 +22,7 @@ def _ratings(plotting, plt, analysis):
     ratings = needs(analysis, "ratings")
     n = min(len(ratings.players), _MAX_BARS)
     fig, ax = plt.subplots(
-        figsize=(0.62 * PAGE_INCHES, 0.21 * n + 1.3), layout="constrained"
+        figsize=(0.62 * PAGE_INCHES, 0.21 * n + 1.3), layout=LAYOUT
     )
     result = analysis.intervals
     labels, estimate, bounds = ratings.players, ratings.ratings, {}
@@ -61,7 +61,7 @@ def _cyclic(plotting, plt, analysis):
         ratings=melo.transitive,
         component=0,
     )
-    fig, ax = plt.subplots(figsize=(0.62 * PAGE_INCHES, 5.6), layout="constrained")
+    fig, ax = plt.subplots(figsize=(0.62 * PAGE_INCHES, 5.6), layout=LAYOUT)
     display.plot(
         ax=ax,
         arrows=min(8, n * (n - 1) // 2) if n <= 30 else None,
@@ -77,7 +77,7 @@ def _nash(plotting, plt, analysis):
     nash = needs(analysis, "nash")
     n = min(len(nash.players), _MAX_BARS)
     fig, axes = plt.subplots(
-        1, 2, figsize=(PAGE_INCHES, 0.19 * n + 1.4), layout="constrained"
+        1, 2, figsize=(PAGE_INCHES, 0.19 * n + 1.4), layout=LAYOUT
     )
     display = plotting.NashDisplay.from_estimator(
         nash.model,

@@ -61,7 +61,8 @@ def test_naming_match_columns_implies_the_match_format(vicuna_csv, tmp_path, cap
     assert text.startswith("Highest ratings: gpt4 (")
     keys, page = _sections(output)
     assert keys == list(MATCH_SECTIONS)
-    assert page.count("<img") == 5  # ratings, rank sets, cyclic plane, Nash, Hodge
+    # the advice's candidates, ratings, rank sets, cyclic plane, Nash, Hodge
+    assert page.count("<img") == 6
     # explicit --format matches gives the same page
     same = tmp_path / "same.html"
     code, _, _ = run(
