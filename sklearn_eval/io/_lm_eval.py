@@ -60,218 +60,122 @@ def _samples_file(folder, task, stamp):
 
 _DECODE = json.JSONDecoder().raw_decode
 _HEAD = '{"doc_id": '
-_BLOCK = 1 << 22  # bytes of lines read and parsed at a time (streaming, in blocks)
-_MISSING = object()
 
 
 def _fast_fields(text):
-    """``(doc_id, target, rest, filter, doc_hash)`` of a line, the doc not parsed.
+    """``(doc_id, target, tail)`` of a samples line without parsing the doc.
 
     lm-evaluation-harness writes every line with ``json.dumps`` in one key
     order: ``doc_id``, ``doc``, ``target``, ``arguments``, ``resps``,
-    ``filtered_resps``, ``filter``, ``metrics``, ``doc_hash``,
-    ``prompt_hash``, ``target_hash``, then the metric values. A key with its
-    quotes (``"filter": ``) cannot occur inside a JSON string, whose quotes
-    are escaped, so the top-level ``filter`` is the last one. A target, filter
-    and hashes that are plain strings (no quote or backslash inside) are
-    sliced out; ``rest``, the text of the object's remaining fields (the
-    metric values, or the whole object from ``filter`` on when the hashes are
-    not in that order, ``filter`` and ``doc_hash`` then None), is parsed with
-    the rest of the block's lines. Anything unexpected returns None, and the
-    line is parsed whole.
+    ``filtered_resps``, ``filter``, then the hashes and metric values. A key
+    with its quotes (``"filter": ``) cannot occur inside a JSON string, whose
+    quotes are escaped, so the top-level ``filter`` is the last one, and the
+    object from it to the end is parsed alone (the document is not parsed).
+    Anything unexpected returns None, and the line is parsed whole.
     """
     if not text.startswith(_HEAD) or text.count(_HEAD) != 1:
         return None  # e.g. a line cut short and another appended to it
     comma = text.find(",", 11)
     cut = text.rfind(', "filter": ')
     arguments = text.rfind(', "arguments": ', 0, cut)
-    start = text.rfind('"target": ', 0, arguments) + 10
-    if comma < 0 or cut < 0 or arguments < 0 or start < 10:
+    start = text.rfind('"target": ', 0, arguments)
+    if comma < 0 or cut < 0 or arguments < 0 or start < 0:
         return None
     try:
         doc_id = int(text[11:comma])
-        if (text[start] == '"' and text.find('"', start + 1) == arguments - 1
-                and "\\" not in text[start:arguments]):
-            target = text[start + 1:arguments - 1]
-        else:
-            target, end = _DECODE(text, start)
-            if end != arguments:
-                return None
+        target, end = _DECODE(text, start + 10)
+        tail, stop = _DECODE("{" + text[cut + 2:].rstrip())
     except ValueError:
         return None
-    if text.startswith('"', cut + 12):  # "filter": "<name>", ... "doc_hash": "<hash>"
-        end = text.find('"', cut + 13)
-        hashed = text.find(', "doc_hash": "', end)
-        if end > 0 and hashed > 0 and "\\" not in text[cut + 13:end]:
-            last = text.find(', "target_hash": "', hashed)
-            stop = text.find('"', last + 18) if last > 0 else -1
-            if stop > 0 and text.startswith(", ", stop + 1):
-                doc_hash = text[hashed + 15:text.find('"', hashed + 15)]
-                return (doc_id, target, text[stop + 3:].rstrip(),
-                        text[cut + 13:end], doc_hash)
-    return doc_id, target, text[cut + 2:].rstrip(), None, None
+    if end != arguments or stop != len(text) - cut - 1 - (
+        len(text) - len(text.rstrip())
+    ):
+        return None
+    return doc_id, target, tail
 
 
-def _whole_line(file, number, line):
-    """``(doc_id, target, sample)`` of a line parsed whole, or the error."""
-    try:
-        sample = json.loads(line)
-    except ValueError as exc:
-        raise ValueError(f"{file}: line {number} is not valid JSON ({exc})") from None
-    if not isinstance(sample, dict) or "doc_id" not in sample:
-        raise ValueError(
-            f"{file}: line {number} lacks the field 'doc_id' (not an "
-            "lm-evaluation-harness sample, or a format this reader "
-            "does not understand)"
-        )
-    return sample["doc_id"], sample.get("target"), sample
+def _parsed_lines(file):
+    """``(line number, doc_id, target, fields)`` of every line of a samples file."""
+    for number, line in _lines(file):
+        fast = _fast_fields(line)
+        if fast is None:
+            try:
+                sample = json.loads(line)
+            except ValueError as exc:
+                raise ValueError(
+                    f"{file}: line {number} is not valid JSON ({exc})"
+                ) from None
+            if not isinstance(sample, dict) or "doc_id" not in sample:
+                raise ValueError(
+                    f"{file}: line {number} lacks the field 'doc_id' (not an "
+                    "lm-evaluation-harness sample, or a format this reader "
+                    "does not understand)"
+                )
+            fast = sample["doc_id"], sample.get("target"), sample
+        yield (number, *fast)
 
 
-def _blocks(file):
-    """Blocks of ``(line numbers, lines as text)``; a last line cut short is named."""
-    number = 0
+def _lines(file):
+    """Non-blank lines as text; a last line cut short is named as such."""
     with open(file, "rb") as handle:
-        while lines := handle.readlines(_BLOCK):
-            last = lines[-1]
-            if not last.endswith(b"\n") and last.strip():
+        for number, line in enumerate(handle, start=1):
+            if not line.endswith(b"\n") and line.strip():
                 try:
-                    json.loads(last)
+                    json.loads(line)
                 except ValueError:
                     raise ValueError(
-                        f"{file}: line {number + len(lines)} is truncated (the "
-                        "file ends in the middle of a sample: was the run "
-                        "stopped while writing?); delete the partial line or "
-                        "rerun"
+                        f"{file}: line {number} is truncated (the file ends in "
+                        "the middle of a sample: was the run stopped while "
+                        "writing?); delete the partial line or rerun"
                     ) from None
-            numbers = [number + k for k, line in enumerate(lines, 1) if line.strip()]
-            number += len(lines)
-            yield numbers, [line.decode("utf-8") for line in lines if line.strip()]
-
-
-def _parsed_block(file, numbers, lines):
-    """``(doc_ids, targets, filters, hashes, samples)`` of a block of lines.
-
-    ``samples`` are the parsed ``rest`` of :func:`_fast_fields` (the metric
-    values), all the block's parsed as one JSON array; when that fails (a
-    line not in the harness's layout, or broken), the block is parsed line by
-    line, which names the line.
-    """
-    fast = [_fast_fields(line) for line in lines]
-    if None not in fast:
-        try:
-            samples = json.loads("[{" + ",{".join(f[2] for f in fast) + "]")
-        except ValueError:
-            samples = None
-        if samples is not None and len(samples) == len(fast) and all(
-            type(sample) is dict for sample in samples
-        ):
-            names = [f[3] if f[3] is not None else s.get("filter", _MISSING)
-                     for f, s in zip(fast, samples, strict=True)]
-            hashes = [f[4] if f[3] is not None else s.get("doc_hash")
-                      for f, s in zip(fast, samples, strict=True)]
-            return ([f[0] for f in fast], [f[1] for f in fast], names, hashes,
-                    samples)
-    parsed = [_whole_line(file, number, line)
-              for number, line in zip(numbers, lines, strict=True)]
-    samples = [p[2] for p in parsed]
-    return ([p[0] for p in parsed], [p[1] for p in parsed],
-            [s.get("filter", _MISSING) for s in samples],
-            [s.get("doc_hash") for s in samples], samples)
-
-
-def _scores(file, numbers, rows, samples, metric, task, skipped):
-    """Scores of ``metric`` on the ``rows`` of a block; None when not per-sample."""
-    if isinstance(rows, range):
-        values = [sample.get(metric, _MISSING) for sample in samples]
-    else:
-        values = [samples[k].get(metric, _MISSING) for k in rows]
-    if all(type(value) is float for value in values):
-        return values
-    scores = []
-    for k, value in zip(rows, values, strict=True):
-        if value is _MISSING:
-            raise ValueError(
-                f"{file}: line {numbers[k]} lacks the metric {metric!r} that "
-                "the results file reports"
-            )
-        if isinstance(value, list | tuple | dict):
-            skipped.add(f"{task}:{metric}")  # a corpus-level metric's parts
-            return None
-        scores.append(score_of(value, f"{file}: line {numbers[k]}, metric {metric!r}"))
-    return scores
+            if line.strip():
+                yield number, line.decode("utf-8")
 
 
 def _read_samples(file, task, filters, skipped):
-    """Columns (items, targets, hashes, metrics, scores) of a samples file.
-
-    Rows are in the file's order, line by line, the metrics of a line in the
-    order the results file lists them.
-    """
-    items, targets, hashes, metrics_out, scores, order = [], [], [], [], [], []
-    seen = 0
-    for numbers, lines in _blocks(file):
-        doc_ids, block_targets, names, block_hashes, samples = _parsed_block(
-            file, numbers, lines
-        )
-        first = names[0]
-        if all(name == first for name in names):  # one filter: no regrouping
-            groups = {first: range(len(names))}
-        else:
-            groups = {}
-            for k, name in enumerate(names):
-                groups.setdefault(name, []).append(k)
-        for name, rows in groups.items():
-            if name is _MISSING:
+    """Columns (items, targets, hashes, metrics, scores) of a samples file."""
+    items, targets, hashes, metrics_out, scores = [], [], [], [], []
+    for number, item, target, fields in _parsed_lines(file):
+        name = fields.get("filter")
+        if name is None:
+            raise ValueError(
+                f"{file}: line {number} lacks the field 'filter' (not an "
+                "lm-evaluation-harness sample, or a format this reader does "
+                "not understand)"
+            )
+        metrics = filters.get(name)
+        if metrics is None:
+            raise ValueError(
+                f"{file}: line {number} has filter {name!r}, which the results "
+                f"file does not report for task {task!r} (it has "
+                f"{sorted(filters)}): the files are of different runs"
+            )
+        if target is not None and not isinstance(target, str):
+            target = str(target)
+        doc_hash = fields.get("doc_hash")
+        for metric in metrics:
+            value = fields.get(metric, _MISSING)
+            if type(value) is float:
+                score = value
+            elif value is _MISSING:
                 raise ValueError(
-                    f"{file}: line {numbers[rows[0]]} lacks the field 'filter' "
-                    "(not an lm-evaluation-harness sample, or a format this "
-                    "reader does not understand)"
+                    f"{file}: line {number} lacks the metric {metric!r} that "
+                    "the results file reports"
                 )
-            metrics = filters.get(name) if isinstance(name, str) else None
-            if metrics is None:
-                raise ValueError(
-                    f"{file}: line {numbers[rows[0]]} has filter {name!r}, which "
-                    "the results file does not report for task "
-                    f"{task!r} (it has {sorted(filters)}): the files are of "
-                    "different runs"
-                )
-            if isinstance(rows, range):
-                row_targets, row_items = block_targets, doc_ids
-                row_hashes = block_hashes
+            elif isinstance(value, list | tuple | dict):
+                skipped.add(f"{task}:{metric}")  # a corpus-level metric's parts
+                continue
             else:
-                row_targets = [block_targets[k] for k in rows]
-                row_items = [doc_ids[k] for k in rows]
-                row_hashes = [block_hashes[k] for k in rows]
-            if not all(type(t) is str for t in row_targets):
-                row_targets = [t if t is None or type(t) is str else str(t)
-                               for t in row_targets]
-            for metric in metrics:
-                values = _scores(file, numbers, rows, samples, metric, task, skipped)
-                if values is None:
-                    continue
-                items.extend(row_items)
-                targets.extend(row_targets)
-                hashes.extend(row_hashes)
-                metrics_out.append((f"{metric},{name}", len(rows)))
-                scores.extend(values)
-                order.append(np.asarray(rows, dtype=np.int64) + seen)
-        seen += len(lines)
-    labels = [label for label, n in metrics_out for _ in range(n)]
-    whole = all(type(item) is int for item in items)
-    columns = [np.asarray(items, dtype=np.int64) if whole else _objects(items),
-               _objects(targets), _objects(hashes),
-               _objects(labels), np.asarray(scores, dtype=np.float64)]
-    order = np.concatenate(order) if order else np.zeros(0, dtype=np.int64)
-    if len(order) and (np.diff(order) < 0).any():  # back to the file's order
-        rank = np.argsort(order, kind="stable")  # a line's metrics keep theirs
-        columns = [column[rank] for column in columns]
-    return columns
+                score = score_of(value, f"{file}: line {number}, metric {metric!r}")
+            items.append(item)
+            targets.append(target)
+            hashes.append(doc_hash)
+            metrics_out.append(f"{metric},{name}")
+            scores.append(score)
+    return items, targets, hashes, metrics_out, scores
 
 
-def _objects(values):
-    column = np.empty(len(values), dtype=object)
-    column[:] = values
-    return column
+_MISSING = object()
 
 
 def _read_run(results_file, skipped):
@@ -291,7 +195,7 @@ def _read_run(results_file, skipped):
         items, targets, hashes, metrics, scores = _read_samples(
             file, task, filters, skipped
         )
-        if not len(items) and not skipped:
+        if not items and not skipped:
             raise ValueError(f"{file}: the samples file has no samples")
         n = len(items)
         parts.append(pd.DataFrame({
