@@ -66,55 +66,6 @@ def _read_run(folder):
         raise ValueError(f"{path}: the top level is not a list of instances")
     if not entries:
         raise ValueError(f"{path}: the run has no instances")
-    columns = _fast_columns(entries)
-    if columns is None:
-        columns = _slow_columns(path, entries)
-    items, epochs, metrics, scores, splits = columns
-    n = len(items)
-    return model, task, pd.DataFrame({
-        "model": np.full(n, model, dtype=object),
-        "task": np.full(n, task, dtype=object),
-        "item": items,
-        "epoch": np.asarray(epochs, dtype=np.int64) if n else np.ones(0, np.int64),
-        "metric": metrics,
-        "score": np.asarray(scores, dtype=np.float64),
-        "split": splits,
-        "run": np.full(n, folder.name, dtype=object),
-    })
-
-
-def _fast_columns(entries):
-    """The columns of the instances' stats, field by field; None when unusual.
-
-    The common case (every instance with its id, train trial and stats, no
-    perturbation, every stat a name and a float mean) is read in one pass
-    per field; anything else returns None and is read instance by instance,
-    which names a problem.
-    """
-    try:
-        stats = [entry["stats"] for entry in entries]
-        ids = [entry["instance_id"] for entry in entries]
-        trials = [entry["train_trial_index"] + 1 for entry in entries]
-        if any(entry.get("perturbation") for entry in entries):
-            return None
-        counts = [len(group) for group in stats]
-        flat = [stat for group in stats for stat in group]
-        names = [stat["name"] for stat in flat]
-        metrics = [name["name"] for name in names]
-        splits = [name.get("split") for name in names]
-        scores = [stat.get("mean") for stat in flat]
-    except (KeyError, TypeError, AttributeError):
-        return None
-    if not (all(type(v) is float for v in scores)
-            and all(type(m) is str for m in metrics)):
-        return None
-    items = [i for i, c in zip(ids, counts, strict=True) for _ in range(c)]
-    epochs = [t for t, c in zip(trials, counts, strict=True) for _ in range(c)]
-    return items, epochs, metrics, scores, splits
-
-
-def _slow_columns(path, entries):
-    """The columns of the instances' stats, instance by instance."""
     items, epochs, metrics, scores, splits = [], [], [], [], []
     for k, entry in enumerate(entries):
         try:
@@ -144,7 +95,17 @@ def _slow_columns(path, entries):
             if str(path) in str(exc):
                 raise
             raise ValueError(f"{path}: instance {k}: {exc}") from None
-    return items, epochs, metrics, scores, splits
+    n = len(items)
+    return model, task, pd.DataFrame({
+        "model": np.full(n, model, dtype=object),
+        "task": np.full(n, task, dtype=object),
+        "item": items,
+        "epoch": np.asarray(epochs, dtype=np.int64) if n else np.ones(0, np.int64),
+        "metric": metrics,
+        "score": np.asarray(scores, dtype=np.float64),
+        "split": splits,
+        "run": np.full(n, folder.name, dtype=object),
+    })
 
 
 def read_helm(path):
