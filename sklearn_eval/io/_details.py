@@ -20,13 +20,12 @@ Two layouts, told apart by the file's name and columns:
 import ast
 import json
 import re
-import warnings
 
 import numpy as np
 import pandas as pd
 
-from ._files import claim_run, input_files
-from ._long import LONG_COLUMNS, check_long_table
+from ._files import claim_run, input_files, long_table
+from ._long import LONG_COLUMNS
 
 __all__ = ["is_details_file", "read_leaderboard_details"]
 
@@ -441,13 +440,5 @@ def read_leaderboard_details(path, *, model=None):
             "doc_hash": columns["doc_hash"],
             "file": np.full(n, file.name, dtype=object),
         }))
-    if skipped:
-        warnings.warn(
-            f"metric(s) {sorted(skipped)} have no per-sample score (the parts "
-            "of a corpus-level metric); they are left out.",
-            UserWarning,
-            stacklevel=2,
-        )
-    if not parts:
-        raise ValueError(f"{path}: no per-sample score in the details tables")
-    return check_long_table(pd.concat(parts, ignore_index=True)[_COLUMNS])
+    return long_table(parts, skipped, _COLUMNS,
+                      f"{path}: no per-sample score in the details tables")
