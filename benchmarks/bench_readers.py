@@ -4,11 +4,15 @@ Writes, in a temporary folder, the output of an lm-evaluation-harness run
 (``results_*.json`` and a ``samples_*.jsonl`` whose lines have the fields the
 tool logs: doc, arguments, responses, hashes, metrics), an inspect_ai
 ``.eval`` archive (zstandard members, ``summaries.json`` as inspect_ai
-writes), a HELM run folder and an AlpacaEval annotations file, then times
-each reader. Reports samples per second (one sample = one logged
+writes), a HELM run folder, an AlpacaEval annotations file and a lighteval
+details table (parquet; skipped without pyarrow), then times each reader.
+Reports samples per second (one sample = one logged
 document/instance/annotation, whatever its number of metrics), per second
 of wall time and of the process's CPU time (the latter less sensitive to
-other load on the machine).
+other load on the machine), and the CPU time of the parsing alone (the
+stdlib ``json.loads`` of the files, lines or members the reader must parse;
+``pyarrow.parquet.read_table`` of the whole table): the bound of a reader
+that builds its table in Python from the parsed JSON.
 
 Run: ``python benchmarks/bench_readers.py [n_samples]`` (default 200,000).
 """
@@ -18,12 +22,19 @@ import struct
 import sys
 import tempfile
 import time
+import zipfile
 import zlib
 from pathlib import Path
 
 import zstandard
 
-from sklearn_eval.io import read_alpaca_eval, read_helm, read_inspect, read_lm_eval
+from sklearn_eval.io import (
+    read_alpaca_eval,
+    read_helm,
+    read_inspect,
+    read_leaderboard_details,
+    read_lm_eval,
+)
 
 STAMP = "2026-01-01T00-00-00.000000"
 
@@ -128,6 +139,54 @@ def write_alpaca(folder, n):
     return path.parent
 
 
+def write_details(folder, n):
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    run = folder / "details" / "details" / "org" / "m" / STAMP
+    run.mkdir(parents=True)
+    pq.write_table(pa.Table.from_pylist([
+        {"example": f"Question {k}: which is right?", "full_prompt": "x" * 200,
+         "predictions": [-0.5, -0.7], "gold": [str(k % 2)], "choices": ["a", "b"],
+         "gold_index": [k % 2], "metrics": {"acc": k % 2, "acc_norm": 1}}
+        for k in range(n)
+    ]), run / f"details_lb|mcq|0_{STAMP}.parquet")
+    return run.parent.parent.parent
+
+
+def parse_only(name, path):
+    """CPU seconds of the parsing alone (what the reader cannot avoid)."""
+    start = time.process_time()
+    if name == "read_lm_eval":
+        for file in path.rglob("samples_*.jsonl"):
+            with open(file, "rb") as handle:
+                for line in handle:
+                    json.loads(line)
+    elif name == "read_inspect":
+        for file in path.rglob("*.eval"):
+            with zipfile.ZipFile(file) as archive:
+                info = archive.getinfo("summaries.json")
+            with open(file, "rb") as handle:
+                handle.seek(info.header_offset)
+                head = handle.read(30)
+                skip = sum(struct.unpack("<HH", head[26:30]))
+                handle.seek(info.header_offset + 30 + skip)
+                json.loads(zstandard.ZstdDecompressor().decompress(
+                    handle.read(info.compress_size), max_output_size=info.file_size))
+    elif name == "read_helm":
+        for file in path.rglob("per_instance_stats.json"):
+            json.loads(file.read_bytes())
+    elif name == "read_alpaca_eval":
+        for file in path.rglob("annotations.json"):
+            json.loads(file.read_bytes())
+    else:
+        import pyarrow.parquet as pq
+
+        for file in path.rglob("*.parquet"):
+            pq.read_table(file, columns=["metrics", "gold", "example"])
+    return time.process_time() - start
+
+
 def main(n=200_000):
     with tempfile.TemporaryDirectory() as tmp:
         folder = Path(tmp)
@@ -137,8 +196,16 @@ def main(n=200_000):
             ("read_helm", read_helm, write_helm),
             ("read_alpaca_eval", read_alpaca_eval, write_alpaca),
         ]
-        print(f"{'reader':<18} {'samples':>9} {'rows':>9} {'wall s':>8} "
-              f"{'samples/s':>10} {'cpu s':>7} {'samples/cpu s':>14}")
+        try:
+            import pyarrow  # noqa: F401
+        except ImportError:
+            print("pyarrow not installed: read_leaderboard_details not timed")
+        else:
+            cases.append(("read_leaderboard_details", read_leaderboard_details,
+                          write_details))
+        print(f"{'reader':<24} {'samples':>9} {'rows':>9} {'wall s':>8} "
+              f"{'samples/s':>10} {'cpu s':>7} {'samples/cpu s':>14} "
+              f"{'parse-only samples/cpu s':>25}")
         for name, read, write in cases:
             path = write(folder, n)
             size = sum(p.stat().st_size for p in path.rglob("*") if p.is_file())
@@ -146,9 +213,10 @@ def main(n=200_000):
             long = read(path)
             seconds = time.perf_counter() - start
             cpu = time.process_time() - cpu
-            print(f"{name:<18} {n:>9,} {len(long):>9,} {seconds:>8.2f} "
-                  f"{n / seconds:>10,.0f} {cpu:>7.2f} {n / cpu:>14,.0f}"
-                  f"   ({size / 1e6:.0f} MB)")
+            bound = parse_only(name, path)
+            print(f"{name:<24} {n:>9,} {len(long):>9,} {seconds:>8.2f} "
+                  f"{n / seconds:>10,.0f} {cpu:>7.2f} {n / cpu:>14,.0f} "
+                  f"{n / bound:>25,.0f}   ({size / 1e6:.0f} MB)")
 
 
 if __name__ == "__main__":

@@ -3,6 +3,7 @@
 import math
 import warnings
 
+import numpy as np
 import pandas as pd
 
 from ._files import input_files, read_json
@@ -61,6 +62,60 @@ def _rows(path, annotations, skipped):
             _preference(record["preference"], where),
             first, 2, len(output_2), len(output_1), path.name,
         )
+
+
+_COLUMNS = [*LONG_COLUMNS, *JUDGED_COLUMNS, "file"]
+
+
+def _fast_columns(path, annotations, skipped):
+    """The columns of a file's annotations, field by field; None when unusual.
+
+    The common case (every annotation an object with the fields, text
+    outputs, numeric preferences in [1, 2] or 0) is read column by column;
+    anything else (a missing field, a missing or odd preference) returns
+    None and the file is read annotation by annotation, which names it.
+    """
+    if not isinstance(annotations, list) or not annotations:
+        return None
+    try:
+        first = [r["generator_1"] for r in annotations]
+        second = [r["generator_2"] for r in annotations]
+        output_1 = [r["output_1"] for r in annotations]
+        output_2 = [r["output_2"] for r in annotations]
+        instruction = [r["instruction"] for r in annotations]
+        preference = [r["preference"] for r in annotations]
+        dataset = [r.get("dataset") or "alpaca_eval" for r in annotations]
+        annotator = [r.get("annotator") or "preference" for r in annotations]
+    except (KeyError, TypeError, AttributeError):
+        return None
+    if not (all(type(o) is str for o in output_1)
+            and all(type(o) is str for o in output_2)
+            and all(type(p) is float or type(p) is int for p in preference)):
+        return None
+    score = np.asarray(preference, dtype=np.float64)
+    if not (((score >= 1) & (score <= 2)) | (score == 0)).all():
+        return None
+    score = np.where(score == 0, 0.5, score - 1.0)
+    keep = np.array([a != b for a, b in zip(first, second, strict=True)])
+    if not keep.all():  # the reference judged against itself
+        skipped.extend(a for a, k in zip(first, keep, strict=True) if not k)
+    n = int(keep.sum())
+
+    def kept(values):
+        column = np.empty(len(values), dtype=object)
+        column[:] = values
+        return column[keep]
+
+    return pd.DataFrame({
+        "model": kept(second), "task": kept(dataset), "item": kept(instruction),
+        "epoch": np.ones(n, dtype=np.int64), "metric": kept(annotator),
+        "score": score[keep], "opponent": kept(first),
+        "position": np.full(n, 2, dtype=np.int64),
+        "length": np.fromiter(map(len, output_2), np.int64, len(output_2))[keep],
+        "opponent_length": np.fromiter(map(len, output_1), np.int64,
+                                       len(output_1))[keep],
+        "file": np.full(n, path.name, dtype=object),
+    })
 
 
 def read_alpaca_eval(path):
@@ -122,9 +177,14 @@ def read_alpaca_eval(path):
     files = input_files(
         path, lambda p: p.name == "annotations.json", "AlpacaEval annotations.json"
     )
-    rows, skipped = [], []
+    parts, skipped = [], []
     for file in files:
-        rows.extend(_rows(file, read_json(file, "annotations file"), skipped))
+        annotations = read_json(file, "annotations file")
+        part = _fast_columns(file, annotations, skipped)
+        if part is None:
+            part = pd.DataFrame(list(_rows(file, annotations, skipped)),
+                                columns=_COLUMNS)
+        parts.append(part)
     if skipped:
         warnings.warn(
             f"{len(skipped)} annotation(s) compare a generator with itself "
@@ -132,7 +192,7 @@ def read_alpaca_eval(path):
             UserWarning,
             stacklevel=2,
         )
-    if not rows:
+    long = pd.concat(parts, ignore_index=True)
+    if len(long) == 0:
         raise ValueError(f"{path}: no annotation compares two generators")
-    columns = [*LONG_COLUMNS, *JUDGED_COLUMNS, "file"]
-    return check_long_table(pd.DataFrame(rows, columns=columns))
+    return check_long_table(long)

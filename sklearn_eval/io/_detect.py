@@ -3,6 +3,7 @@
 from pathlib import Path
 
 from ._alpaca import read_alpaca_eval
+from ._details import is_details_file, read_leaderboard_details
 from ._helm import read_helm
 from ._inspect import read_inspect
 from ._lm_eval import read_lm_eval
@@ -15,6 +16,7 @@ TOOLS = {
     "inspect": read_inspect,
     "helm": read_helm,
     "alpaca_eval": read_alpaca_eval,
+    "leaderboard_details": read_leaderboard_details,
 }
 
 
@@ -33,12 +35,24 @@ def _json_kind(path):
     return None
 
 
+def _results_tool(path):
+    """lighteval's results file (``config_general`` first), else lm-eval's."""
+    try:
+        with open(path, "rb") as handle:
+            head = handle.read(4096)
+    except OSError:
+        return "lm_eval"
+    return "leaderboard_details" if b'"config_general"' in head else "lm_eval"
+
+
 def _file_tool(path):
     name = path.name
     if path.suffix == ".eval":
         return "inspect"
+    if path.suffix == ".parquet":
+        return "leaderboard_details" if is_details_file(path) else None
     if name.startswith("results_") and path.suffix == ".json":
-        return "lm_eval"
+        return _results_tool(path)
     if name == "annotations.json":
         return "alpaca_eval"
     if name in ("run_spec.json", "per_instance_stats.json"):
@@ -55,7 +69,9 @@ def detect_tool(path):
 
     Looks at names first (``results_*.json``: lm-evaluation-harness;
     ``.eval``: inspect_ai; ``run_spec.json``: HELM; ``annotations.json``:
-    AlpacaEval), then at the start of other JSON files (an inspect_ai JSON
+    AlpacaEval; ``details_*.parquet``, ``samples_*.parquet`` and lighteval's
+    ``results_*.json``: Open LLM Leaderboard style details tables), then at
+    the start of other JSON files (an inspect_ai JSON
     log, a list of pairwise annotations). A folder is searched recursively
     for the tools' files, except that the ``samples_*.jsonl`` and
     per-instance files of lm-evaluation-harness and HELM go with their runs.
@@ -67,7 +83,7 @@ def detect_tool(path):
 
     Returns
     -------
-    {"lm_eval", "inspect", "helm", "alpaca_eval"} or None
+    {"lm_eval", "inspect", "helm", "alpaca_eval", "leaderboard_details"} or None
         None for anything else (e.g. a CSV file).
 
     Raises
@@ -89,7 +105,9 @@ def detect_tool(path):
         return _file_tool(path) if path.is_file() else None
     found = {}
     for file in sorted(path.rglob("*")):
-        if not file.is_file() or file.name.startswith("samples_"):
+        if not file.is_file() or (
+            file.name.startswith("samples_") and file.suffix == ".jsonl"
+        ):
             continue
         tool = _file_tool(file)
         if tool is not None:
@@ -110,15 +128,18 @@ def read_results(path, tool=None):
     ----------
     path : str or path-like
         A file or folder of lm-evaluation-harness, inspect_ai, HELM or
-        AlpacaEval output.
-    tool : {"lm_eval", "inspect", "helm", "alpaca_eval"} or None, default=None
-        The tool; detected with :func:`detect_tool` when None.
+        AlpacaEval output, or of parquet details tables.
+    tool : str or None, default=None
+        The tool (``"lm_eval"``, ``"inspect"``, ``"helm"``, ``"alpaca_eval"``
+        or ``"leaderboard_details"``); detected with :func:`detect_tool` when
+        None.
 
     Returns
     -------
     DataFrame
         The long table of the tool's reader (:func:`read_lm_eval`,
-        :func:`read_inspect`, :func:`read_helm` or :func:`read_alpaca_eval`).
+        :func:`read_inspect`, :func:`read_helm`, :func:`read_alpaca_eval` or
+        :func:`read_leaderboard_details`).
 
     Raises
     ------

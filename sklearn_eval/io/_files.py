@@ -2,9 +2,14 @@
 
 import json
 import math
+import warnings
 from pathlib import Path
 
-__all__ = ["claim_run", "input_files", "read_json", "score_of"]
+import pandas as pd
+
+from ._long import check_long_table
+
+__all__ = ["claim_run", "input_files", "long_table", "read_json", "score_of"]
 
 
 def input_files(path, accept, what):
@@ -58,3 +63,22 @@ def score_of(value, where):
         f"{where}: the score {value!r} is not a number; the reader takes "
         "scores as logged and cannot convert it."
     )
+
+
+def long_table(parts, skipped, columns, empty):
+    """The reader's long table from its parts, the metrics it left out warned of.
+
+    ``skipped`` names the ``"<task>:<metric>"`` whose per-sample values are
+    not numbers (the parts of a corpus-level metric); ``empty`` is the error
+    when no part has a score.
+    """
+    if skipped:
+        warnings.warn(
+            f"metric(s) {sorted(skipped)} have no per-sample score (the parts "
+            "of a corpus-level metric); they are left out.",
+            UserWarning,
+            stacklevel=3,
+        )
+    if not parts:
+        raise ValueError(empty)
+    return check_long_table(pd.concat(parts, ignore_index=True)[columns])

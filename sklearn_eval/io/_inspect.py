@@ -119,6 +119,75 @@ def _sample_rows(sample, model, task, path):
                    logged.get("answer"))
 
 
+_COLUMNS = [*LONG_COLUMNS, "target", "answer"]
+
+
+def _fast_columns(samples, model, task):
+    """The columns of a list of samples, scorer by scorer; None when unusual.
+
+    The common case (every sample scored by the same scorers, each value a
+    number or one of the letters C/I/P/N, the target text) is read field by
+    field; anything else returns None and the samples are read one by one,
+    which names a problem. Rows are sample by sample, the scorers in order.
+    """
+    try:
+        ids = [sample["id"] for sample in samples]
+        epochs = [sample["epoch"] for sample in samples]
+        scores = [sample["scores"] for sample in samples]
+        targets = [sample.get("target") for sample in samples]
+    except (KeyError, TypeError, AttributeError):
+        return None
+    if not samples or type(scores[0]) is not dict or not scores[0]:
+        return None
+    scorers = list(scores[0])
+    if not all(type(x) is dict and len(x) == len(scorers) for x in scores):
+        return None
+    values, answers = [], []
+    try:
+        for scorer in scorers:
+            logged = [x[scorer] for x in scores]
+            raw = [entry["value"] for entry in logged]
+            answers.append([entry.get("answer") for entry in logged])
+            if all(type(v) is float or type(v) is int for v in raw):
+                values.append([float(v) for v in raw])
+            elif all(type(v) is str and v in _LETTERS for v in raw):
+                values.append([_LETTERS[v] for v in raw])
+            else:
+                return None
+    except (KeyError, TypeError, AttributeError):
+        return None
+    if not all(type(t) is str for t in targets):
+        targets = [" | ".join(map(str, t)) if isinstance(t, list) else t
+                   for t in targets]
+    m = len(scorers)
+    if m == 1:
+        return {"model": model, "task": task, "item": ids, "epoch": epochs,
+                "metric": scorers[0], "score": values[0], "target": targets,
+                "answer": answers[0]}
+
+    def repeat(column):
+        return [x for x in column for _ in range(m)]
+
+    return {"model": model, "task": task, "item": repeat(ids),
+            "epoch": repeat(epochs), "metric": scorers * len(ids),
+            "score": [v for row in zip(*values, strict=True) for v in row],
+            "target": repeat(targets),
+            "answer": [a for row in zip(*answers, strict=True) for a in row]}
+
+
+def _frame(samples, model, task, path):
+    """The long table of a log's samples, and their number."""
+    columns = _fast_columns(samples, model, task) if isinstance(samples, list) \
+        else None
+    if columns is not None:
+        return pd.DataFrame(columns)[_COLUMNS], len(samples)
+    rows, n_samples = [], 0
+    for sample in samples:
+        rows.extend(_sample_rows(sample, model, task, path))
+        n_samples += 1
+    return pd.DataFrame(rows, columns=_COLUMNS), n_samples
+
+
 def _read_eval(path):
     try:
         archive = zipfile.ZipFile(path)
@@ -147,11 +216,8 @@ def _read_eval(path):
                 _member_json(archive, path, n) for n in names
                 if n.startswith("samples/")
             )
-        rows, n_samples = [], 0
-        for sample in samples:
-            rows.extend(_sample_rows(sample, model, task, path))
-            n_samples += 1
-    return rows, n_samples, status
+        frame, n_samples = _frame(samples, model, task, path)
+    return frame, n_samples, status
 
 
 def _read_json(path):
@@ -164,10 +230,8 @@ def _read_json(path):
         raise ValueError(f"{path}: not an inspect_ai log (top level is not an object)")
     model, task, status = _header_fields(log, path)
     samples = log.get("samples") or []
-    rows = []
-    for sample in samples:
-        rows.extend(_sample_rows(sample, model, task, path))
-    return rows, len(samples), status
+    frame, n_samples = _frame(samples, model, task, path)
+    return frame, n_samples, status
 
 
 def read_inspect(path):
@@ -235,7 +299,7 @@ def read_inspect(path):
         files = [path]
     else:
         raise ValueError(f"{path}: no such file or folder")
-    rows = []
+    parts = []
     for file in files:
         if file.suffix not in (".eval", ".json"):
             raise ValueError(f"{file}: not an inspect_ai log (.eval or .json)")
@@ -250,7 +314,5 @@ def read_inspect(path):
                 UserWarning,
                 stacklevel=2,
             )
-        name = (file.name,)
-        rows.extend(row + name for row in found)
-    columns = [*LONG_COLUMNS, "target", "answer", "log"]
-    return check_long_table(pd.DataFrame(rows, columns=columns))
+        parts.append(found.assign(log=file.name))
+    return check_long_table(pd.concat(parts, ignore_index=True))

@@ -7,8 +7,8 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from ._files import claim_run, input_files, read_json, score_of
-from ._long import LONG_COLUMNS, check_long_table
+from ._files import claim_run, input_files, long_table, read_json, score_of
+from ._long import LONG_COLUMNS
 
 __all__ = ["read_lm_eval"]
 
@@ -316,13 +316,5 @@ def read_lm_eval(path):
                     "task versions are not comparable item by item"
                 )
         parts.extend(found)
-    if skipped:
-        warnings.warn(
-            f"metric(s) {sorted(skipped)} have no per-sample score (the parts "
-            "of a corpus-level metric); they are left out.",
-            UserWarning,
-            stacklevel=2,
-        )
-    if not parts:
-        raise ValueError(f"{path}: no per-sample score in the runs")
-    return check_long_table(pd.concat(parts, ignore_index=True)[_COLUMNS])
+    return long_table(parts, skipped, _COLUMNS,
+                      f"{path}: no per-sample score in the runs")

@@ -17,6 +17,7 @@ from sklearn_eval.io import (
     read_alpaca_eval,
     read_helm,
     read_inspect,
+    read_leaderboard_details,
     read_lm_eval,
     read_results,
 )
@@ -28,6 +29,10 @@ CASES = [
     ("inspect", DATA / "inspect" / "json", read_inspect),
     ("helm", DATA / "helm", read_helm),
     ("alpaca_eval", DATA / "alpaca_eval" / "results" / "alpaca-7b", read_alpaca_eval),
+    ("leaderboard_details", DATA / "leaderboard_details" / "v1",
+     read_leaderboard_details),
+    ("leaderboard_details", DATA / "leaderboard_details" / "v2",
+     read_leaderboard_details),
 ]
 
 
@@ -37,7 +42,7 @@ def test_folders_and_their_files_are_detected_and_read(tool, folder, reader):
     pd.testing.assert_frame_equal(read_results(folder), reader(folder))
     pd.testing.assert_frame_equal(read_results(folder, tool=tool), reader(folder))
     for file in folder.rglob("*"):
-        if file.is_file() and file.suffix in (".json", ".eval"):
+        if file.is_file() and file.suffix in (".json", ".eval", ".parquet"):
             assert detect_tool(file) == tool, file
 
 
