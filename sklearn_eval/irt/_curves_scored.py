@@ -36,6 +36,7 @@ from ._binary_models import log_tables
 from ._continuous import CONTINUOUS_MODELS
 from ._continuous_models import _GH_W, _GH_X, MODELS, trigamma
 from ._graded import GRADED_MODELS, _grm_bounds, _linear, log_probabilities
+from ._graded_fit import _code, _name
 from ._information import _finite_theta
 
 SCORED_MODELS = GRADED_MODELS + CONTINUOUS_MODELS
@@ -219,7 +220,8 @@ class ScoredCurvesMixin:
         responses : array-like of float of shape (n_cells,) or (n_agents, \
 n_columns)
             The responses: 0/1 (binary), category codes (GRM, GPCM) or scores
-            in [0, 1] (continuous; exact 0 and 1 moved by ``score_clip``).
+            in [0, 1] (continuous; exact 0 and 1 moved by ``score_clip``, as
+            in fit).
 
         Returns
         -------
@@ -267,8 +269,9 @@ n_columns)
         elif self.model in CONTINUOUS_MODELS:
             spec = MODELS[self.model]
             c0, A, B = spec.tables(params, theta)
-            t1, t2, h = spec.statistics(np.clip(x, self.score_clip,
-                                                1.0 - self.score_clip))
+            exact = (x == 0.0) | (x == 1.0)  # moved as in fit (score_clip)
+            x = np.where(exact, np.clip(x, self.score_clip, 1 - self.score_clip), x)
+            t1, t2, h = spec.statistics(x)
             out[used] = (c0[:, kept] + A[:, kept] * t1 + B[:, kept] * t2 + h).T
         else:
             log_p, log_q = log_tables(params, theta)
@@ -361,7 +364,7 @@ n_columns)
             c = int(np.flatnonzero(bad)[0])
             raise ValueError(
                 f"model={self.model!r} takes {kind}: item "
-                f"{self.tasks_[items[c]]!r} has {responses[c]!r}.")
+                f"{_name(self.tasks_[items[c]])!r} has {_code(responses[c])!r}.")
         return items, responses
 
     def _category_index(self, items, codes):
@@ -376,8 +379,8 @@ n_columns)
             if not ok.all():
                 value = codes[here][~ok][0]
                 raise ValueError(
-                    f"IRT(model={self.model!r}): item {self.tasks_[j]!r} has "
-                    f"category {value!r}, which it never had in fit "
+                    f"IRT(model={self.model!r}): item {_name(self.tasks_[j])!r} "
+                    f"has category {_code(value)!r}, which it never had in fit "
                     f"(categories {known.tolist()}).")
             out[here] = found
         return out
