@@ -308,3 +308,14 @@ def test_a_response_matrix_sums_its_rows_cells(fitted):
     columns = fitted["beta"].response_log_likelihood(THETA, [2, 5], X[:, [2, 5]])
     assert_allclose(columns, fitted["beta"].response_log_likelihood(
         THETA, None, np.where(np.isin(np.arange(8), [2, 5]), X, np.nan)))
+
+
+def test_compare_models_has_no_binary_misfit_count_for_other_models():
+    from sklearn_eval.irt import compare_models
+
+    X = _graded(150, 6, seed=8)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        table = compare_models(X, models=["GRM", "GPCM"], cv=2, random_state=0)
+    assert table["n_misfit_items"].isna().all()
+    assert np.isfinite(table["heldout_loglik_per_response"]).all()
