@@ -11,27 +11,10 @@ import numpy as np
 import pytest
 from numpy.testing import assert_allclose
 from scipy import sparse
-from scipy.special import expit
 from sklearn.frozen import FrozenEstimator
 
 from sklearn_eval.irt import IRT, AdaptiveTester, GeneralityScorer
-
-
-def _graded(n, J, seed, K=4):
-    rng = np.random.default_rng(seed)
-    theta = rng.normal(size=n)
-    a = rng.uniform(0.8, 2.0, J)
-    b = np.sort(rng.normal(size=(J, K - 1)), axis=1)
-    P = expit(a[None, :, None] * (theta[:, None, None] - b[None]))
-    return (rng.random((n, J, 1)) < P).sum(axis=2).astype(float)
-
-
-def _continuous(n, J, seed, precision=15.0):
-    rng = np.random.default_rng(seed)
-    theta = rng.normal(size=n)
-    a, b = rng.uniform(0.8, 2.0, J), rng.normal(size=J)
-    mu = expit(a * (theta[:, None] - b))
-    return rng.beta(mu * precision, (1 - mu) * precision)
+from tests.irt.simulate import simulate_graded, simulate_scores
 
 
 def _quiet(function, *args, **kwargs):
@@ -44,7 +27,8 @@ def _quiet(function, *args, **kwargs):
 def calibrated():
     # calibrated on all rows (a held-out row may use a category the
     # calibration never saw); the last 100 are tested
-    graded, scores = _graded(400, 30, seed=0), _continuous(300, 20, seed=1)
+    graded = simulate_graded(400, 30, seed=0)
+    scores = simulate_scores(300, 20, seed=1, precision=15.0)
     return {
         "GPCM": (graded, _quiet(IRT(model="GPCM").fit, graded)),
         "beta": (scores, _quiet(IRT(model="beta", n_quadrature=121).fit, scores)),
@@ -106,7 +90,7 @@ def test_adaptive_refuses_an_unknown_category_and_several_factors(calibrated):
 
 @pytest.mark.parametrize("model", ["GRM", "GPCM"])
 def test_generality_location_is_where_the_expected_score_is_one_half(model):
-    X = _graded(300, 20, seed=3)
+    X = simulate_graded(300, 20, seed=3)
     scorer = _quiet(GeneralityScorer(difficulty=IRT(model=model), bins=4).fit, X)
     irt = scorer.difficulty_model_
     at = irt.expected_score(scorer.difficulty_)
@@ -124,7 +108,7 @@ def test_generality_location_is_where_the_expected_score_is_one_half(model):
 
 
 def test_generality_with_a_continuous_model_uses_its_midpoint():
-    X = _continuous(150, 12, seed=4)
+    X = simulate_scores(150, 12, seed=4, precision=15.0)
     scorer = _quiet(GeneralityScorer(difficulty=IRT(model="beta", n_quadrature=121),
                                    bins=4).fit, X)
     # the Beta mean expit(a (theta - b)) is 0.5 at the difficulty b

@@ -20,29 +20,9 @@ from scipy.special import betaln, expit, log_expit, logit
 
 from sklearn_eval.irt import IRT
 from sklearn_eval.irt._curves_scored import scored_information
+from tests.irt.simulate import simulate_graded, simulate_scores
 
 THETA = np.linspace(-3.0, 3.0, 13)
-
-
-def _graded(n=300, J=8, K=4, seed=0, missing=0.0):
-    rng = np.random.default_rng(seed)
-    theta = rng.normal(size=n)
-    a = rng.uniform(0.8, 2.0, J)
-    b = np.sort(rng.normal(size=(J, K - 1)), axis=1)
-    P = expit(a[None, :, None] * (theta[:, None, None] - b[None]))
-    X = (rng.random((n, J, 1)) < P).sum(axis=2).astype(float)
-    X[rng.random(X.shape) < missing] = np.nan
-    return X
-
-
-def _continuous(n=300, J=8, seed=0, precision=20.0, missing=0.0):
-    rng = np.random.default_rng(seed)
-    theta = rng.normal(size=n)
-    a, b = rng.uniform(0.8, 2.0, J), rng.normal(size=J)
-    mu = expit(a * (theta[:, None] - b))
-    X = rng.beta(mu * precision, (1 - mu) * precision)
-    X[rng.random(X.shape) < missing] = np.nan
-    return X
 
 
 def _fit(model, X):
@@ -53,9 +33,10 @@ def _fit(model, X):
 
 @pytest.fixture(scope="module")
 def fitted():
-    return {"GRM": _fit("GRM", _graded()), "GPCM": _fit("GPCM", _graded(seed=1)),
-            "beta": _fit("beta", _continuous()),
-            "logit-normal": _fit("logit-normal", _continuous(seed=1))}
+    return {"GRM": _fit("GRM", simulate_graded(300, 8)),
+            "GPCM": _fit("GPCM", simulate_graded(300, 8, seed=1)),
+            "beta": _fit("beta", simulate_scores(300, 8)),
+            "logit-normal": _fit("logit-normal", simulate_scores(300, 8, seed=1))}
 
 
 # ------------------------------------------------ independent formulas
@@ -201,7 +182,7 @@ def test_continuous_expected_score_and_variance(fitted):
 def test_graded_response_log_likelihood_is_the_category_probability(fitted):
     for model in ("GRM", "GPCM"):
         irt = fitted[model]
-        X = _graded(20, 8, seed=5)
+        X = simulate_graded(20, 8, seed=5)
         rows, cols = np.nonzero(~np.isnan(X))
         table = irt.response_log_likelihood(THETA, cols, X[rows, cols])
         P = _category_probabilities(model, irt, THETA)
@@ -211,7 +192,7 @@ def test_graded_response_log_likelihood_is_the_category_probability(fitted):
 
 
 def test_continuous_response_log_likelihood_is_the_density(fitted):
-    X = _continuous(20, 8, seed=5)
+    X = simulate_scores(20, 8, seed=5)
     rows, cols = np.nonzero(~np.isnan(X))
     x = X[rows, cols]
     x[:3] = [0.0, 1.0, 0.5]
@@ -237,11 +218,11 @@ def test_continuous_response_log_likelihood_is_the_density(fitted):
 def test_posterior_from_the_response_likelihoods_is_the_models_own(fitted, model):
     # the EAP ability from the summed table on the fitted grid equals transform
     if model == "3PL":
-        X = (np.nan_to_num(_graded(300, 8, seed=2), nan=0) >= 2).astype(float)
+        X = (np.nan_to_num(simulate_graded(300, 8, seed=2), nan=0) >= 2).astype(float)
         irt = _fit(model, X)
     else:
         irt = fitted[model]
-        X = (_graded if model in ("GRM", "GPCM") else _continuous)(
+        X = (simulate_graded if model in ("GRM", "GPCM") else simulate_scores)(
             30, 8, seed=7, missing=0.2)
     nodes = irt.quadrature_nodes_
     table = irt.response_log_likelihood(nodes, None, X[:30])
@@ -256,7 +237,7 @@ def test_posterior_from_the_response_likelihoods_is_the_models_own(fitted, model
 def test_item_scores_of_graded_codes(fitted):
     irt = fitted["GRM"]
     top = np.array([c[-1] for c in irt.categories_], dtype=float)
-    X = _graded(10, 8, seed=3, missing=0.3)
+    X = simulate_graded(10, 8, seed=3, missing=0.3)
     scores = irt.item_scores(None, X)
     assert_allclose(scores, X / top, equal_nan=True)
     assert_allclose(irt.item_scores(np.array([1, 2]), X[:2, 1:3]),
@@ -286,7 +267,7 @@ def test_several_factors_are_refused_naming_n_factors():
 
 
 def test_left_out_items_carry_nothing():
-    X = _graded(200, 6, seed=4)
+    X = simulate_graded(200, 6, seed=4)
     X[:, 5] = 2.0  # one category: left out, scores 1
     X[:, 4] = 0.0  # one category 0: scores 0
     irt = _fit("GPCM", X)
@@ -299,7 +280,7 @@ def test_left_out_items_carry_nothing():
 
 
 def test_a_response_matrix_sums_its_rows_cells(fitted):
-    X = _continuous(25, 8, seed=9, missing=0.3)
+    X = simulate_scores(25, 8, seed=9, missing=0.3)
     rows, cols = np.nonzero(~np.isnan(X))
     by_row = fitted["beta"].response_log_likelihood(THETA, None, X)
     by_cell = fitted["beta"].response_log_likelihood(THETA, cols, X[rows, cols])
@@ -313,7 +294,7 @@ def test_a_response_matrix_sums_its_rows_cells(fitted):
 def test_compare_models_has_no_binary_misfit_count_for_other_models():
     from sklearn_eval.irt import compare_models
 
-    X = _graded(150, 6, seed=8)
+    X = simulate_graded(150, 6, seed=8)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         table = compare_models(X, models=["GRM", "GPCM"], cv=2, random_state=0)

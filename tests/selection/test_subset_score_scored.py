@@ -9,28 +9,11 @@ import warnings
 
 import numpy as np
 import pytest
-from scipy.special import expit
 from sklearn.frozen import FrozenEstimator
 
 from sklearn_eval.irt import IRT
 from sklearn_eval.selection import SubsetScoreEstimator
-
-
-def _graded(n, J, seed, K=4):
-    rng = np.random.default_rng(seed)
-    theta = rng.normal(size=n)
-    a = rng.uniform(0.8, 2.0, J)
-    b = np.sort(rng.normal(size=(J, K - 1)), axis=1)
-    P = expit(a[None, :, None] * (theta[:, None, None] - b[None]))
-    return (rng.random((n, J, 1)) < P).sum(axis=2).astype(float)
-
-
-def _continuous(n, J, seed, precision=15.0):
-    rng = np.random.default_rng(seed)
-    theta = rng.normal(size=n)
-    a, b = rng.uniform(0.8, 2.0, J), rng.normal(size=J)
-    mu = expit(a * (theta[:, None] - b))
-    return rng.beta(mu * precision, (1 - mu) * precision)
+from tests.irt.simulate import simulate_graded, simulate_scores
 
 
 def _quiet(function, *args, **kwargs):
@@ -40,10 +23,11 @@ def _quiet(function, *args, **kwargs):
 
 
 @pytest.mark.slow  # calibrates the models (~10 s each)
-@pytest.mark.parametrize("model, data", [("GRM", _graded), ("beta", _continuous)])
+@pytest.mark.parametrize("model, data", [("GRM", simulate_graded),
+                                         ("beta", simulate_scores)])
 @pytest.mark.parametrize("seed", [0, 1])
 def test_irt_estimate_beats_the_mean_of_random_items(model, data, seed):
-    X = data(500, 40, seed)
+    X = data(500, 40, seed=seed)
     irt = _quiet(IRT(model=model, n_quadrature=121).fit, X)
     train, test = X[:400], X[400:]
     est = _quiet(SubsetScoreEstimator(n_items=15, selection="random", method="irt",
@@ -61,7 +45,7 @@ def test_irt_estimate_beats_the_mean_of_random_items(model, data, seed):
 
 
 def test_scored_features_follow_the_models_curves():
-    X = _graded(200, 12, seed=3)
+    X = simulate_graded(200, 12, seed=3)
     irt = _quiet(IRT(model="GPCM").fit, X)
     est = _quiet(SubsetScoreEstimator(n_items=4, selection="information",
                                       method="irt", irt=FrozenEstimator(irt),
@@ -82,7 +66,7 @@ def test_scored_features_follow_the_models_curves():
 
 
 def test_scored_calibration_errors():
-    X = _graded(100, 8, seed=4)
+    X = simulate_graded(100, 8, seed=4)
     irt = _quiet(IRT(model="GRM").fit, X)
     est = _quiet(SubsetScoreEstimator(n_items=3, selection="random", method="irt",
                                       irt=FrozenEstimator(irt), random_state=0).fit,
