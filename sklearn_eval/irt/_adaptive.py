@@ -76,8 +76,10 @@ class AdaptiveTester(FitTemplateMixin, BaseEstimator):
         :class:`IRT` with ``model`` in 1PL-4PL: the items' information then
         includes their asymptotes, and a multiple-choice benchmark's guessing
         floor no longer makes hard items look informative at low ability);
-        another family plugs in through ``icc``, ``expected_score`` and
-        ``item_information`` (as :class:`IRT` has them). None calibrates
+        graded (GRM, GPCM) and continuous (beta, logit-normal) models make
+        the estimate a mean item score on [0, 1] (see the User Guide,
+        :ref:`efficient_evaluation_scored`); models with ``n_factors > 1``
+        are refused. None calibrates
         ``IRT2PL(model="1PL")`` on the
         ``X`` given to :meth:`fit` (one shared discrimination: on fine-tunes
         of one base model, free discriminations over-fit the items that
@@ -171,7 +173,9 @@ class AdaptiveTester(FitTemplateMixin, BaseEstimator):
         Parameters
         ----------
         X : array-like or DataFrame of shape (n_models, n_items) or None
-            0/1 responses of a calibration population (NaN = not run).
+            0/1 responses of a calibration population (NaN = not run);
+            category codes or scores in [0, 1] for a graded or continuous
+            ``irt``.
             None uses ``irt`` as it is; it must then be fitted.
         y : None
             Ignored.

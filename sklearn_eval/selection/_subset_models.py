@@ -30,10 +30,21 @@ from sklearn.linear_model import RidgeCV
 
 from ..utils._logistic import four_pl_information
 
-__all__ = ["ESTIMATORS", "FittedEstimate", "ItemBank", "conformal_halfwidth"]
+__all__ = ["ESTIMATORS", "FittedEstimate", "ItemBank", "conformal_halfwidth",
+           "is_scored"]
 
 ESTIMATORS = ("mean", "irt", "gp-irt", "regression")
 _PROBABILITY_FLOOR = 1e-12
+
+
+# item response models whose responses are category codes or scores in [0, 1]
+# (the calibration checks them); the others take 0/1 responses
+_SCORED_MODELS = ("GRM", "GPCM", "beta", "logit-normal")
+
+
+def is_scored(irt):
+    """Whether ``irt`` is a graded or continuous IRT (item scores on [0, 1])."""
+    return getattr(irt, "model", None) in _SCORED_MODELS
 
 
 def default_regressor():

@@ -34,6 +34,7 @@ from ._subset_models import (
     FittedEstimate,
     ItemBank,
     conformal_halfwidth,
+    is_scored,
 )
 from ._subset_select import (
     SELECTIONS,
@@ -53,15 +54,6 @@ AUTO_SELECTIONS = ("stratified", "predictive")
 _POSTERIOR_MIN_COVERAGE = 0.9
 _CHECK_LEVEL = 0.95
 _FEW_MODELS = 10
-# item response models whose responses are category codes or scores in [0, 1]
-# (the calibration checks them); the others take 0/1 responses
-_SCORED_MODELS = ("GRM", "GPCM", "beta", "logit-normal")
-
-
-def _is_scored(irt):
-    return getattr(irt, "model", None) in _SCORED_MODELS
-
-
 def _validate_responses(X, name="X", *, binary=True):
     checked = check_result_matrix(X, allow_nan=True, name=name)
     if binary:
@@ -164,8 +156,10 @@ class SubsetScoreEstimator(SelectorMixin, FitTemplateMixin, BaseEstimator):
         Item response model: :class:`~sklearn_eval.irt.IRT2PL` or
         :class:`~sklearn_eval.irt.IRT` with ``model`` in 1PL-4PL (with
         asymptotes, the p-IRT estimate and the item information use the
-        3PL/4PL curves). None calibrates ``IRT2PL(model="1PL")`` on
-        ``X``: on fine-tunes of one base model a per-item discrimination
+        3PL/4PL curves); a graded or continuous ``IRT`` makes the target
+        the mean item score on [0, 1] (:ref:`efficient_evaluation_scored`);
+        ``n_factors > 1`` is refused. None calibrates ``IRT2PL(model="1PL")``
+        on ``X``: on fine-tunes of one base model a per-item discrimination
         over-fits items that nearly separate them, and the 1PL's expected
         accuracy matches the observed one (the total score is sufficient).
         An ``IRT2PL`` or ``IRT`` is cloned and fitted on ``X``; wrap a fitted one in
@@ -319,7 +313,8 @@ class SubsetScoreEstimator(SelectorMixin, FitTemplateMixin, BaseEstimator):
         Parameters
         ----------
         X : array-like or DataFrame of shape (n_models, n_items)
-            Responses of the population in {0, 1}; NaN where not run.
+            Responses of the population in {0, 1} (category codes or scores
+            in [0, 1] with a graded or continuous ``irt``); NaN where not run.
         y : array-like of shape (n_models,), default=None
             The models' full-benchmark accuracies; None means the mean of
             each row's observed responses.
@@ -332,7 +327,7 @@ class SubsetScoreEstimator(SelectorMixin, FitTemplateMixin, BaseEstimator):
         return super().fit(X, y)
 
     def _check_fit_data(self, X, y=None):
-        checked = _validate_responses(X, binary=not _is_scored(self.irt))
+        checked = _validate_responses(X, binary=not is_scored(self.irt))
         values = checked.values
         _check_population(values, checked.agents, checked.tasks)
         target = _population_accuracy(values, y)
@@ -353,7 +348,7 @@ class SubsetScoreEstimator(SelectorMixin, FitTemplateMixin, BaseEstimator):
         rng = check_random_state(self.random_state)
         irt = calibrate_irt(self.irt, X)
         scores = values
-        if _is_scored(irt):  # item scores on [0, 1]; the truth is their mean
+        if is_scored(irt):  # item scores on [0, 1]; the truth is their mean
             scores = irt.item_scores(None, values)
             target = _population_accuracy(scores, inputs[4])
         bank = _item_bank(irt, scores)
@@ -694,7 +689,7 @@ def _item_bank(irt, values):
     successes = np.nansum(values, axis=0)
     observed = np.sum(~np.isnan(values), axis=0)
     rate = successes / observed
-    scored = _is_scored(irt)
+    scored = is_scored(irt)
     return ItemBank(irt.discrimination_, irt.difficulty_, rate,
                     irt.quadrature_nodes_, irt.quadrature_weights_,
                     guessing=None if scored else getattr(irt, "guessing_", None),
