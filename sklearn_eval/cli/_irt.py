@@ -1,4 +1,10 @@
-"""``sklearn-eval irt``: item parameters (1PL to 4PL) and agent ability."""
+"""``sklearn-eval irt``: item parameters and agent ability.
+
+Binary models (1PL to 4PL) on the 0/1 successes; the graded models (GRM,
+GPCM) on the category codes and the continuous ones (beta, logit-normal) on
+scores in [0, 1] (the baseline-normalised scores with ``--low-agent`` and
+``--high-agent``, as fractions).
+"""
 
 from __future__ import annotations
 
@@ -15,20 +21,35 @@ from ._output import Table, UsageError, emit, fixed, say
 
 __all__ = []
 
+BINARY = ("1PL", "2PL", "3PL", "4PL")
+GRADED = ("GRM", "GPCM")
+CONTINUOUS = ("beta", "logit-normal")
+
 
 def add_parser(commands):
     parser = commands.add_parser(
-        "irt", help="item difficulty/discrimination (1PL-4PL) and agent ability"
+        "irt", help="item difficulty/discrimination (1PL-4PL, graded, continuous) "
+        "and agent ability"
     )
     add_matrix_input(parser)
     add_success_options(parser)
     parser.add_argument(
         "--model",
-        choices=["1PL", "2PL", "3PL", "4PL"],
+        choices=[*BINARY, *GRADED, *CONTINUOUS],
         default="2PL",
         help="item response model (default 2PL): 3PL adds a guessing floor per "
         "item (multiple-choice benchmarks), 4PL an upper asymptote as well; "
-        "the priors of --no-prior apply to the 1PL and 2PL",
+        "the priors of --no-prior apply to the 1PL and 2PL. GRM and GPCM "
+        "(graded response, generalised partial credit) read the scores as "
+        "ordered categories 0, 1, 2, ...; beta and logit-normal read scores "
+        "in [0, 1] (exact 0 and 1 moved to 0.001 and 0.999)",
+    )
+    parser.add_argument(
+        "--n-factors",
+        type=positive_int,
+        default=1,
+        help="number of latent abilities (2PL, GRM, GPCM; default 1): more "
+        "than 1 fits an exploratory multidimensional model, oblimin-rotated",
     )
     parser.add_argument(
         "--n-options",
@@ -46,12 +67,24 @@ def irt_estimator(args):
     """The estimator of ``sklearn-eval irt`` for the parsed options.
 
     1PL and 2PL: ``IRT2PL(model=...)`` with the weak priors unless
-    ``--no-prior``; 3PL and 4PL: ``IRT(model=..., n_options=...)``.
+    ``--no-prior``; 3PL and 4PL: ``IRT(model=..., n_options=...)``; the
+    others and several factors: ``IRT(model=..., n_factors=...)``.
     """
     from ..irt import IRT, IRT2PL
 
     model = getattr(args, "model", "2PL")
     n_options = getattr(args, "n_options", None)
+    n_factors = getattr(args, "n_factors", 1)
+    if n_factors is not None and n_factors < 1:
+        raise UsageError(f"--n-factors must be at least 1; got {n_factors}")
+    if n_factors > 1 and model not in ("2PL", *GRADED):
+        raise UsageError(
+            f"--n-factors applies to --model 2PL, GRM or GPCM, not {model}")
+    if model not in BINARY or n_factors > 1:
+        if n_options is not None:
+            raise UsageError(
+                f"--n-options applies to --model 3PL or 4PL, not {model}")
+        return IRT(model=model, n_factors=n_factors)
     if model in ("1PL", "2PL"):
         if n_options is not None:
             raise UsageError(
@@ -68,21 +101,40 @@ def irt_estimator(args):
 def fit_irt(args, bench):
     """The IRT model of the options fitted to the benchmark's 0/1 successes."""
     estimator = irt_estimator(args)
-    n_agents, n_tasks = bench.responses.shape
+    values, rule = model_input(estimator, bench)
+    n_agents, n_tasks = values.shape
     say(
         args,
         f"fitting {_label(estimator)} to {n_agents} agents x {n_tasks} tasks; "
-        f"{bench.response_rule}",
+        f"{rule}",
     )
-    return estimator.fit(bench.responses)
+    return estimator.fit(values)
+
+
+def model_input(estimator, bench):
+    """What the model reads: 0/1 successes, category codes or [0, 1] scores."""
+    if estimator.model in GRADED:
+        return bench.scores, "the scores as ordered categories"
+    if estimator.model in CONTINUOUS:
+        if bench.normalized is not None:
+            return bench.normalized / 100.0, "baseline-normalised scores / 100"
+        return bench.scores, "the scores in [0, 1]"
+    return bench.responses, bench.response_rule
 
 
 def _label(estimator):
     name = type(estimator).__name__
-    return name if estimator.model == "2PL" else f"{name}(model={estimator.model!r})"
+    factors = getattr(estimator, "n_factors", 1)
+    if estimator.model == "2PL" and factors == 1:
+        return name
+    if factors == 1:
+        return f"{name}(model={estimator.model!r})"
+    return f"{name}(model={estimator.model!r}, n_factors={factors})"
 
 
 def task_table(model, bench):
+    if model.model not in BINARY or getattr(model, "n_factors", 1) > 1:
+        return _parameter_table(model, bench)
     rate = np.nanmean(bench.responses, axis=0)
     order = np.argsort(-np.nan_to_num(model.difficulty_, nan=-np.inf), kind="stable")
     extra = [name for name in ("guessing", "upper")
@@ -106,6 +158,37 @@ def task_table(model, bench):
     )
 
 
+# bookkeeping columns of IRT.task_table that are no item parameter
+_NOT_PARAMETERS = ("n_categories", "left_out")
+
+
+def _parameter_table(model, bench):
+    """The item parameters of ``IRT.task_table`` (no standard errors).
+
+    The columns of the API in its order (``threshold_k`` or ``step_k``,
+    ``precision`` or ``residual_sd``, ``discrimination_f`` and ``intercept``
+    with several factors), hardest task first (the lowest intercept with
+    several factors).
+    """
+    frame = model.task_table()
+    columns = [c for c in frame.columns
+               if not c.endswith("_se") and c not in _NOT_PARAMETERS]
+    key = "difficulty" if "difficulty" in frame else "intercept"
+    values = frame[key].to_numpy(dtype=np.float64)
+    if key == "intercept":
+        values = -values
+    order = np.argsort(-np.nan_to_num(values, nan=-np.inf), kind="stable")
+    rows = [[bench.tasks[t], *(float(frame[c].iloc[t]) for c in columns)]
+            for t in order]
+    return Table(
+        ["task", *columns],
+        rows,
+        [None, *(fixed(3) for _ in columns)],
+        title="tasks, hardest first:",
+        key="tasks",
+    )
+
+
 def ability_table(model, bench):
     order = np.argsort(-model.abilities_, kind="stable")
     rows = [
@@ -124,9 +207,12 @@ def ability_table(model, bench):
 def run(args, out):
     bench = benchmark(args, read_scores(args))
     model = fit_irt(args, bench)
+    factors = getattr(model, "n_factors", 1)
     out.write(
-        f"IRT {model.model}: log-likelihood {model.log_likelihood_:.2f}, "
-        f"{model.n_iter_} EM iterations; {bench.response_rule}\n"
+        f"IRT {model.model}"
+        + (f" with {factors} factors" if factors > 1 else "")
+        + f": log-likelihood {model.log_likelihood_:.2f}, "
+        f"{model.n_iter_} EM iterations; {model_input(model, bench)[1]}\n"
     )
     emit(args, out, task_table(model, bench), ability_table(model, bench))
     return 0

@@ -29,6 +29,7 @@ from ..utils._logistic import four_pl_information
 from ..utils._sklearn_compat import HasMethods, Interval
 from ..utils._validation import accuracy_truth
 from ._calibration import CALIBRATION_ATTRIBUTES, calibrate_irt
+from ._curves_scored import is_scored
 
 __all__ = ["AdaptiveTester"]
 
@@ -75,8 +76,10 @@ class AdaptiveTester(FitTemplateMixin, BaseEstimator):
         :class:`IRT` with ``model`` in 1PL-4PL: the items' information then
         includes their asymptotes, and a multiple-choice benchmark's guessing
         floor no longer makes hard items look informative at low ability);
-        another family plugs in through ``icc``, ``expected_score`` and
-        ``item_information`` (as :class:`IRT` has them). None calibrates
+        graded (GRM, GPCM) and continuous (beta, logit-normal) models make
+        the estimate a mean item score on [0, 1] (see the User Guide,
+        :ref:`efficient_evaluation_scored`); models with ``n_factors > 1``
+        are refused. None calibrates
         ``IRT2PL(model="1PL")`` on the
         ``X`` given to :meth:`fit` (one shared discrimination: on fine-tunes
         of one base model, free discriminations over-fit the items that
@@ -170,7 +173,9 @@ class AdaptiveTester(FitTemplateMixin, BaseEstimator):
         Parameters
         ----------
         X : array-like or DataFrame of shape (n_models, n_items) or None
-            0/1 responses of a calibration population (NaN = not run).
+            0/1 responses of a calibration population (NaN = not run);
+            category codes or scores in [0, 1] for a graded or continuous
+            ``irt``.
             None uses ``irt`` as it is; it must then be fitted.
         y : None
             Ignored.
@@ -192,6 +197,8 @@ class AdaptiveTester(FitTemplateMixin, BaseEstimator):
                 )
             return None, None, None
         checked = check_result_matrix(X, allow_nan=True)
+        if is_scored(self.irt):  # the model's own fit checks its categories
+            return X, checked, checked.values
         return X, checked, check_binary_values(checked.values)
 
     def _solve(self, inputs):
@@ -200,6 +207,8 @@ class AdaptiveTester(FitTemplateMixin, BaseEstimator):
             irt, rate, names = self.irt, None, None
         else:
             irt = calibrate_irt(self.irt, X)
+            if is_scored(irt):
+                values = irt.item_scores(None, values)
             with np.errstate(invalid="ignore", divide="ignore"):
                 rate = np.nansum(values, axis=0) / np.sum(~np.isnan(values), axis=0)
             names = checked.tasks
@@ -210,13 +219,16 @@ class AdaptiveTester(FitTemplateMixin, BaseEstimator):
                 f"{type(irt).__name__} lacks {missing}."
             )
         nodes = np.asarray(irt.quadrature_nodes_, dtype=np.float64)
-        probability = _node_probabilities(irt, nodes, rate)
+        scored = is_scored(irt)
         score = _node_probabilities(irt, nodes, rate, "expected_score")
+        probability = score if scored else _node_probabilities(irt, nodes, rate)
         a = np.nan_to_num(np.asarray(irt.discrimination_, dtype=np.float64))
         b = np.nan_to_num(np.asarray(irt.difficulty_, dtype=np.float64))
-        g, u = _asymptotes(irt, a.size)
+        g, u = (None, None) if scored else _asymptotes(irt, a.size)
         weights = np.asarray(irt.quadrature_weights_, dtype=np.float64)
-        if g is None:
+        if scored:
+            info = weights @ irt.item_information(nodes)
+        elif g is None:
             info = (weights @ (probability * (1.0 - probability))) * a * a
         else:
             info = weights @ _information(a, b, g, u, nodes)
@@ -238,11 +250,13 @@ class AdaptiveTester(FitTemplateMixin, BaseEstimator):
             _b=b,
             _g=g,
             _u=u,
-            _common_a=bool(g is None and calibrated.any()
+            _common_a=bool(not scored and g is None and calibrated.any()
                            and np.ptp(a[calibrated]) == 0),
+            _scored=scored,
             _nodes=nodes,
             _log_prior=np.log(weights),
-            _P=np.clip(probability, _FLOOR, 1.0 - _FLOOR),
+            _P=(probability if scored
+                else np.clip(probability, _FLOOR, 1.0 - _FLOOR)),
             _P_total=score.sum(axis=1),
             _rng=check_random_state(self.random_state),
         )
@@ -355,8 +369,11 @@ n_features)
         return -float(np.mean(np.abs(prediction - truth)))
 
     def _check_truth(self, X, y):
-        """The true accuracies for :meth:`score`, refusing what has none."""
-        return accuracy_truth(self._validate_X(X), y)
+        """The true accuracies (mean scores) for :meth:`score`."""
+        values = self._validate_X(X)
+        if self._scored:
+            values = self.irt_.item_scores(None, values)
+        return accuracy_truth(values, y)
 
     def task_table(self):
         """Item parameters and information as a DataFrame indexed by item.
@@ -382,23 +399,31 @@ n_features)
     # ------------------------------------------------------------ internals
     def _check_responses(self, values):
         checked = check_result_matrix(values, allow_nan=True, name="responses")
-        values = check_binary_values(checked.values, name="responses")
+        values = checked.values
+        if not self._scored:
+            values = check_binary_values(values, name="responses")
         if values.shape[1] != self.n_features_in_:
             raise ValueError(
                 f"responses have {values.shape[1]} items; the tester has "
                 f"{self.n_features_in_}."
             )
+        if self._scored:
+            self.irt_.item_scores(None, values)  # a clear error for a bad one
         return values
 
     def _validate_X(self, X):
         check_is_fitted(self, "irt_")
         checked = check_result_matrix(X, allow_nan=True)
-        values = check_binary_values(checked.values)
+        values = checked.values
+        if not self._scored:
+            values = check_binary_values(values)
         if values.shape[1] != self.n_features_in_:
             raise ValueError(
                 f"X has {values.shape[1]} columns; the tester has "
                 f"{self.n_features_in_} items."
             )
+        if self._scored:
+            self.irt_.item_scores(None, values)  # a clear error for a bad one
         names = getattr(self, "feature_names_in_", None)
         if checked.tasks is not None and names is not None and not np.array_equal(
                 np.asarray(checked.tasks, dtype=object), names):
@@ -408,9 +433,14 @@ n_features)
     def _state(self, values):
         """Posterior summaries of models with the given responses."""
         observed = ~np.isnan(values)
+        if self._scored:
+            log_post = (self.irt_.response_log_likelihood(self._nodes, None, values)
+                        + self._log_prior)
+            values = self.irt_.item_scores(None, values)
         Y = np.where(observed, values, 0.0)
-        log_post = (Y @ np.log(self._P).T + (observed - Y) @ np.log1p(-self._P).T
-                    + self._log_prior)
+        if not self._scored:
+            log_post = (Y @ np.log(self._P).T + (observed - Y)
+                        @ np.log1p(-self._P).T + self._log_prior)
         post = _softmax(log_post)
         ability = post @ self._nodes
         se = np.sqrt(np.maximum(post @ self._nodes**2 - ability**2, 0.0))
@@ -437,6 +467,8 @@ n_features)
         if self._common_a:
             gain = -np.abs(ability[:, None] - self._b)
             gain[:, self._a == 0] = _UNINFORMATIVE
+        elif self._scored:
+            gain = self.irt_.item_information(ability)
         elif self._g is not None:
             gain = _information(self._a, self._b, self._g, self._u, ability)
         else:
@@ -464,7 +496,8 @@ n_features)
         values = self._validate_X(X)
         n_models = values.shape[0]
         rng = check_random_state(self.random_state)
-        log_P, log_Q = np.log(self._P), np.log1p(-self._P)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            log_P, log_Q = np.log(self._P), np.log1p(-self._P)
         log_post = np.tile(self._log_prior, (n_models, 1))
         available = ~np.isnan(values)
         given_sum = np.zeros((n_models, self._nodes.size))
@@ -487,10 +520,15 @@ n_features)
             items = self._choose(ability[active], available[active], rng)
             response = values[active, items]
             available[active, items] = False
-            log_post[active] += np.where(response[:, None] == 1.0,
-                                         log_P[:, items].T, log_Q[:, items].T)
+            if self._scored:
+                log_post[active] += self.irt_.response_log_likelihood(
+                    self._nodes, items, response)
+                seen[active] += self.irt_.item_scores(items, response)
+            else:
+                log_post[active] += np.where(response[:, None] == 1.0,
+                                             log_P[:, items].T, log_Q[:, items].T)
+                seen[active] += response
             given_sum[active] += self._P[:, items].T
-            seen[active] += response
             n_given[active] += 1
             post = _softmax(log_post[active])
             ability[active] = post @ self._nodes

@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 from sklearn.base import clone
 
+from ._curves_scored import check_one_ability
 from ._irt2pl import IRT2PL
 
 __all__ = ["calibrate_irt"]
@@ -31,8 +32,9 @@ def calibrate_irt(irt, X):
 
     Parameters
     ----------
-    irt : IRT2PL, FrozenEstimator or None
-        The item response model.
+    irt : IRT2PL, IRT, FrozenEstimator or None
+        The item response model: any one-ability model (binary, graded or
+        continuous scores); a model with ``n_factors > 1`` is refused.
     X : array-like, sparse matrix or DataFrame of shape (n_agents, n_items)
         Calibration responses in {0, 1}, NaN where missing.
 
@@ -47,7 +49,8 @@ def calibrate_irt(irt, X):
     TypeError
         When ``irt`` lacks what a calibration provides.
     ValueError
-        When ``irt`` is calibrated on another number of items than ``X`` has.
+        When ``irt`` is calibrated on another number of items than ``X`` has,
+        or has several abilities (``n_factors > 1``).
 
     Examples
     --------
@@ -66,6 +69,7 @@ def calibrate_irt(irt, X):
             f"a FrozenEstimator of one; got {type(irt).__name__}, which has no "
             "icc method (item characteristic curves)."
         )
+    check_one_ability(irt, "AdaptiveTester and SubsetScoreEstimator")
     model = IRT2PL(model="1PL") if irt is None else clone(irt)
     model.fit(X, None)  # FrozenEstimator.fit requires y
     missing = [name for name in CALIBRATION_ATTRIBUTES if not hasattr(model, name)]

@@ -105,9 +105,16 @@ def _irt_difficulties(source, X, responses, tasks, exclude_negative_discriminati
         )
     model = IRT2PL() if isinstance(source, str) else source
     if not isinstance(model, FrozenEstimator):
-        model = clone(model).fit(_like(X, responses))
+        # a graded model reads the category codes, not their scores on [0, 1]
+        model = clone(model).fit(X if graded_source(model) else _like(X, responses))
+    if getattr(model, "n_factors", 1) != 1:
+        raise ValueError(
+            f"GeneralityScorer needs one ability; the difficulty model has "
+            f"n_factors={model.n_factors}.")
     difficulty = getattr(model, "difficulty_", None)
-    if difficulty is None and callable(getattr(model, "expected_score", None)):
+    scored = getattr(model, "model", None) in _SCORED_MODELS
+    if scored or (difficulty is None
+                  and callable(getattr(model, "expected_score", None))):
         difficulty = curve_location(model)
     difficulty = np.asarray(difficulty, dtype=np.float64)
     if difficulty.shape != (n_tasks,):
@@ -126,6 +133,43 @@ def _irt_difficulties(source, X, responses, tasks, exclude_negative_discriminati
             "discrimination or no finite difficulty."
         )
     return difficulty, eligible, model
+
+
+# graded and continuous models of IRT: their location is where the expected
+# item score (on [0, 1]) is 0.5
+_SCORED_MODELS = ("GRM", "GPCM", "beta", "logit-normal")
+
+
+def graded_source(source):
+    """Whether the difficulty source is a graded IRT (GRM, GPCM)."""
+    return getattr(source, "model", None) in ("GRM", "GPCM")
+
+
+def score_codes(source, values):
+    """Category codes as item scores on [0, 1] when ``source`` is a graded IRT.
+
+    Each code is divided by its item's largest code in ``values`` (an item
+    whose codes are all 0 scores 0); ``values`` (dense with NaN, or sparse)
+    is returned as it is for any other source. Negative or fractional codes
+    are left to the graded model's own check.
+    """
+    if not graded_source(source):
+        return values
+    if sparse.issparse(values):
+        csr = sparse.csr_array(values, dtype=np.float64, copy=True)
+        top = np.zeros(csr.shape[1])
+        np.fmax.at(top, csr.indices, csr.data)
+        scale = top[csr.indices]
+        with np.errstate(invalid="ignore", divide="ignore"):
+            csr.data = np.where(scale > 0, csr.data / scale, 0.0 * csr.data)
+        return csr
+    codes = np.asarray(values, dtype=np.float64)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        top = np.fmax.reduce(codes, axis=0)
+        scores = np.where(top > 0, codes / top, 0.0 * codes)
+    if hasattr(values, "iloc"):  # keep the labels of a DataFrame
+        return pd.DataFrame(scores, index=values.index, columns=values.columns)
+    return scores
 
 
 def _binary_model(source):

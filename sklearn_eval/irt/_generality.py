@@ -53,7 +53,7 @@ from ._curves import (
     _fill_empty_bins,
     _indicator_matrix,
 )
-from ._difficulty import _check_weights, _like, _task_difficulties
+from ._difficulty import _check_weights, _like, _task_difficulties, score_codes
 from ._intervals import generality_interval_plan
 from ._responses import (
     _agent_labels,
@@ -92,12 +92,13 @@ class GeneralityScorer(
 
         - ``"irt"``: fit :class:`~sklearn_eval.irt.IRT2PL` (default settings)
           on the binary responses and use its ``difficulty_``.
-        - an item response estimator (IRT2PL, IRT of any unidimensional
-          ``model``: its ``difficulty_``, optionally ``discrimination_``;
-          without ``difficulty_``, the ability at which ``expected_score``
-          is halfway up its range): cloned and fitted on the responses; wrap
-          a fitted one in :class:`sklearn.frozen.FrozenEstimator` to use it
-          as is (it then survives ``clone``).
+        - an item response estimator (IRT2PL, IRT of any one-ability
+          ``model``: its ``difficulty_``; for graded and continuous models,
+          and without ``difficulty_``, the ability at which the expected item
+          score is halfway up its range, 0.5): cloned and fitted on the
+          responses (a GRM or GPCM on the category codes, each then scored as
+          code / the item's largest code); wrap a fitted one in
+          :class:`sklearn.frozen.FrozenEstimator` to use it as is.
         - ``"rate"``: ``1 -`` the population success rate of each task (mean
           response over the agents observed on it).
         - an array: given difficulties, one finite value per task. A pandas
@@ -417,6 +418,7 @@ class GeneralityScorer(
         ``ResultMatrix`` holding one) a CSR of the observed results only.
         """
         inner, agents, tasks = _unpack(X)
+        inner = score_codes(self.difficulty, inner)  # graded: codes on [0, 1]
         if is_sparse_input(inner):
             return self._sparse_responses(inner), agents, tasks
         values, frame_agents, frame_tasks = check_result_matrix(inner, allow_nan=True)

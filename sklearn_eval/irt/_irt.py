@@ -14,6 +14,7 @@ from ._ability_output import AbilityTransformMixin
 from ._binary_curves import BinaryCurvesMixin
 from ._binary_models import log_tables, logit_prior
 from ._continuous_irt import CONTINUOUS_MODELS, _ContinuousIRTMixin
+from ._curves_scored import ScoredCurvesMixin
 from ._em import _EMSettings
 from ._fit import _executor
 from ._graded import GRADED_MODELS
@@ -53,7 +54,8 @@ _OPTIONS_PRIOR_SD = 0.5
 
 
 class IRT(
-    _ContinuousIRTMixin, GradedFactorMixin, MultiFactorMixin, BinaryCurvesMixin,
+    _ContinuousIRTMixin, GradedFactorMixin, MultiFactorMixin, ScoredCurvesMixin,
+    BinaryCurvesMixin,
     AbilityTransformMixin,
     AgentRankerMixin, TaskTableMixin, TransformerMixin, FitTemplateMixin, BaseEstimator
 ):

@@ -30,10 +30,21 @@ from sklearn.linear_model import RidgeCV
 
 from ..utils._logistic import four_pl_information
 
-__all__ = ["ESTIMATORS", "FittedEstimate", "ItemBank", "conformal_halfwidth"]
+__all__ = ["ESTIMATORS", "FittedEstimate", "ItemBank", "conformal_halfwidth",
+           "is_scored"]
 
 ESTIMATORS = ("mean", "irt", "gp-irt", "regression")
 _PROBABILITY_FLOOR = 1e-12
+
+
+# item response models whose responses are category codes or scores in [0, 1]
+# (the calibration checks them); the others take 0/1 responses
+_SCORED_MODELS = ("GRM", "GPCM", "beta", "logit-normal")
+
+
+def is_scored(irt):
+    """Whether ``irt`` is a graded or continuous IRT (item scores on [0, 1])."""
+    return getattr(irt, "model", None) in _SCORED_MODELS
 
 
 def default_regressor():
@@ -56,10 +67,16 @@ class ItemBank:
     guessing, upper : ndarray of shape (n_items,) or None, default=None
         Lower and upper asymptotes of 3PL/4PL items
         (``P = g + (u - g) / (1 + exp(-a (theta - b)))``); None: 0 and 1.
+    scored : IRT or None, default=None
+        A fitted graded or continuous :class:`~sklearn_eval.irt.IRT`: the
+        table is then its expected item score (on [0, 1]), the posterior its
+        response likelihood, the information its own; ``success_rate`` is the
+        mean item score.
     """
 
     def __init__(self, discrimination, difficulty, success_rate, nodes, weights,
-                 guessing=None, upper=None):
+                 guessing=None, upper=None, scored=None):
+        self.scored = scored
         self.discrimination = np.asarray(discrimination, dtype=np.float64)
         self.difficulty = np.asarray(difficulty, dtype=np.float64)
         self.success_rate = np.asarray(success_rate, dtype=np.float64)
@@ -75,6 +92,11 @@ class ItemBank:
         calibrated = np.isfinite(self.discrimination) & np.isfinite(self.difficulty)
         self.probability = np.where(calibrated, self._curve(self.nodes),
                                     self.success_rate)  # (K, J)
+        if scored is None:
+            self.variance = self.probability * (1.0 - self.probability)
+        else:
+            self.variance = np.where(calibrated, self._curve(self.nodes, True)[1],
+                                     0.0)
 
     def _parameters(self):
         calibrated = np.isfinite(self.discrimination) & np.isfinite(self.difficulty)
@@ -84,7 +106,10 @@ class ItemBank:
         u = 1.0 if self.upper is None else self.upper
         return a, b, g, u
 
-    def _curve(self, theta):
+    def _curve(self, theta, variance=False):
+        if self.scored is not None:
+            return self.scored.expected_score(np.asarray(theta),
+                                              return_variance=variance)
         a, b, g, u = self._parameters()
         s = expit(a * (np.asarray(theta)[:, None] - b))
         return s if self.guessing is None and self.upper is None else g + (u - g) * s
@@ -99,6 +124,8 @@ class ItemBank:
         ``a^2 P (1 - P)`` for 2PL items, ``P'^2 / (P (1 - P))`` with
         asymptotes.
         """
+        if self.scored is not None:
+            return self.scored.item_information(np.asarray(theta))
         a, b, g, u = self._parameters()
         z = a * (np.asarray(theta)[:, None] - b)
         if self.guessing is None and self.upper is None:
@@ -126,17 +153,25 @@ class SubsetFeatures:
         rest = np.ones(bank.n_items, dtype=bool)
         rest[items] = False
         P = bank.probability
+        self.rest_sum = P[:, rest].sum(axis=1)
+        self.rest_var = bank.variance[:, rest].sum(axis=1)
+        if bank.scored is not None:
+            self.P, self.V = P[:, items], bank.variance[:, items]
+            return
         self.P = np.clip(P[:, items], _PROBABILITY_FLOOR, 1.0 - _PROBABILITY_FLOOR)
+        self.V = self.P * (1 - self.P)
         self.log_P = np.log(self.P)
         self.log_Q = np.log1p(-self.P)
-        self.rest_sum = P[:, rest].sum(axis=1)
-        self.rest_var = (P[:, rest] * (1.0 - P[:, rest])).sum(axis=1)
 
     def posterior(self, responses):
         """Posterior weights on the grid, shape (n_models, n_nodes)."""
-        observed = ~np.isnan(responses)
-        Y = np.where(observed, responses, 0.0)
-        table = Y @ self.log_P.T + (observed - Y) @ self.log_Q.T
+        if self.bank.scored is not None:
+            table = self.bank.scored.response_log_likelihood(
+                self.bank.nodes, self.items, responses)
+        else:
+            observed = ~np.isnan(responses)
+            Y = np.where(observed, responses, 0.0)
+            table = Y @ self.log_P.T + (observed - Y) @ self.log_Q.T
         table += self.bank.log_prior
         table -= table.max(axis=1, keepdims=True)
         np.exp(table, out=table)
@@ -155,13 +190,15 @@ class SubsetFeatures:
         """
         observed = ~np.isnan(responses)
         post = self.posterior(responses)
+        if self.bank.scored is not None:  # category codes as item scores
+            responses = self.bank.scored.item_scores(self.items, responses)
         expected = post @ self.P  # (n, n_chosen): posterior E[P_j]
         filled = np.where(observed, responses, expected)
         n_items = self.bank.n_items
         # accuracy at each node: known part + expected unseen part
         seen = np.where(observed, responses, 0.0).sum(axis=1)
         node_sum = self.rest_sum[None, :] + (~observed) @ self.P.T  # (n, K)
-        node_var = self.rest_var[None, :] + (~observed) @ (self.P * (1 - self.P)).T
+        node_var = self.rest_var[None, :] + (~observed) @ self.V.T
         mean_sum = np.einsum("ik,ik->i", post, node_sum)
         second = np.einsum("ik,ik->i", post, node_var + node_sum**2)
         irt = (seen + mean_sum) / n_items

@@ -34,6 +34,7 @@ from ._subset_models import (
     FittedEstimate,
     ItemBank,
     conformal_halfwidth,
+    is_scored,
 )
 from ._subset_select import (
     SELECTIONS,
@@ -53,9 +54,10 @@ AUTO_SELECTIONS = ("stratified", "predictive")
 _POSTERIOR_MIN_COVERAGE = 0.9
 _CHECK_LEVEL = 0.95
 _FEW_MODELS = 10
-def _validate_responses(X, name="X"):
+def _validate_responses(X, name="X", *, binary=True):
     checked = check_result_matrix(X, allow_nan=True, name=name)
-    check_binary_values(checked.values, name=name)
+    if binary:
+        check_binary_values(checked.values, name=name)
     return checked
 
 
@@ -154,8 +156,10 @@ class SubsetScoreEstimator(SelectorMixin, FitTemplateMixin, BaseEstimator):
         Item response model: :class:`~sklearn_eval.irt.IRT2PL` or
         :class:`~sklearn_eval.irt.IRT` with ``model`` in 1PL-4PL (with
         asymptotes, the p-IRT estimate and the item information use the
-        3PL/4PL curves). None calibrates ``IRT2PL(model="1PL")`` on
-        ``X``: on fine-tunes of one base model a per-item discrimination
+        3PL/4PL curves); a graded or continuous ``IRT`` makes the target
+        the mean item score on [0, 1] (:ref:`efficient_evaluation_scored`);
+        ``n_factors > 1`` is refused. None calibrates ``IRT2PL(model="1PL")``
+        on ``X``: on fine-tunes of one base model a per-item discrimination
         over-fits items that nearly separate them, and the 1PL's expected
         accuracy matches the observed one (the total score is sufficient).
         An ``IRT2PL`` or ``IRT`` is cloned and fitted on ``X``; wrap a fitted one in
@@ -309,7 +313,8 @@ class SubsetScoreEstimator(SelectorMixin, FitTemplateMixin, BaseEstimator):
         Parameters
         ----------
         X : array-like or DataFrame of shape (n_models, n_items)
-            Responses of the population in {0, 1}; NaN where not run.
+            Responses of the population in {0, 1} (category codes or scores
+            in [0, 1] with a graded or continuous ``irt``); NaN where not run.
         y : array-like of shape (n_models,), default=None
             The models' full-benchmark accuracies; None means the mean of
             each row's observed responses.
@@ -322,7 +327,7 @@ class SubsetScoreEstimator(SelectorMixin, FitTemplateMixin, BaseEstimator):
         return super().fit(X, y)
 
     def _check_fit_data(self, X, y=None):
-        checked = _validate_responses(X)
+        checked = _validate_responses(X, binary=not is_scored(self.irt))
         values = checked.values
         _check_population(values, checked.agents, checked.tasks)
         target = _population_accuracy(values, y)
@@ -334,26 +339,30 @@ class SubsetScoreEstimator(SelectorMixin, FitTemplateMixin, BaseEstimator):
                 UserWarning,
                 stacklevel=find_stack_level(),
             )
-        return X, checked, values, target
+        return X, checked, values, target, y
 
     def _solve(self, inputs):
-        X, checked, values, target = inputs
+        X, checked, values, target, _ = inputs
         n_total = values.shape[1]
         n_select = self._resolve_n_items(n_total)
         rng = check_random_state(self.random_state)
         irt = calibrate_irt(self.irt, X)
-        bank = _item_bank(irt, values)
+        scores = values
+        if is_scored(irt):  # item scores on [0, 1]; the truth is their mean
+            scores = irt.item_scores(None, values)
+            target = _population_accuracy(scores, inputs[4])
+        bank = _item_bank(irt, scores)
         theta = bank.subset(np.arange(n_total)).compute(values, _flat(n_total))[
             "ability"]
         splits = self._splits(values.shape[0], rng)
-        combos, fixed = self._candidates(values, target, bank, theta, n_select, rng)
+        combos, fixed = self._candidates(scores, target, bank, theta, n_select, rng)
         results = _cross_validate(combos, fixed, values, target, bank, splits,
-                                  n_select, self.regressor)
+                                  n_select, self.regressor, scores)
         best = _one_standard_error_choice(combos, results)
         chosen = results[best]
         selection, kind = combos[best]
         order, weights = (fixed[selection] if selection in fixed else
-                          _select(selection, values, target, bank, theta,
+                          _select(selection, scores, target, bank, theta,
                                   n_select, rng))
         ascending = np.argsort(order, kind="stable")
         items, weights = order[ascending], weights[ascending]
@@ -433,7 +442,7 @@ class SubsetScoreEstimator(SelectorMixin, FitTemplateMixin, BaseEstimator):
     def _chosen_responses(self, X):
         """Responses on the chosen items, from full-width or chosen-only X."""
         check_is_fitted(self, "selected_items_")
-        checked = _validate_responses(X)
+        checked = _validate_responses(X, binary=self._bank.scored is None)
         values = checked.values
         items = self.selected_items_
         names = getattr(self, "feature_names_in_", None)
@@ -549,12 +558,14 @@ class SubsetScoreEstimator(SelectorMixin, FitTemplateMixin, BaseEstimator):
         """
         prediction = self.predict(X)
         if y is None:
-            values = _validate_responses(X).values
+            values = _validate_responses(X, binary=self._bank.scored is None).values
             if values.shape[1] != self.n_features_in_:
                 raise ValueError(
                     "score needs all items of X (the truth is each row's mean) "
                     "or the true accuracies y."
                 )
+            if self._bank.scored is not None:
+                values = self._bank.scored.item_scores(None, values)
             truth = _population_accuracy(values, None)
         else:
             truth = _population_accuracy(np.empty((prediction.size, 0)), y)
@@ -573,7 +584,7 @@ class SubsetScoreEstimator(SelectorMixin, FitTemplateMixin, BaseEstimator):
         ndarray or DataFrame of shape (n_models, n_selected)
         """
         check_is_fitted(self, "selected_items_")
-        _validate_responses(X)
+        _validate_responses(X, binary=self._bank.scored is None)
         return super().transform(X)
 
     def _get_support_mask(self):
@@ -678,10 +689,12 @@ def _item_bank(irt, values):
     successes = np.nansum(values, axis=0)
     observed = np.sum(~np.isnan(values), axis=0)
     rate = successes / observed
+    scored = is_scored(irt)
     return ItemBank(irt.discrimination_, irt.difficulty_, rate,
                     irt.quadrature_nodes_, irt.quadrature_weights_,
-                    guessing=getattr(irt, "guessing_", None),
-                    upper=getattr(irt, "upper_", None))
+                    guessing=None if scored else getattr(irt, "guessing_", None),
+                    upper=None if scored else getattr(irt, "upper_", None),
+                    scored=irt if scored else None)
 
 
 def _select(name, values, target, bank, theta, n_select, rng):
@@ -708,8 +721,13 @@ def _select(name, values, target, bank, theta, n_select, rng):
 
 
 def _cross_validate(combos, fixed, values, target, bank, splits, n_select,
-                    regressor):
-    """Out-of-fold predictions of every (selection, estimator) combination."""
+                    regressor, scores=None):
+    """Out-of-fold predictions of every (selection, estimator) combination.
+
+    ``values``: the responses the features read; ``scores``: the item scores
+    on [0, 1] a selection reads (None: ``values``).
+    """
+    scores = values if scores is None else scores
     n_models = values.shape[0]
     predictions = [np.empty(n_models) for _ in combos]
     halfwidths = [np.full(n_models, np.nan) for _ in combos]
@@ -721,7 +739,7 @@ def _cross_validate(combos, fixed, values, target, bank, splits, n_select,
             if selection in fixed:
                 items, weights = fixed[selection]
             else:
-                items, weights = _select(selection, values[train], target[train],
+                items, weights = _select(selection, scores[train], target[train],
                                          bank, None, n_select, None)
             features = bank.subset(items)
             by_selection[selection] = (

@@ -338,6 +338,17 @@ CONFIGS = {
         lambda: (_responses(), None, None),
         True,
     ),
+    "AdaptiveTester(GRM)": (
+        lambda: AdaptiveTester(IRT(model="GRM"), max_items=4, random_state=0),
+        lambda: (_graded_responses(), None, None),
+        True,
+    ),
+    "SubsetScoreEstimator(beta,information)": (
+        lambda: SubsetScoreEstimator(n_items=2, selection="information",
+                                     irt=IRT(model="beta"), random_state=0),
+        lambda: (_continuous_scores(), None, None),
+        True,
+    ),
     "AdaptiveTester(frozen 2PL,se_target)": (
         lambda: AdaptiveTester(FrozenEstimator(IRT2PL(a_prior=(1.0, 1.0)).fit(
             _complete_responses())), se_target=0.6),
