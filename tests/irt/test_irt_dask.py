@@ -12,6 +12,7 @@ from sklearn.exceptions import ConvergenceWarning
 from sklearn_eval.datasets import make_irt_responses
 from sklearn_eval.irt import IRT
 from sklearn_eval.utils import long_to_result_matrix
+from tests.irt.simulate import simulate_responses
 
 pytest.importorskip("distributed")
 da = pytest.importorskip("dask.array")
@@ -30,16 +31,10 @@ MODELS = [
 
 
 def _responses(model, n_agents, n_items, missing, seed):
-    """Responses of a 4PL-type population: a floor and a ceiling per item."""
-    rng = np.random.default_rng(seed)
-    theta = rng.normal(size=n_agents)
-    a = rng.uniform(0.7, 2.0, n_items)
-    b = rng.normal(0.0, 1.0, n_items)
-    g = 0.2 if model in ("3PL", "4PL") else 0.0
-    u = 0.95 if model == "4PL" else 1.0
-    p = g + (u - g) / (1.0 + np.exp(-a * (theta[:, None] - b)))
-    X = (rng.random(p.shape) < p).astype(np.float64)
-    X[rng.random(p.shape) < missing] = np.nan
+    """Responses with a floor (3PL, 4PL) and a ceiling (4PL) per item."""
+    X, _ = simulate_responses(
+        n_agents, n_items, guessing=0.2 if model in ("3PL", "4PL") else 0.0,
+        upper=0.95 if model == "4PL" else 1.0, missing=missing, seed=seed)
     return X
 
 
