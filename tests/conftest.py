@@ -1,4 +1,4 @@
-"""Shared fixtures: the location of the shared reference data."""
+"""Shared fixtures: the location of the shared reference data, a Dask cluster."""
 
 import os
 from pathlib import Path
@@ -31,6 +31,22 @@ def shared_dir():
     if path is None:
         pytest.skip("shared reference data (../shared) not found")
     return path
+
+
+@pytest.fixture(scope="session")
+def dask_client():
+    """A ``dask.distributed`` client of two single-threaded worker processes.
+
+    One cluster for the whole session, started by the first test that asks
+    for it and closed at the end; skips when the ``distributed`` extra is not
+    installed.
+    """
+    distributed = pytest.importorskip("distributed")
+    with distributed.LocalCluster(
+        n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None,
+        silence_logs=40,
+    ) as cluster, distributed.Client(cluster) as client:
+        yield client
 
 
 def pytest_addoption(parser):

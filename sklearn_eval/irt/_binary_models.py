@@ -246,3 +246,24 @@ def logit_prior(prior, name):
             f"{name} mean must lie in (0, 1) (a probability); got {mean!r}."
         )
     return float(logit(mean)), sd
+
+
+def posterior_predictive(data, log_p, log_q, grid, keep, fill):
+    """``E[P_j(theta) | responses]`` for every agent and item of a dense store.
+
+    ``data``: dense storage of the kept items (``blocks()``); ``log_p``,
+    ``log_q``: the kept items' log tables on ``grid``; items outside ``keep``
+    get ``fill``. Returns an array of shape ``(data.n_agents, keep.size)``.
+    Runs where the store is (on a Dask worker for Dask input).
+    """
+    out = np.empty((data.n_agents, keep.size))
+    out[:, ~keep] = fill[~keep]
+    for rows, Y, M in data.blocks():
+        table = Y @ (log_p - log_q).T + (
+            log_q.sum(axis=1) if M is None else M @ log_q.T)
+        table += grid.log_weights
+        table -= table.max(axis=1, keepdims=True)
+        post = np.exp(table)
+        post /= post.sum(axis=1, keepdims=True)
+        out[rows, keep] = post @ np.exp(log_p)
+    return out

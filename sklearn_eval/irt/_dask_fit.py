@@ -1,4 +1,4 @@
-"""IRT2PL on Dask input: what the estimator calls, data left on the workers.
+"""IRT2PL and IRT on Dask input: what the estimators call, data left on the workers.
 
 The estimator's hooks are three: :func:`dask_fit_data` validates and codes
 the input on the workers in place of the in-memory validation,
@@ -21,7 +21,11 @@ import numpy as np
 from ..utils._dask import is_dask_collection
 from ._dask_input import long_columns, read_dask_array, read_long_table, summary_of
 
-__all__ = ["dask_fit_data", "dask_input", "is_dask_collection", "stack_columns"]
+__all__ = ["check_dask_model", "dask_fit_data", "dask_input", "is_dask_collection",
+           "stack_columns"]
+
+# the models of IRT that read Dask input: binary, one ability
+DASK_MODELS = ("1PL", "2PL", "3PL", "4PL")
 
 
 def _read(X, *, items=None, n_items=None):
@@ -37,30 +41,48 @@ def _read(X, *, items=None, n_items=None):
     )
 
 
-def dask_fit_data(X, drop_empty=False):
+def dask_fit_data(X, drop_empty=False, *, name="IRT2PL"):
     """``_check_fit_responses`` for Dask input: ``(data, labels, summary, agents)``.
 
     ``data`` is the input coded on the workers (it has ``shape``); only the
     labels and per-item counts reach the driver. ``drop_empty`` has nothing
     to do: a long table has no agent without a response, and a Dask array
-    with one is an error naming its chunk and row.
+    with one is an error naming its chunk and row. ``name``: the estimator
+    the errors name.
     """
     data = _read(X)
     n_agents, n_items = data.shape
     if n_items < 2:
-        raise ValueError(f"IRT2PL needs at least 2 items (columns); got {n_items}.")
+        raise ValueError(f"{name} needs at least 2 items (columns); got {n_items}.")
     if n_agents < 2:
-        raise ValueError(f"IRT2PL needs at least 2 agents (rows); got {n_agents}.")
+        raise ValueError(f"{name} needs at least 2 agents (rows); got {n_agents}.")
     summary = summary_of(data.totals)
     if summary.keep.sum() < 2:
         raise ValueError(
-            "IRT2PL needs at least 2 items with both successes and failures; "
+            f"{name} needs at least 2 items with both successes and failures; "
             f"got {int(summary.keep.sum())} of {n_items}."
         )
     labels = (np.arange(n_items) if data.items is None
               else np.asarray(data.items, dtype=object))
     agents = np.arange(n_agents) if data.agents is None else np.asarray(data.agents)
     return data, labels, summary, agents
+
+
+def check_dask_model(estimator):
+    """ValueError naming the model unless :class:`IRT` reads Dask input for it.
+
+    The binary one-factor models (1PL to 4PL) run on the distributed store;
+    the graded, continuous and multi-factor models need their data in memory.
+    """
+    model, n_factors = estimator.model, estimator.n_factors
+    if model not in DASK_MODELS or n_factors != 1:
+        what = (f"model={model!r}" if model not in DASK_MODELS
+                else f"n_factors={n_factors}")
+        raise ValueError(
+            f"IRT with {what} does not read Dask input: only the binary "
+            "one-factor models (1PL, 2PL, 3PL, 4PL) run on a Dask cluster. "
+            "Collect the data first (X.compute()) or choose one of those."
+        )
 
 
 def dask_input(X, estimator):

@@ -71,16 +71,18 @@ def _part_e_step_tables(store, log_p, log_q, grid, counts):
     return {key: np.array(out[key]) for key in keys}
 
 
-def _part_moments(store, a, b, grid, tables):
+def _part_moments(store, a, b, grid, tables, counts=False):
     if tables:
-        out = store.e_step_tables(a, b, grid, counts=False, moments=True)
+        out = store.e_step_tables(a, b, grid, counts=counts, moments=True)
     else:
-        out = store.e_step(a, b, grid, counts=False, moments=True)
+        out = store.e_step(a, b, grid, counts=counts, moments=True)
     return out
 
 
 def _small_part(moments):
-    return {"loglik": np.array(moments["loglik"]), "mass": moments["mass"]}
+    """The summed part of an E-step with moments: what leaves the worker."""
+    keys = ("loglik", "mass", "r", "n") if "r" in moments else ("loglik", "mass")
+    return {key: np.array(moments[key]) for key in keys}
 
 
 def _pick(result, key):
@@ -214,6 +216,20 @@ class _DaskResponses:
             da.from_delayed(future, shape=(n,), dtype=dtype)
             for future, n in zip(futures, self.n_rows, strict=True)])
 
+    def map_rows(self, function, *args, n_columns):
+        """``function(store, *args)`` per partition: a Dask array of its rows.
+
+        ``function`` returns an array of shape (partition's agents,
+        ``n_columns``); the result stays on the workers, one chunk per
+        partition.
+        """
+        import dask.array as da
+
+        return da.concatenate([
+            da.from_delayed(future, shape=(n, n_columns), dtype=np.float64)
+            for future, n in zip(self._map(function, *args), self.n_rows,
+                                 strict=True)])
+
     def _pieces(self, futures, n_pieces):
         """Futures of the elements of each partition's tuple result (in place)."""
         return [[self.client.submit(_pick, future, k, workers=[worker],
@@ -263,23 +279,23 @@ class _DaskResponses:
     def e_step(self, a, b, grid, *, counts=True, moments=False):
         """Log-likelihood, node mass, expected counts; moments stay distributed."""
         if moments:
-            return self._moments(a, b, grid, tables=False)
+            return self._moments(a, b, grid, tables=False, counts=counts)
         out = self._map_reduce(_part_e_step, a, b, grid, counts)
         return _finish(out, counts)
 
     def e_step_tables(self, log_p, log_q, grid, *, counts=True, moments=False):
         """:meth:`e_step` for any binary item model, from its log tables."""
         if moments:
-            return self._moments(log_p, log_q, grid, tables=True)
+            return self._moments(log_p, log_q, grid, tables=True, counts=counts)
         out = self._map_reduce(_part_e_step_tables, log_p, log_q, grid, counts)
         return _finish(out, counts)
 
-    def _moments(self, first, second, grid, tables):
-        full = self._map(_part_moments, first, second, grid, tables)
+    def _moments(self, first, second, grid, tables, counts=False):
+        full = self._map(_part_moments, first, second, grid, tables, counts)
         small = [self.client.submit(_small_part, future, workers=[worker],
                                     allow_other_workers=False, pure=False)
                  for future, worker in zip(full, self.workers, strict=True)]
-        out = _finish(self._reduce(small), counts=False)
+        out = _finish(self._reduce(small), counts)
         for key in ("mean", "sd", "per_agent"):
             pieces = [self.client.submit(_pick, future, key, workers=[worker],
                                          allow_other_workers=False, pure=False)

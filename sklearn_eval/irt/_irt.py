@@ -12,9 +12,10 @@ from ..base import AgentRankerMixin, FitTemplateMixin, TaskTableMixin
 from ..utils._sklearn_compat import Interval, StrOptions
 from ._ability_output import AbilityTransformMixin
 from ._binary_curves import BinaryCurvesMixin
-from ._binary_models import log_tables, logit_prior
+from ._binary_models import log_tables, logit_prior, posterior_predictive
 from ._continuous_irt import CONTINUOUS_MODELS, _ContinuousIRTMixin
 from ._curves_scored import ScoredCurvesMixin
+from ._dask_fit import check_dask_model, dask_fit_data, dask_input, is_dask_collection
 from ._em import _EMSettings
 from ._fit import _executor
 from ._graded import GRADED_MODELS
@@ -355,7 +356,10 @@ class IRT(
         X : array-like, DataFrame, sparse matrix or ResultMatrix of shape \
                 (n_agents, n_items)
             Responses in {0, 1} (ordered categories 0, 1, 2, ... for the
-            GRM and GPCM); NaN (or an absent sparse entry) is missing.
+            GRM and GPCM); NaN (or an absent sparse entry) is missing. A
+            Dask array or Dask DataFrame long table (agent, item, score) is
+            fitted on its cluster for the 1PL to 4PL with one factor (user
+            guide, "More data than one machine").
         y : None
             Ignored.
 
@@ -367,12 +371,16 @@ class IRT(
         return super().fit(X, y)
 
     def _check_fit_data(self, X, y=None):
+        if is_dask_collection(X):
+            check_dask_model(self)
         if self._is_continuous():
             return self._check_continuous_fit(X)
         self._check_multifactor_params()
         priors = self._priors()
         if self.model in GRADED_MODELS:
             return X, priors, check_graded_fit(X, self.model)
+        if is_dask_collection(X):  # coded and kept on the workers
+            return X, priors, dask_fit_data(X, name="IRT")
         return X, priors, _check_fit_responses(X)
 
     def _solve(self, checked):
@@ -428,6 +436,9 @@ class IRT(
 
     def _validate_new(self, X):
         check_is_fitted(self, "_item_params")
+        if is_dask_collection(X):  # coded and kept on the workers
+            check_dask_model(self)
+            return dask_input(X, self)
         if self.model in GRADED_MODELS:
             _check_input_features(self, X, None)
             return X
@@ -503,25 +514,22 @@ class IRT(
         Returns
         -------
         proba : ndarray of shape (n_agents, n_items) or (n_agents, n_items, K_max)
+            A Dask array (rows on the workers) for Dask input.
         """
         values = self._validate_new(X)
         if self.model in GRADED_MODELS:
             return graded_predict_proba(self, values)
         grid, log_p, log_q = self._grid_tables()
+        keep, fill = self._keep, self._success_rate_items
+        if hasattr(values, "fit_with"):  # Dask input: rows stay on the workers
+            return values.store(keep, algorithm="dense",
+                                chunk_size=self.chunk_size).map_rows(
+                posterior_predictive, log_p, log_q, grid, keep, fill,
+                n_columns=keep.size)
         with self._executor() as parallel:
-            data = _make_storage(values, self._keep, algorithm="dense",
+            data = _make_storage(values, keep, algorithm="dense",
                                  chunk_size=self.chunk_size, parallel=parallel)
-            out = np.empty((values.shape[0], self.n_features_in_))
-            out[:, ~self._keep] = self._success_rate_items[~self._keep]
-            for rows, Y, M in data.blocks():
-                table = Y @ (log_p - log_q).T + (
-                    log_q.sum(axis=1) if M is None else M @ log_q.T)
-                table += grid.log_weights
-                table -= table.max(axis=1, keepdims=True)
-                post = np.exp(table)
-                post /= post.sum(axis=1, keepdims=True)
-                out[rows, self._keep] = post @ np.exp(log_p)
-        return out
+            return posterior_predictive(data, log_p, log_q, grid, keep, fill)
 
     def score(self, X, y=None):
         """Mean marginal log-likelihood per observed response of ``X``.

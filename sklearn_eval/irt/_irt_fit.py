@@ -32,7 +32,7 @@ from ._em import (
     _squarem_vector,
 )
 from ._em_loop import squarem_em
-from ._fit import _fit_model, _scatter, _warn_constant_items
+from ._fit import _fit_storage, _scatter, _warn_constant_items
 from ._fitted import shared_fitted
 from ._responses import _make_storage
 from ._starts import _initial_items
@@ -124,32 +124,46 @@ def _fit_irt(values, labels, summary, *, model, priors, start, grid, settings,
              chunk_size, parallel, rng, algorithm):
     """Everything :meth:`IRT.fit` learns, as a dict of fitted attributes.
 
-    ``start``: initial ``(g, u)`` of the 3PL/4PL asymptotes.
+    ``start``: initial ``(g, u)`` of the 3PL/4PL asymptotes. Dask input
+    (coded on the workers, see :mod:`._dask_fit`) is fitted on a store that
+    stays on the workers, by the same code.
     """
     keep = summary.keep
-    n_items = values.shape[1]
+    _warn_constant_items(keep, labels)
+    options = {"model": model, "priors": priors, "start": start, "grid": grid,
+               "settings": settings, "rng": rng}
+    if hasattr(values, "fit_with"):  # Dask input, coded on the workers
+        return values.fit_with(_fit_irt_storage, labels, keep, summary.rate,
+                               algorithm=algorithm, chunk_size=chunk_size,
+                               **options)
+    data = _make_storage(values, keep, algorithm=algorithm, chunk_size=chunk_size,
+                         parallel=parallel, n_observed=summary.n_observed)
+    return _fit_irt_storage(data, labels, keep, summary.rate, values.shape[0],
+                            **options)
+
+
+def _fit_irt_storage(data, labels, keep, rate, n_agents, *, model, priors, start,
+                     grid, settings, rng, should_flip=None):
+    """:func:`_fit_irt` on built storage ``data`` of the kept items.
+
+    ``should_flip``: how :func:`._fit._fit_storage` orients the latent axis
+    of the 1PL and 2PL (a distributed store computes it on the workers).
+    """
+    n_items = keep.shape[0]
     if model in ("1PL", "2PL"):
-        fitted = _fit_model(values, labels, settings=_EMSettings(
+        fitted = _fit_storage(data, labels, keep, rate, n_agents, settings=_EMSettings(
             model=model, max_iter=settings.max_iter, tol=settings.tol),
-            grid=grid, ability_grid=grid, ability_method="eap",
-            chunk_size=chunk_size, parallel=parallel, rng=rng,
-            algorithm=algorithm, summary=summary)
+            grid=grid, ability_grid=grid, ability_method="eap", rng=rng,
+            should_flip=should_flip)
         a, b = fitted["discrimination_"][keep], fitted["difficulty_"][keep]
         params = np.column_stack([a, -a * b, np.full(a.size, -np.inf),
                                   np.full(a.size, np.inf)])
-        data = _make_storage(values, keep, algorithm=algorithm,
-                             chunk_size=chunk_size, parallel=parallel,
-                             n_observed=summary.n_observed)
         cov = np.full((a.size, 4, 4), np.nan)
         cov[:, 0, 0] = fitted["discrimination_se_"][keep] ** 2
         cov[:, 1, 1] = fitted["difficulty_se_"][keep] ** 2
         loglik, n_iter, converged = (fitted["log_likelihood_"], fitted["n_iter_"],
                                      True)
     else:
-        _warn_constant_items(keep, labels)
-        data = _make_storage(values, keep, algorithm=algorithm,
-                             chunk_size=chunk_size, parallel=parallel,
-                             n_observed=summary.n_observed)
         a, d = _two_pl_start(data)
         g0, u0 = start
         params = np.column_stack([a, d, np.full(a.size, logit(g0)), np.full(
@@ -185,7 +199,7 @@ def _fit_irt(values, labels, summary, *, model, priors, start, grid, settings,
                         n_iter=n_iter, moments=moments, labels=labels, keep=keep,
                         grid=grid),
         "_item_params": params,
-        "_success_rate_items": summary.rate,
+        "_success_rate_items": rate,
         "_agent_success_rate": data.success_rate(),
     }
 

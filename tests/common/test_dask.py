@@ -17,19 +17,7 @@ from sklearn_eval.uncertainty import bootstrap_ranking, ranking_intervals
 distributed = pytest.importorskip("distributed")
 
 
-@pytest.fixture(scope="module")
-def client():
-    """Two single-threaded worker processes on this machine."""
-    cluster = distributed.LocalCluster(
-        n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None,
-        silence_logs=40,
-    )
-    with distributed.Client(cluster) as dask_client:
-        yield dask_client
-    cluster.close()
-
-
-def test_bootstraps_on_dask_match_n_jobs_1(client):
+def test_bootstraps_on_dask_match_n_jobs_1(dask_client):
     X, y = make_matches(n_players=8, n_matches=2000, random_state=0)
     S = make_agent_task_scores(6, 25, random_state=0)
     local_bt = ranking_intervals(EloRanker(method="batch"), X, y, n_resamples=30,
@@ -46,10 +34,10 @@ def test_bootstraps_on_dask_match_n_jobs_1(client):
     np.testing.assert_allclose(dask_bt.samples, local_bt.samples, rtol=1e-12)
     np.testing.assert_allclose(dask_nash.samples, local_nash.samples, rtol=1e-12)
     # the work really ran on the cluster's workers
-    assert client.run(lambda: True)
+    assert dask_client.run(lambda: True)
 
 
-def test_grid_search_on_dask_matches_n_jobs_1(client):
+def test_grid_search_on_dask_matches_n_jobs_1(dask_client):
     X, y = make_matches(n_players=10, n_matches=1500, random_state=1)
     grid = {"alpha": [0.0, 0.1, 1.0, 10.0]}
 

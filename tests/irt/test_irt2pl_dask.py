@@ -27,17 +27,6 @@ ITEMS = ("discrimination_", "difficulty_", "discrimination_se_", "difficulty_se_
 AGENTS = ("abilities_", "abilities_sd_")
 
 
-@pytest.fixture(scope="module")
-def client():
-    cluster = distributed.LocalCluster(
-        n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None,
-        silence_logs=40,
-    )
-    with distributed.Client(cluster) as running:
-        yield running
-    cluster.close()
-
-
 def _long(X, shuffle_seed=None):
     """The long table (agent, item, score) of the observed responses of X."""
     rows, columns = np.nonzero(~np.isnan(X))
@@ -77,7 +66,7 @@ CORPUS = [
 
 
 @pytest.mark.parametrize("shape", CORPUS)
-def test_dask_array_fit_equals_in_memory_fit(client, shape):
+def test_dask_array_fit_equals_in_memory_fit(dask_client, shape):
     n_agents, n_items, missing, rows, seed = shape
     X = make_irt_responses(n_agents, n_items, missing_rate=missing,
                            random_state=seed)
@@ -92,7 +81,7 @@ def test_dask_array_fit_equals_in_memory_fit(client, shape):
 
 @pytest.mark.parametrize("shuffle_seed", [None, 3])
 @pytest.mark.parametrize("missing", [0.1, 0.8])
-def test_long_table_fit_equals_in_memory_fit_by_label(client, missing,
+def test_long_table_fit_equals_in_memory_fit_by_label(dask_client, missing,
                                                       shuffle_seed):
     """Rows in any order and agents spread over partitions: codes are the
     sorted labels, so the fit aligns with the in-memory one label by label."""
@@ -106,7 +95,7 @@ def test_long_table_fit_equals_in_memory_fit_by_label(client, missing,
     np.testing.assert_array_equal(fit.feature_names_in_, memory_fit.tasks_)
 
 
-def test_transform_of_dask_input_is_a_dask_array(client):
+def test_transform_of_dask_input_is_a_dask_array(dask_client):
     X = make_irt_responses(300, 20, missing_rate=0.3, random_state=5)
     model = IRT2PL(tol=1e-9).fit(X)
     new = make_irt_responses(120, 20, missing_rate=0.3, random_state=6)
@@ -123,7 +112,7 @@ def _transfer_bytes(client):
     return sum(totals.values())
 
 
-def test_traffic_per_iteration_is_the_item_tables_at_any_number_of_agents(client):
+def test_traffic_per_iteration_is_the_item_tables_at_any_number_of_agents(dask_client):
     """Per EM iteration only (n_nodes x n_items) statistics travel: the bytes
     the workers send (Dask's counter) do not grow with the agents (measured at
     two sizes, 8x apart)."""
@@ -136,10 +125,10 @@ def test_traffic_per_iteration_is_the_item_tables_at_any_number_of_agents(client
         store = data.store(summary.keep)  # what the fit's EM engine runs on
         a, b = np.ones(store.n_items), np.zeros(store.n_items)
         store.e_step(a, b, grid)
-        before = _transfer_bytes(client)
+        before = _transfer_bytes(dask_client)
         for _ in range(3):
             store.e_step(a, b, grid)
-        per_iteration.append((_transfer_bytes(client) - before) / 3)
+        per_iteration.append((_transfer_bytes(dask_client) - before) / 3)
     table = store.n_items * len(grid) * 8
     for value in per_iteration:
         # r and n (n_nodes x n_items) and the node mass from each of 2 workers
@@ -170,7 +159,7 @@ def _driver_peak(table):
         tracemalloc.stop()
 
 
-def test_driver_memory_does_not_grow_with_the_table(client):
+def test_driver_memory_does_not_grow_with_the_table(dask_client):
     """The driver's peak allocations during a fit of a long table made on the
     workers: at the same number of partitions, 4x the responses add less than a
     tenth of the added table's in-memory size (what grows is the agents'
@@ -197,7 +186,7 @@ def _table(**overrides):
     return table
 
 
-def test_repeated_agent_item_rows_name_a_partition_and_rows(client):
+def test_repeated_agent_item_rows_name_a_partition_and_rows(dask_client):
     table = _table()
     table = pd.concat([table, table.iloc[[17]]], ignore_index=True)
     with pytest.raises(ValueError, match=r"Partition \d+: repeated \(agent, item\)"
@@ -205,7 +194,7 @@ def test_repeated_agent_item_rows_name_a_partition_and_rows(client):
         IRT2PL().fit(dd.from_pandas(table, npartitions=3, sort=False))
 
 
-def test_non_binary_scores_name_a_partition_and_row(client):
+def test_non_binary_scores_name_a_partition_and_row(dask_client):
     table = _table()
     table.loc[200, "score"] = 0.5
     with pytest.raises(ValueError, match=r"Partition 1: scores must be binary.*"
@@ -213,7 +202,7 @@ def test_non_binary_scores_name_a_partition_and_row(client):
         IRT2PL().fit(dd.from_pandas(table, npartitions=3, sort=False))
 
 
-def test_non_numeric_scores_name_a_partition_and_row(client):
+def test_non_numeric_scores_name_a_partition_and_row(dask_client):
     table = _table()
     table["score"] = table["score"].astype(object)
     table.loc[5, "score"] = "yes"
@@ -222,7 +211,7 @@ def test_non_numeric_scores_name_a_partition_and_row(client):
         IRT2PL().fit(dd.from_pandas(table, npartitions=3, sort=False))
 
 
-def test_unknown_and_missing_columns_are_named(client):
+def test_unknown_and_missing_columns_are_named(dask_client):
     table = _table(weight=1.0)
     with pytest.raises(ValueError, match=r"unknown column\(s\): \['weight'\]"):
         IRT2PL().fit(dd.from_pandas(table, npartitions=2))
@@ -230,7 +219,7 @@ def test_unknown_and_missing_columns_are_named(client):
         IRT2PL().fit(dd.from_pandas(table[["agent", "item"]], npartitions=2))
 
 
-def test_dask_array_errors_name_the_chunk_and_row(client):
+def test_dask_array_errors_name_the_chunk_and_row(dask_client):
     X = make_irt_responses(60, 6, random_state=9)
     bad = X.copy()
     bad[47, 2] = 2.0
@@ -242,7 +231,7 @@ def test_dask_array_errors_name_the_chunk_and_row(client):
         IRT2PL().fit(da.from_array(empty, chunks=(20, 6)))
 
 
-def test_a_failed_dask_fit_leaves_the_fitted_state(client):
+def test_a_failed_dask_fit_leaves_the_fitted_state(dask_client):
     X = make_irt_responses(80, 8, random_state=10)
     model = IRT2PL().fit(X)
     before = model.difficulty_.copy()

@@ -15,17 +15,6 @@ dd = pytest.importorskip("dask.dataframe")
 pytestmark = pytest.mark.slow
 
 
-@pytest.fixture(scope="module")
-def client():
-    cluster = distributed.LocalCluster(
-        n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None,
-        silence_logs=40,
-    )
-    with distributed.Client(cluster) as running:
-        yield running
-    cluster.close()
-
-
 def _votes(seed, n=3_000, n_players=12, ties=0.2, covariate=False):
     """Votes of an arena: Bradley-Terry strengths, a share of ties."""
     rng = np.random.default_rng(seed)
@@ -50,7 +39,7 @@ def _votes(seed, n=3_000, n_players=12, ties=0.2, covariate=False):
     {"ties": "rao-kupper", "first_advantage": "fit"},
 ])
 @pytest.mark.parametrize("covariate", [False, True])
-def test_batch_fit_on_dask_votes_equals_fit_on_every_vote(client, params,
+def test_batch_fit_on_dask_votes_equals_fit_on_every_vote(dask_client, params,
                                                           covariate):
     if covariate and params["ties"] == "half" and "first_advantage" not in params:
         params = {**params, "first_advantage": "fit"}
@@ -71,7 +60,7 @@ def test_batch_fit_on_dask_votes_equals_fit_on_every_vote(client, params,
     assert_allclose(by_name.ratings_, memory_fit.ratings_, rtol=1e-10, atol=1e-8)
 
 
-def test_weighted_votes_and_counts(client):
+def test_weighted_votes_and_counts(dask_client):
     votes = _votes(1)
     weight = np.random.default_rng(2).integers(1, 4, len(votes)).astype(float)
     X, y = votes.drop(columns="y"), votes["y"].to_numpy()
@@ -86,7 +75,7 @@ def test_weighted_votes_and_counts(client):
     assert len(Xd) == len(votes.drop_duplicates(["first", "second", "y"]))
 
 
-def test_bootstrap_from_the_counts_is_the_bootstrap_of_the_votes(client):
+def test_bootstrap_from_the_counts_is_the_bootstrap_of_the_votes(dask_client):
     """Counts with frequency weights resample the same matches (multinomial):
     the intervals from the aggregated counts equal those from every vote."""
     votes = _votes(3, n=1_500)
@@ -107,13 +96,13 @@ def test_bootstrap_from_the_counts_is_the_bootstrap_of_the_votes(client):
     assert_allclose(widths_counts, widths_votes, rtol=0.3)
 
 
-def test_online_elo_says_it_is_sequential(client):
+def test_online_elo_says_it_is_sequential(dask_client):
     frame = dd.from_pandas(_votes(4, n=200), npartitions=2)
     with pytest.raises(ValueError, match="one match at a time in match order"):
         EloRanker().fit(frame.drop(columns="y"), frame["y"])
 
 
-def test_bad_outcome_arguments_are_named(client):
+def test_bad_outcome_arguments_are_named(dask_client):
     frame = dd.from_pandas(_votes(5, n=200), npartitions=2)
     with pytest.raises(ValueError, match="names the column 'winner'"):
         EloRanker(method="batch").fit(frame, "winner")
