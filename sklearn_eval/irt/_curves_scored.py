@@ -395,7 +395,7 @@ def scored_information(model, params, theta):
             k = np.arange(params.shape[1])
             mean = (P * k).sum(axis=2)
             return a * a * np.maximum((P * k * k).sum(axis=2) - mean * mean, 0.0)
-        upper, lower = _grm_bounds(_linear(params, theta))
+        upper, lower = _grm_bounds(_linear(params, theta)[1])
         # d log P_k / d theta = a (1 - expit(upper) - expit(lower))
         slope = a[None, :, None] * (1.0 - expit(upper) - expit(lower))
         with np.errstate(invalid="ignore"):
