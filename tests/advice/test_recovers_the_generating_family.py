@@ -37,6 +37,12 @@ def _share(hits):
     return sum(hits) / len(hits)
 
 
+def _named_by_irt(data, params):
+    """Whether the advice on ``data(seed)`` is ``IRT`` with ``params``, per seed."""
+    return [_names(advise(data(seed), random_state=seed).recommendation, IRT, params)
+            for seed in SEEDS]
+
+
 @pytest.mark.slow
 @pytest.mark.parametrize("kind", sorted(MATCH_TRUTH))
 def test_matches_name_the_generating_model(kind):
@@ -53,10 +59,7 @@ def test_matches_name_the_generating_model(kind):
 @pytest.mark.slow
 @pytest.mark.parametrize("model", ["1PL", "2PL", "3PL"])
 def test_items_name_the_generating_model(model):
-    hits = []
-    for seed in SEEDS:
-        advice = advise(corpus.items(model, seed), random_state=seed)
-        hits.append(_names(advice.recommendation, IRT, {"model": model}))
+    hits = _named_by_irt(lambda seed: corpus.items(model, seed), {"model": model})
     assert _share(hits) >= 0.9, hits
 
 
@@ -65,10 +68,7 @@ def test_items_name_the_generating_model(model):
 def test_graded_items_name_the_generating_model(model):
     """2,000 agents x 20 items in 4 categories separate the GRM (Samejima,
     1969) from the GPCM (Muraki, 1992) by several standard errors."""
-    hits = []
-    for seed in SEEDS:
-        advice = advise(corpus.graded(model, seed), random_state=seed)
-        hits.append(_names(advice.recommendation, IRT, {"model": model}))
+    hits = _named_by_irt(lambda seed: corpus.graded(model, seed), {"model": model})
     assert _share(hits) >= 0.9, hits
 
 
@@ -76,12 +76,8 @@ def test_graded_items_name_the_generating_model(model):
 def test_two_factor_items_name_two_factors():
     """A 2-factor 2PL bank of 1,000 agents: the recommendation has two
     abilities (the one-factor 2PL loses on held-out responses)."""
-    hits = []
-    for seed in SEEDS:
-        advice = advise(corpus.two_factor_items(seed, n_agents=1000),
-                        random_state=seed)
-        hits.append(_names(advice.recommendation, IRT,
-                           {"model": "2PL", "n_factors": 2}))
+    hits = _named_by_irt(lambda seed: corpus.two_factor_items(seed, n_agents=1000),
+                         {"model": "2PL", "n_factors": 2})
     assert _share(hits) >= 0.9, hits
 
 
@@ -90,12 +86,9 @@ def test_two_factor_items_name_two_factors():
 def test_one_factor_items_keep_one_factor(model):
     """The 2-factor candidate is compared on one-factor banks too and must
     not be chosen there (it costs about 20 more parameters per 20 items)."""
-    hits = []
-    for seed in SEEDS:
-        X = corpus.items(model, seed, n_agents=1000, n_items=20)
-        advice = advise(X, random_state=seed)
-        hits.append(_names(advice.recommendation, IRT,
-                           {"model": model, "n_factors": 1}))
+    hits = _named_by_irt(
+        lambda seed: corpus.items(model, seed, n_agents=1000, n_items=20),
+        {"model": model, "n_factors": 1})
     assert _share(hits) >= 0.9, hits
 
 
@@ -105,11 +98,9 @@ def test_continuous_scores_name_the_generating_model(model):
     """Scores in (0, 1): the beta model's variance shrinks towards 0 and 1
     as mu (1 - mu) / (1 + phi); the logit-normal's is constant on the logit
     scale. 150 agents x 8 tasks tell them apart."""
-    hits = []
-    for seed in SEEDS:
-        X = corpus.continuous(model, seed, n_agents=150, n_items=8)
-        advice = advise(X, random_state=seed)
-        hits.append(_names(advice.recommendation, IRT, {"model": model}))
+    hits = _named_by_irt(
+        lambda seed: corpus.continuous(model, seed, n_agents=150, n_items=8),
+        {"model": model})
     assert _share(hits) >= 0.9, hits
 
 
