@@ -28,6 +28,16 @@ MAX_FACTORS = 2
 # tolerance move the log-likelihood by far less than the models differ, at a
 # fraction of the cost of the default rectangular grid
 FAST_IRT = {"quadrature": "gauss-hermite", "tol": 1e-5}
+# continuous scores give narrow posteriors that 21 Gauss-Hermite nodes miss
+# (EM then crawls to max_iter): their fits keep the model's own grid
+CONTINUOUS_MODELS = ("beta", "logit-normal")
+
+
+def fast_irt(params):
+    """The comparison's fit settings for an IRT candidate's parameters."""
+    if params.get("model") in CONTINUOUS_MODELS:
+        return {"tol": FAST_IRT["tol"]}
+    return FAST_IRT
 _SOFT_IMPUTE_ITER = 100
 
 
@@ -55,8 +65,8 @@ def heldout_irt(candidates, values, rows, cols, fold, random_state, n_jobs):
     data = values[rows, cols]
     scores, reasons = {}, {}
     for candidate in candidates:
-        estimator = IRT(**candidate.params, **FAST_IRT, random_state=random_state,
-                        n_jobs=n_jobs)
+        estimator = IRT(**candidate.params, **fast_irt(candidate.params),
+                        random_state=random_state, n_jobs=n_jobs)
         means = np.empty(cv)
         try:
             for k in range(cv):
@@ -82,9 +92,26 @@ def heldout_irt(candidates, values, rows, cols, fold, random_state, n_jobs):
     return scores, reasons
 
 
-def irt_n_parameters(model, n_items):
-    return {"1PL": n_items + 1, "2PL": 2 * n_items, "3PL": 3 * n_items,
-            "4PL": 4 * n_items}.get(model)
+def irt_n_parameters(candidate, values):
+    """Free item parameters of an item response candidate on ``values``.
+
+    A slope and one threshold (or step) per category boundary for graded
+    items; slope, location and precision (or spread) for continuous scores;
+    ``m`` slopes and an intercept per item for ``m`` factors, less the
+    ``m (m - 1) / 2`` of a rotation.
+    """
+    model = candidate.params["model"]
+    n_items = values.shape[1]
+    m = int(candidate.params.get("n_factors", 1))
+    if model in ("GRM", "GPCM"):
+        top = np.nanmax(np.where(np.isnan(values), -np.inf, values), axis=0)
+        low = np.nanmin(np.where(np.isnan(values), np.inf, values), axis=0)
+        boundaries = np.clip(top - low, 0, None)
+        return int(n_items + boundaries[np.isfinite(boundaries)].sum())
+    if model == "1PL":
+        return n_items + 1  # one common slope
+    per_item = {"2PL": 2, "3PL": 3, "4PL": 4, "beta": 3, "logit-normal": 3}
+    return (per_item.get(model, 0) + m - 1) * n_items - m * (m - 1) // 2
 
 
 def gaussian_candidates(n_agents, n_items):

@@ -50,11 +50,15 @@ def irt_models():
     return set(getattr(constraint, "options", ()))
 
 
-# item response candidates per kind, simplest first: one line per model
+# item response candidates per kind, simplest first: one line per model, a
+# name and the parameters of IRT (``n_factors`` for several abilities)
 IRT_REGISTRY = {
-    "binary": ("1PL", "2PL", "3PL"),
-    "graded": ("GRM", "GPCM"),
-    "continuous": ("beta",),
+    "binary": (("1PL", {"model": "1PL"}), ("2PL", {"model": "2PL"}),
+               ("3PL", {"model": "3PL"}),
+               ("2PL, 2 factors", {"model": "2PL", "n_factors": 2})),
+    "graded": (("GRM", {"model": "GRM"}), ("GPCM", {"model": "GPCM"})),
+    "continuous": (("beta", {"model": "beta"}),
+                   ("logit-normal", {"model": "logit-normal"})),
 }
 
 
@@ -62,10 +66,15 @@ def item_candidates(kind):
     """The IRT candidates of ``kind`` that the installed estimator fits."""
     available = irt_models()
     return [
-        Candidate(name, "IRT", {"model": name}, order)
-        for order, name in enumerate(IRT_REGISTRY.get(kind, ()))
-        if name in available
+        Candidate(name, "IRT", dict(params), order)
+        for order, (name, params) in enumerate(IRT_REGISTRY.get(kind, ()))
+        if params["model"] in available
     ]
+
+
+def n_factors(candidate):
+    """The number of abilities of an item response candidate (1 if unset)."""
+    return int(candidate.params.get("n_factors", 1))
 
 
 def _is_label_column(column):

@@ -92,8 +92,9 @@ def run_matches(X, y, sample_weight, cv, random_state):
     folds, split = vote_folds(w, cv, rng_for(random_state))
     result["split"] = split
     fit_X = _coded(model_X, pairs, players, has_cov)
-    scores, reasons = _cross_validate(candidates, fit_X, y, w, folds,
-                                      random_state)
+    scores, reasons = _cross_validate(
+        candidates, _fold_table(model_X, fit_X, pairs, players, has_cov), y, w, folds,
+        random_state)
     if not scores:
         result["too_small"] = "no candidate could be fitted on the folds: " + \
             "; ".join(f"{k}: {v}" for k, v in reasons.items())
@@ -131,6 +132,29 @@ def _coded(model_X, pairs, players, has_cov):
         np.fromiter((index[p] for p in strings[:, 0]), np.int64, len(strings)),
         np.fromiter((index[p] for p in strings[:, 1]), np.int64, len(strings)),
     ])
+
+
+def _fold_table(model_X, fit_X, pairs, players, has_cov):
+    """The folds' match table: player codes and covariates in one float array.
+
+    The fits on the folds then skip parsing labels and covariate columns
+    (of a DataFrame) each time; the players keep their sorted order, so the
+    fits and their held-out numbers are those on the labelled table.
+    Covariates that are not numbers are left to the estimators' checks.
+    """
+    if not has_cov:
+        return fit_X
+    try:
+        if isinstance(model_X, pd.DataFrame):
+            covariates = model_X.iloc[:, 2:].to_numpy(dtype=np.float64)
+        else:
+            covariates = np.asarray(np.asarray(model_X)[:, 2:], dtype=np.float64)
+    except (TypeError, ValueError):
+        return fit_X
+    if not np.all(np.isfinite(covariates)):
+        return fit_X
+    codes = _coded(model_X, pairs, players, False)
+    return np.column_stack([codes.astype(np.float64), covariates])
 
 
 def _cross_validate(candidates, X, y, w, folds, random_state):

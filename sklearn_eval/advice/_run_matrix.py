@@ -19,9 +19,9 @@ from ._diagnostics import (
     add_stability_check,
 )
 from ._items import (
-    FAST_IRT,
     cell_folds,
     duplicated_columns,
+    fast_irt,
     gaussian_candidates,
     gaussian_n_parameters,
     heldout_gaussian,
@@ -29,7 +29,7 @@ from ._items import (
     irt_n_parameters,
     point_biserial,
 )
-from ._kinds import KINDS, item_candidates
+from ._kinds import KINDS, item_candidates, n_factors
 from ._matches import rng_for
 
 __all__ = []
@@ -42,6 +42,11 @@ FLOOR = 0.15
 # models with a guessing floor, tested only where the data show one (each
 # costs many EM iterations where the floor is zero)
 GUESSING_MODELS = ("3PL", "4PL")
+# a candidate with several abilities (factors) is compared only on data
+# large enough to estimate a slope per factor for every item, and at bounded
+# cost (its EM runs on a product grid, ~20 times the nodes of one factor)
+MIN_FACTOR_AGENTS = 500
+MAX_FACTOR_CELLS = 250_000
 # rank sets test every pair of agents: beyond this many, left to the user
 MAX_RANK_SET_AGENTS = 300
 
@@ -106,14 +111,16 @@ def run_matrix(X, kind, cv, random_state, n_jobs):
     rows, cols, fold = cell_folds(values, cv, rng_for(random_state))
     candidates = item_candidates(kind)
     if floor is not None and floor <= FLOOR:  # no floor: no guessing model
-        candidates = [c for c in candidates if c.name not in GUESSING_MODELS]
+        candidates = [c for c in candidates
+                      if c.params["model"] not in GUESSING_MODELS]
+    if n_agents < MIN_FACTOR_AGENTS or observed > MAX_FACTOR_CELLS:
+        candidates = [c for c in candidates if n_factors(c) == 1]
     if candidates:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
             scores, reasons = heldout_irt(candidates, values, rows, cols, fold,
                                           random_state, n_jobs)
-        n_params = {c.name: irt_n_parameters(c.name, n_tasks) or 0
-                    for c in candidates}
+        n_params = {c.name: irt_n_parameters(c, values) for c in candidates}
         reprs = {c.name: repr(IRT(**c.params)) for c in candidates}
     else:
         result["unit"] = "result"
@@ -217,8 +224,8 @@ def _fit_plausible(table, by_name, values, random_state, n_jobs):
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore")
                 fitted[f"IRT {name}"] = IRT(
-                    **candidate.params, **FAST_IRT, random_state=random_state,
-                    n_jobs=n_jobs).fit(values)
+                    **candidate.params, **fast_irt(candidate.params),
+                    random_state=random_state, n_jobs=n_jobs).fit(values)
         except (ValueError, ArithmeticError, np.linalg.LinAlgError):
             continue
     return fitted

@@ -67,3 +67,65 @@ def duplicated_tasks(seed, n_agents=30, n_tasks=20, copies=3, n_copied=4):
     copied = rng.choice(n_tasks, n_copied, replace=False)
     extra = np.repeat(scores[:, copied], copies - 1, axis=1)
     return np.hstack([scores, extra])
+
+
+def _category_probabilities(model, a, b, theta):
+    """``(n, J, K)`` probabilities of the graded response model (Samejima,
+    1969) or the generalized partial credit model (Muraki, 1992)."""
+    z = a[None, :, None] * (theta[:, None, None] - b[None])
+    if model == "GRM":
+        star = 1.0 / (1.0 + np.exp(-z))
+        ones = np.ones(star.shape[:2] + (1,))
+        return (np.concatenate([ones, star], axis=2)
+                - np.concatenate([star, 0.0 * ones], axis=2))
+    cumulative = np.concatenate([np.zeros(z.shape[:2] + (1,)),
+                                 np.cumsum(z, axis=2)], axis=2)
+    cumulative -= cumulative.max(axis=2, keepdims=True)
+    p = np.exp(cumulative)
+    return p / p.sum(axis=2, keepdims=True)
+
+
+def graded(model, seed, n_agents=2000, n_items=20, n_categories=4):
+    """Integer categories ``0..n_categories - 1`` from the GRM or the GPCM."""
+    rng = np.random.default_rng(seed)
+    a = rng.lognormal(0.2, 0.3, n_items)
+    b = rng.normal(0.0, 1.0, (n_items, n_categories - 1))
+    if model == "GRM":
+        b = np.sort(b, axis=1)
+    theta = rng.normal(size=n_agents)
+    P = _category_probabilities(model, a, b, theta)
+    u = rng.random((n_agents, n_items, 1))
+    return (u > np.cumsum(P, axis=2)[..., :-1]).sum(axis=2).astype(float)
+
+
+def two_factor_items(seed, n_agents=2000, n_items=20, corr=0.3):
+    """0/1 responses from a 2-factor 2PL: half the items load on each factor
+    (simple structure with small cross-loadings, correlated factors)."""
+    rng = np.random.default_rng(seed)
+    loadings = np.zeros((n_items, 2))
+    main = np.arange(n_items) % 2
+    loadings[np.arange(n_items), main] = rng.uniform(0.8, 2.0, n_items)
+    loadings[np.arange(n_items), 1 - main] = rng.uniform(-0.2, 0.4, n_items)
+    chol = np.linalg.cholesky(np.array([[1.0, corr], [corr, 1.0]]))
+    intercept = rng.normal(0.0, 1.0, n_items)
+    theta = rng.standard_normal((n_agents, 2)) @ chol.T
+    p = 1.0 / (1.0 + np.exp(-(theta @ loadings.T + intercept)))
+    return (rng.random(p.shape) < p).astype(float)
+
+
+def continuous(model, seed, n_agents=1000, n_items=20):
+    """Scores in (0, 1) from the beta (Noel and Dauvier, 2007) or the
+    logit-normal item response model: ``mu = expit(a (theta - b))``."""
+    rng = np.random.default_rng(seed)
+    theta = rng.normal(size=n_agents)
+    a = rng.uniform(0.5, 2.0, n_items)
+    b = rng.normal(size=n_items)
+    z = a * (theta[:, None] - b)
+    if model == "beta":
+        phi = rng.uniform(5.0, 50.0, n_items)
+        mu = 1.0 / (1.0 + np.exp(-z))
+        X = rng.beta(mu * phi, (1.0 - mu) * phi)
+    else:
+        sigma = rng.uniform(0.3, 1.0, n_items)
+        X = 1.0 / (1.0 + np.exp(-(z + sigma * rng.normal(size=z.shape))))
+    return np.clip(X, 1e-9, 1.0 - 1e-9)

@@ -164,6 +164,22 @@ def test_binary_items_compare_irt_models_over_cells():
     assert set(advice.candidates.index) >= {"1PL", "2PL"}
     assert "negative discrimination" in advice.diagnostics.index
     assert "guessing floor" in advice.diagnostics.index
+    # 400 agents: too few for a slope per factor, the 2-factor model is not tried
+    assert not any("factors" in name for name in advice.candidates.index)
+
+
+def test_graded_and_continuous_candidates_count_their_parameters():
+    """GRM and GPCM: a slope and one parameter per category boundary of each
+    item; beta and logit-normal: slope, location and precision (or spread)."""
+    X = corpus.graded("GRM", 0, n_agents=300, n_items=5, n_categories=3)
+    X[:, 0] = np.minimum(X[:, 0], 1)  # item 0 has two categories
+    table = advise(X, random_state=0).candidates
+    assert set(table.index) == {"GRM", "GPCM"}
+    assert (table["n_parameters"] == 5 + 1 + 4 * 2).all()
+    table = advise(corpus.continuous("beta", 0, n_agents=100, n_items=4),
+                   random_state=0).candidates
+    assert set(table.index) == {"beta", "logit-normal"}
+    assert (table["n_parameters"] == 3 * 4).all()
 
 
 def test_square_game_is_detected_and_advised_without_folds():
