@@ -28,6 +28,16 @@ MAX_FACTORS = 2
 # tolerance move the log-likelihood by far less than the models differ, at a
 # fraction of the cost of the default rectangular grid
 FAST_IRT = {"quadrature": "gauss-hermite", "tol": 1e-5}
+# continuous-score models keep their dense default grid: their ability
+# posteriors are narrow, and a Gauss-Hermite rule misses them (NaN likelihoods)
+_DENSE_GRID_MODELS = ("beta", "logit-normal")
+
+
+def fast_irt(model):
+    """The cheaper EM settings of the cross-validation for an IRT ``model``."""
+    if model in _DENSE_GRID_MODELS:
+        return {"tol": FAST_IRT["tol"]}
+    return FAST_IRT
 _SOFT_IMPUTE_ITER = 100
 
 
@@ -55,8 +65,8 @@ def heldout_irt(candidates, values, rows, cols, fold, random_state, n_jobs):
     data = values[rows, cols]
     scores, reasons = {}, {}
     for candidate in candidates:
-        estimator = IRT(**candidate.params, **FAST_IRT, random_state=random_state,
-                        n_jobs=n_jobs)
+        estimator = IRT(**candidate.params, **fast_irt(candidate.params["model"]),
+                        random_state=random_state, n_jobs=n_jobs)
         means = np.empty(cv)
         try:
             for k in range(cv):
@@ -77,6 +87,9 @@ def heldout_irt(candidates, values, rows, cols, fold, random_state, n_jobs):
                 means[k] = (full - part) / max(n_full - n_part, 1)
         except (ValueError, ArithmeticError, np.linalg.LinAlgError) as exc:
             reasons[candidate.name] = str(exc).splitlines()[0]
+            continue
+        if not np.isfinite(means).all():
+            reasons[candidate.name] = "the held-out log-likelihood is not finite"
             continue
         scores[candidate.name] = means
     return scores, reasons

@@ -19,9 +19,9 @@ from ._diagnostics import (
     add_stability_check,
 )
 from ._items import (
-    FAST_IRT,
     cell_folds,
     duplicated_columns,
+    fast_irt,
     gaussian_candidates,
     gaussian_n_parameters,
     heldout_gaussian,
@@ -217,7 +217,8 @@ def _fit_plausible(table, by_name, values, random_state, n_jobs):
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore")
                 fitted[f"IRT {name}"] = IRT(
-                    **candidate.params, **FAST_IRT, random_state=random_state,
+                    **candidate.params, **fast_irt(candidate.params["model"]),
+                    random_state=random_state,
                     n_jobs=n_jobs).fit(values)
         except (ValueError, ArithmeticError, np.linalg.LinAlgError):
             continue
