@@ -32,10 +32,11 @@ Cases:
   and 2PL against two factors, 5 folds, ``random_state=0``.
 
 Every IRT runs with ``n_jobs=1`` and ``tol=--tol`` (IRT's default 1e-7 per
-agent; the user guide's numbers use 1e-4 per agent, 0.03 log-likelihood units
-per EM step on 320 agents, which moves held-out log-likelihoods per response
-by less than 1e-4 and keeps the 3PL's maximum-likelihood EM to minutes on a
-shared machine). The user guide's numbers come from (repository root,
+agent). The user guide's numbers use 1e-4 per agent (0.03 log-likelihood units
+per EM step on 320 agents), which keeps the 3PL's maximum-likelihood EM to
+minutes on a shared machine; an EM stopped earlier also stops the
+maximum-likelihood discriminations of near-separable items growing, so compare
+models at one ``tol``. The user guide's numbers come from (repository root,
 ``PYTHONPATH=$PWD``)::
 
     python benchmarks/bench_irt_real.py --case compare --tol 1e-4
@@ -92,7 +93,8 @@ def case_compare(cv, models, tol):
             random_state=0)
         table.index = [name]
         tables.append(table)
-        with pd.option_context("display.width", 200, "display.precision", 4):
+        with pd.option_context("display.width", 250, "display.precision", 4,
+                           "display.max_columns", None):
             print(pd.concat(tables)[COLUMNS].sort_values(
                 "heldout_loglik_per_response", ascending=False), flush=True)
         print(f"({time.process_time():.0f} s CPU so far)", flush=True)
@@ -130,7 +132,8 @@ def _print_subset(frame, n_items, n_calibration, n_models):
     print(f"ARC: SubsetScoreEstimator(n_items={n_items}), {n_calibration} "
           f"calibration models, {n_models - n_calibration} held out, "
           f"{frame.seed.nunique()} seeds; mean absolute error of the full accuracy")
-    with pd.option_context("display.width", 200, "display.precision", 4):
+    with pd.option_context("display.width", 250, "display.precision", 4,
+                           "display.max_columns", None):
         print(summary)
         print(frame.pivot_table(index="seed", columns=["method", "selection",
                                                        "calibration"],
@@ -143,7 +146,8 @@ def case_chembench(cv):
                            random_state=0, n_jobs=1)
     print(f"ChemBench {X.shape[0]} x {X.shape[1]}, compare_models cv={cv}, "
           "random_state=0")
-    with pd.option_context("display.width", 200, "display.precision", 4):
+    with pd.option_context("display.width", 250, "display.precision", 4,
+                           "display.max_columns", None):
         print(table[COLUMNS])
 
 
