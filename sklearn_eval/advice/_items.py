@@ -88,6 +88,9 @@ def heldout_irt(candidates, values, rows, cols, fold, random_state, n_jobs):
         except (ValueError, ArithmeticError, np.linalg.LinAlgError) as exc:
             reasons[candidate.name] = str(exc).splitlines()[0]
             continue
+        if not np.isfinite(means).all():
+            reasons[candidate.name] = "the held-out log-likelihood is not finite"
+            continue
         scores[candidate.name] = means
     return scores, reasons
 

@@ -17,6 +17,13 @@ from sklearn.utils.validation import check_is_fitted
 
 from ..utils._logistic import four_pl_information
 from ._binary_models import FREE, asymptotes, log_tables
+from ._curve_docs import (
+    EXPECTED_SCORE,
+    FOUR_PL_INFORMATION,
+    ICC,
+    ITEM_INFORMATION,
+    curve_doc,
+)
 from ._information import _finite_theta
 from ._item_fit import item_fit_tables
 from ._responses import _make_storage
@@ -27,22 +34,7 @@ BINARY_MODELS = ("1PL", "2PL", "3PL", "4PL")
 class BinaryCurvesMixin:
     """``icc``, ``expected_score`` and ``item_information`` of a binary IRT."""
 
-    def icc(self, theta):
-        """Item characteristic curves: ``P(x_j = 1 | theta)`` for every item.
-
-        Parameters
-        ----------
-        theta : float or array-like of shape (n_points,)
-            Abilities.
-
-        Returns
-        -------
-        ndarray of shape (n_points, n_features)
-            Success probabilities; items left out in ``fit`` get their
-            training success rate (0 or 1; NaN for an item never observed).
-
-        Examples
-        --------
+    @curve_doc(ICC, examples="""\
         >>> from sklearn_eval.datasets import make_irt_responses
         >>> from sklearn_eval.irt import IRT
         >>> X = make_irt_responses(300, 10, random_state=0)
@@ -50,7 +42,8 @@ class BinaryCurvesMixin:
         >>> curves = model.icc([-8.0, 0.0, 8.0])
         >>> bool((curves[0] >= model.guessing_ - 1e-12).all())
         True
-        """
+        """)
+    def icc(self, theta):
         check_is_fitted(self, "_item_params")
         theta = _finite_theta(theta)
         out = np.empty((theta.size, self.n_features_in_))
@@ -58,41 +51,12 @@ class BinaryCurvesMixin:
         out[:, self._keep] = np.exp(log_tables(self._item_params, theta)[0])
         return out
 
+    @curve_doc(EXPECTED_SCORE)
     def expected_score(self, theta):
-        """Expected score of every item at ``theta``: its success probability.
-
-        The score a consumer averages into a full-benchmark estimate
-        (accuracy for binary items).
-
-        Parameters
-        ----------
-        theta : float or array-like of shape (n_points,)
-            Abilities.
-
-        Returns
-        -------
-        ndarray of shape (n_points, n_features)
-            As :meth:`icc`.
-        """
         return self.icc(theta)
 
+    @curve_doc(ITEM_INFORMATION, formula=FOUR_PL_INFORMATION)
     def item_information(self, theta):
-        """Fisher information of every item about the ability at ``theta``.
-
-        ``P'(theta)^2 / (P (1 - P))`` with
-        ``P' = (u - g) a s (1 - s)``, ``s = 1 / (1 + exp(-(a theta + d)))``;
-        ``a^2 P (1 - P)`` for the 1PL and 2PL (Birnbaum 1968).
-
-        Parameters
-        ----------
-        theta : float or array-like of shape (n_points,)
-            Abilities.
-
-        Returns
-        -------
-        ndarray of shape (n_points, n_features)
-            0 for items left out in ``fit``.
-        """
         check_is_fitted(self, "_item_params")
         theta = _finite_theta(theta)
         out = np.zeros((theta.size, self.n_features_in_))

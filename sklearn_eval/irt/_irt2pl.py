@@ -25,6 +25,13 @@ from ..base import AgentRankerMixin, FitTemplateMixin, TaskTableMixin
 from ..utils._sklearn_compat import Interval, StrOptions
 from ._abilities import _ability_estimates
 from ._ability_output import AbilityTransformMixin
+from ._curve_docs import (
+    ICC,
+    ITEM_INFORMATION,
+    TEST_INFORMATION,
+    TWO_PL_INFORMATION,
+    curve_doc,
+)
 from ._dask_fit import dask_fit_data, dask_input, is_dask_collection
 from ._em import _check_prior, _EMSettings
 from ._estep import _e_step
@@ -731,46 +738,22 @@ class IRT2PL(
         P[:, left_out] = self._success_rate_items[left_out]
         return P
 
-    def icc(self, theta):
-        """Item characteristic curves: ``P(x_j = 1 | theta)`` for every item.
-
-        Parameters
-        ----------
-        theta : float or array-like of shape (n_points,)
-            Abilities.
-
-        Returns
-        -------
-        ndarray of shape (n_points, n_features)
-            Success probabilities; items left out in ``fit`` get their
-            training success rate (0 or 1; NaN for an item never observed).
-
-        Examples
-        --------
+    @curve_doc(ICC, examples="""\
         >>> from sklearn_eval.irt import IRT2PL
         >>> model = IRT2PL.from_item_params([1.0], [0.0])
         >>> round(float(model.icc(1.0)[0, 0]), 7)  # no 1.7 constant
         0.7310586
-        """
+        """)
+    def icc(self, theta):
         check_is_fitted(self, "difficulty_")
         return self._probability(_finite_theta(theta))
 
+    @curve_doc(ITEM_INFORMATION, formula=TWO_PL_INFORMATION)
     def item_information(self, theta):
-        """Fisher information ``a^2 P (1 - P)`` of every item at ``theta``.
-
-        Parameters
-        ----------
-        theta : float or array-like of shape (n_points,)
-
-        Returns
-        -------
-        ndarray of shape (n_points, n_features)
-            0 for items left out of estimation.
-        """
         check_is_fitted(self, "difficulty_")
         return _information_at(self.discrimination_, self.difficulty_, self._keep,
                                _finite_theta(theta))
 
+    @curve_doc(TEST_INFORMATION)
     def test_information(self, theta):
-        """Sum of item informations at ``theta`` (shape (n_points,))."""
         return self.item_information(theta).sum(axis=1)

@@ -29,12 +29,7 @@ SUBPACKAGES = [
 ENFORCED = {"GL08", "SS01", "PR01", "PR02", "PR03", "YD01"}
 
 # name -> why a finding is accepted
-EXCEPTIONS = {
-    ("sklearn_eval.irt.IRT2PL.test_information", "PR01"): (
-        "a one-line helper (the sum of item_information) in a module at its "
-        "800-line limit, which the IRT storage work splits"
-    ),
-}
+EXCEPTIONS = {}
 
 
 def _is_record(obj):
