@@ -12,9 +12,9 @@ def test_fast_settings_keep_the_dense_grid_of_continuous_models():
     # Continuous-score models have narrow ability posteriors: a 21-node
     # Gauss-Hermite rule misses them (user guide, continuous scores).
     for model in ("1PL", "2PL", "3PL", "GRM", "GPCM"):
-        assert fast_irt(model)["quadrature"] == "gauss-hermite"
+        assert fast_irt({"model": model})["quadrature"] == "gauss-hermite"
     for model in ("beta", "logit-normal"):
-        assert "quadrature" not in fast_irt(model)
+        assert "quadrature" not in fast_irt({"model": model})
 
 
 @pytest.fixture(scope="module")

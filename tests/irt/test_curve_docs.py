@@ -15,10 +15,15 @@ CURVES = ["icc", "item_information"]
 def test_shared_sections_are_identical(name):
     # AdaptiveTester and SubsetScoreEstimator read either estimator through
     # these methods: their contract (parameters, returns) reads the same.
+    # IRT's icc also covers graded and continuous models (an expected score):
+    # its summary and the meaning of the values say so; the call and the
+    # returned shape are the hook's contract.
     ours, theirs = FunctionDoc(getattr(IRT, name)), FunctionDoc(getattr(IRT2PL, name))
-    assert ours["Summary"] == theirs["Summary"]
     assert ours["Parameters"] == theirs["Parameters"]
-    assert ours["Returns"] == theirs["Returns"]
+    assert [r.type for r in ours["Returns"]] == [r.type for r in theirs["Returns"]]
+    if name != "icc":
+        assert ours["Summary"] == theirs["Summary"]
+        assert ours["Returns"] == theirs["Returns"]
 
 
 @pytest.mark.parametrize("method", [
