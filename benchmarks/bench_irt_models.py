@@ -67,24 +67,27 @@ warnings.simplefilter("ignore")
 X = np.load(sys.argv[1])["X"]
 model = sys.argv[2]
 out = {}
-import mirt
-start = time.perf_counter()
-res = mirt.fit_mirt(X, model, compute_standard_errors=False)
-wall = time.perf_counter() - start
-m = res.model
-J = X.shape[1]
-get = lambda name, default: (np.ravel(getattr(m, name)).tolist()
-                             if hasattr(m, name) else [default] * J)
-out["mirt"] = dict(wall=wall, a=get("discrimination", 1.0),
-                   b=get("difficulty", 0.0), g=get("guessing", 0.0),
-                   u=get("upper", 1.0), n_iter=int(res.n_iterations))
-import theta
-start = time.perf_counter()
-fit = theta.fit(X, model)
-wall = time.perf_counter() - start
-out["theta-irt"] = dict(wall=wall, a=np.ravel(fit.a).tolist(),
-                        b=np.ravel(fit.b).tolist(), g=np.ravel(fit.c).tolist(),
-                        u=np.ravel(fit.d).tolist(), n_iter=int(fit.n_iter))
+wanted = sys.argv[4].split(",")
+if "mirt" in wanted:
+    import mirt
+    start, cpu = time.perf_counter(), time.process_time()
+    res = mirt.fit_mirt(X, model, compute_standard_errors=False)
+    wall, cpu = time.perf_counter() - start, time.process_time() - cpu
+    m = res.model
+    J = X.shape[1]
+    get = lambda name, default: (np.ravel(getattr(m, name)).tolist()
+                                 if hasattr(m, name) else [default] * J)
+    out["mirt"] = dict(wall=wall, cpu=cpu, a=get("discrimination", 1.0),
+                       b=get("difficulty", 0.0), g=get("guessing", 0.0),
+                       u=get("upper", 1.0), n_iter=int(res.n_iterations))
+if "theta-irt" in wanted:
+    import theta
+    start, cpu = time.perf_counter(), time.process_time()
+    fit = theta.fit(X, model)
+    wall, cpu = time.perf_counter() - start, time.process_time() - cpu
+    out["theta-irt"] = dict(wall=wall, cpu=cpu, a=np.ravel(fit.a).tolist(),
+                            b=np.ravel(fit.b).tolist(), g=np.ravel(fit.c).tolist(),
+                            u=np.ravel(fit.d).tolist(), n_iter=int(fit.n_iter))
 json.dump(out, open(sys.argv[3], "w"))
 """
 
@@ -129,6 +132,8 @@ def main():
     parser.add_argument("--n-items", type=int, default=30)
     parser.add_argument("--missing", type=float, default=0.1)
     parser.add_argument("--no-reference", action="store_true")
+    parser.add_argument("--references", default="mirt,theta-irt",
+                        help="comma-separated: mirt, theta-irt")
     args = parser.parse_args()
 
     from sklearn_eval.irt import IRT
@@ -141,9 +146,10 @@ def main():
         start = time.perf_counter()
         IRT(model=args.model).fit(simulate(args.model, 200, 5, 0.0, seed=1)[0])
         print(f"warm-up (imports, compilation): {time.perf_counter() - start:.1f} s")
-        start = time.perf_counter()
+        start, cpu = time.perf_counter(), time.process_time()
         ours = IRT(model=args.model).fit(X)
         results["IRT"] = dict(wall=time.perf_counter() - start,
+                              cpu=time.process_time() - cpu,
                               a=ours.discrimination_, b=ours.difficulty_,
                               g=ours.guessing_, u=ours.upper_, n_iter=ours.n_iter_)
     if not args.no_reference:
@@ -151,7 +157,7 @@ def main():
             data, out = os.path.join(tmp, "X.npz"), os.path.join(tmp, "out.json")
             np.savez(data, X=X)
             subprocess.run([REFERENCE_ENV, "-c", _REFERENCE_CODE, data, args.model,
-                            out], check=True)
+                            out, args.references], check=True)
             with open(out) as handle:
                 results.update(json.load(handle))
     print(f"== {args.model}: {args.n_agents} x {args.n_items}, "
@@ -161,13 +167,15 @@ def main():
         loglik[name] = marginal_loglik(X, *(np.asarray(fit[k], dtype=float)
                                             for k in "abgu"))
         errors = {k: _rmse(fit[k], truth[k]) for k in "abg"}
-        print(f"{name:10s} wall {fit['wall']:8.2f} s  iterations {fit['n_iter']:5d}  "
+        print(f"{name:10s} wall {fit['wall']:7.2f} s  CPU {fit['cpu']:7.2f} s  "
+              f"iterations {fit['n_iter']:5d}  "
               f"loglik {loglik[name]:.3f}  RMSE a {errors['a']:.3f} "
               f"b {errors['b']:.3f} g {errors['g']:.3f}")
     for name in results:
         if name != "IRT":
             ratio = results["IRT"]["wall"] / results[name]["wall"]
-            print(f"IRT vs {name}: time ratio {ratio:.3f}  "
+            cpu = results["IRT"]["cpu"] / results[name]["cpu"]
+            print(f"IRT vs {name}: time ratio {ratio:.3f} (wall), {cpu:.3f} (CPU)  "
                   f"loglik difference {loglik['IRT'] - loglik[name]:+.3f}")
     return 0
 
