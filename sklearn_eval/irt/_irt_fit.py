@@ -26,6 +26,7 @@ from ._binary_models import (
     reported_covariance,
     scores,
 )
+from ._coarse import em_coarse_to_fine, single_threaded_blas
 from ._em import (
     _EMSettings,
     _occupied_nodes,
@@ -51,8 +52,16 @@ def _em_binary(data, grid, params, model, priors, max_iter, tol):
 
     Returns ``(params, loglik, n_iter, converged)``; ``n_iter`` counts
     E-steps. An extrapolated point is kept only when it raises the penalised
-    log-likelihood, so the objective never decreases.
+    log-likelihood, so the objective never decreases. Runs on the coarse
+    grid of :mod:`._coarse` first where that grid is accurate.
     """
+    return em_coarse_to_fine(
+        lambda p, on, n: _em_binary_grid(data, on, p, model, priors, n, tol),
+        params, grid, data, max_iter)
+
+
+def _em_binary_grid(data, grid, params, model, priors, max_iter, tol):
+    """:func:`_em_binary` on ``grid`` only."""
     free = FREE[model]
 
     def e_step(p):
@@ -168,12 +177,14 @@ def _fit_irt_storage(data, labels, keep, rate, n_agents, *, model, priors, start
         g0, u0 = start
         params = np.column_stack([a, d, np.full(a.size, logit(g0)), np.full(
             a.size, logit(u0) if model == "4PL" else np.inf)])
-        params, loglik, n_iter, converged = _em_binary(
-            data, grid, params, model, priors, settings.max_iter, settings.tol)
-        # one last pass gives the abilities and the counts of the covariance
-        final = data.e_step_tables(*log_tables(params, grid.nodes), grid,
-                                   moments=True)
-        cov = _covariance(data, grid, params, model, priors, final)
+        with single_threaded_blas():
+            params, loglik, n_iter, converged = _em_binary(
+                data, grid, params, model, priors, settings.max_iter,
+                settings.tol)
+            # one last pass gives the abilities and the counts of the covariance
+            final = data.e_step_tables(*log_tables(params, grid.nodes), grid,
+                                       moments=True)
+            cov = _covariance(data, grid, params, model, priors, final)
     if not converged:
         warnings.warn(
             f"EM did not converge in max_iter={settings.max_iter} iterations "

@@ -104,39 +104,16 @@ def posterior_rows(indptr, codes, log_fail, a, b, nodes, log_w, cut, hint,
                         k = low - 1
                         break
         n_eval += done
-        peak = -np.inf
-        mode = low
         for m in range(low, high + 1):
             values[m] += log_w[m]
-            if values[m] > peak:
-                peak = values[m]
-                mode = m
-        kept_low = high
-        kept_high = low
-        for m in range(low, high + 1):
-            if values[m] >= peak - cut:
-                kept_low = min(kept_low, m)
-                kept_high = max(kept_high, m)
-        total = 0.0
-        for m in range(kept_low, kept_high + 1):
-            weight = np.exp(values[m] - peak) if values[m] >= peak - cut else 0.0
-            post[i, m - kept_low] = weight
-            total += weight
-        m1 = 0.0
-        for m in range(kept_low, kept_high + 1):
-            post[i, m - kept_low] /= total
-            m1 += post[i, m - kept_low] * nodes[m]
-        # centred second pass: E[t^2] - E[t]^2 cancels to rounding noise when
-        # the posterior is narrow (many responses)
-        m2 = 0.0
-        for m in range(kept_low, kept_high + 1):
-            m2 += post[i, m - kept_low] * (nodes[m] - m1) * (nodes[m] - m1)
+        kept_low, kept_high, log_total, m1, spread, mode = _window_jit(
+            values, low, high, cut, nodes, post[i])
         lo[i] = kept_low
         hi[i] = kept_high
         # no response: the marginal likelihood is exactly 1 (the prior's mass)
-        lse[i] = peak + np.log(total) if stop > start else 0.0
+        lse[i] = log_total if stop > start else 0.0
         mean[i] = m1
-        sd[i] = np.sqrt(m2)
+        sd[i] = spread
         hint[i] = mode
     return n_eval
 
@@ -372,32 +349,50 @@ def posterior_rows_tables(indptr, codes, log_p, log_q, nodes, log_w, cut, post,
             else:
                 for m in range(n_nodes):
                     values[m] += log_q[j, m]
-        peak = -np.inf
-        for m in range(n_nodes):
-            peak = max(peak, values[m])
-        kept_low = n_nodes - 1
-        kept_high = 0
-        for m in range(n_nodes):
-            if values[m] >= peak - cut:
-                kept_low = min(kept_low, m)
-                kept_high = max(kept_high, m)
-        total = 0.0
-        for m in range(kept_low, kept_high + 1):
-            weight = np.exp(values[m] - peak) if values[m] >= peak - cut else 0.0
-            post[i, m - kept_low] = weight
-            total += weight
+        kept_low, kept_high, log_total, m1, spread, _ = _window_jit(
+            values, 0, n_nodes - 1, cut, nodes, post[i])
         lo[i] = kept_low
         hi[i] = kept_high
-        lse[i] = peak + np.log(total) if stop > start else 0.0
-        m1 = 0.0
-        for m in range(kept_low, kept_high + 1):
-            post[i, m - kept_low] /= total
-            m1 += post[i, m - kept_low] * nodes[m]
-        m2 = 0.0
-        for m in range(kept_low, kept_high + 1):
-            m2 += post[i, m - kept_low] * (nodes[m] - m1) * (nodes[m] - m1)
+        lse[i] = log_total if stop > start else 0.0
         mean[i] = m1
-        sd[i] = np.sqrt(m2)
+        sd[i] = spread
+
+
+def normalise_window(values, low, high, cut, nodes, row):
+    """Normalised posterior of one agent from its log-joint on ``low..high``.
+
+    ``values[m]`` is log prior + log-likelihood at node ``m``. Nodes more
+    than ``cut`` nats below the mode get weight 0; the weights of nodes
+    ``kept_low..kept_high`` go to ``row[0..]`` (compact). Returns
+    ``(kept_low, kept_high, log normaliser, mean, sd, mode)``.
+    """
+    peak = -np.inf
+    mode = low
+    for m in range(low, high + 1):
+        if values[m] > peak:
+            peak = values[m]
+            mode = m
+    kept_low = high
+    kept_high = low
+    for m in range(low, high + 1):
+        if values[m] >= peak - cut:
+            kept_low = min(kept_low, m)
+            kept_high = max(kept_high, m)
+    total = 0.0
+    for m in range(kept_low, kept_high + 1):
+        weight = np.exp(values[m] - peak) if values[m] >= peak - cut else 0.0
+        row[m - kept_low] = weight
+        total += weight
+    m1 = 0.0
+    for m in range(kept_low, kept_high + 1):
+        row[m - kept_low] /= total
+        m1 += row[m - kept_low] * nodes[m]
+    # centred second pass: E[t^2] - E[t]^2 cancels to rounding noise when
+    # the posterior is narrow (many responses)
+    m2 = 0.0
+    for m in range(kept_low, kept_high + 1):
+        m2 += row[m - kept_low] * (nodes[m] - m1) * (nodes[m] - m1)
+    return kept_low, kept_high, peak + np.log(total), m1, np.sqrt(m2), mode
 
 
 def score_columns(colptr, codes, post, lo, hi, g1, g0, outer):
@@ -477,5 +472,12 @@ def kernel(name):
         return _PYTHON[name]
     if not _COMPILED:
         jit = jit_kernel
+        global _window_jit
+        # the shared helper first: the kernels resolve it when they compile
+        _window_jit = jit(normalise_window)
         _COMPILED.update({key: jit(function) for key, function in _PYTHON.items()})
     return _COMPILED[name]
+
+
+# the pure-Python kernels call the helper as it is
+_window_jit = normalise_window
