@@ -48,4 +48,6 @@ def test_examples_run_in_the_defining_module():
     assert ">>> 1" in decorated.__doc__
     assert IRT2PL.icc.__module__ == "sklearn_eval.irt._irt2pl"
     assert "IRT2PL.from_item_params" in IRT2PL.icc.__doc__
-    assert 'IRT(model="3PL"' in IRT.icc.__doc__
+    from sklearn_eval.irt._binary_curves import BinaryCurvesMixin
+
+    assert 'IRT(model="3PL"' in BinaryCurvesMixin.icc.__doc__
