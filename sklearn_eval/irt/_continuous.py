@@ -280,12 +280,22 @@ def start_params(store):
     return np.column_stack([a, d, s])
 
 
+_NOT_RESOLVED = (
+    "The marginal log-likelihood of the scores is not finite on this grid "
+    "({} {} nodes): continuous scores give narrow ability posteriors that fall "
+    "between its nodes. Use quadrature='rectangular' (the default) and, if "
+    "needed, more nodes (n_quadrature).")
+
+
 def em(store, grid, params, max_iter, tol):
     """EM with SQUAREM extrapolation kept only when it raises the likelihood."""
     model, nodes = store.model, grid.nodes
 
     def e_step(p):
-        return store.e_step(model.tables(p, nodes), grid)
+        state = store.e_step(model.tables(p, nodes), grid)
+        if not np.isfinite(state["loglik"]):
+            raise ValueError(_NOT_RESOLVED.format(len(grid), grid.kind))
+        return state
 
     def extrapolate(p0, p1, p2):
         v = _squarem_vector(p0.ravel(), p1.ravel(), p2.ravel(), 64.0)

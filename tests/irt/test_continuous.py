@@ -320,3 +320,18 @@ def test_trigamma_matches_scipy():
     x = np.concatenate([np.logspace(-17, 5, 2000),
                         np.random.default_rng(0).uniform(0, 40, 2000)])
     assert_allclose(trigamma(x), polygamma(1, x), rtol=1e-12)
+
+
+def test_a_grid_that_misses_the_posteriors_is_a_clear_error_not_nan():
+    # Continuous scores give narrow ability posteriors (user guide): on a
+    # Gauss-Hermite rule the marginal likelihood underflows. The fit says so
+    # instead of returning NaN, and keeps the previous fit.
+    from sklearn_eval.datasets import load_leaderboard
+
+    X = load_leaderboard("helm_lite").data
+    est = IRT(model="beta").fit(X)
+    before = est.log_likelihood_
+    assert np.isfinite(before)
+    with pytest.raises(ValueError, match=r"not finite on this grid.*rectangular"):
+        est.set_params(quadrature="gauss-hermite").fit(X)
+    assert est.log_likelihood_ == before
