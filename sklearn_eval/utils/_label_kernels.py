@@ -29,6 +29,11 @@ _MIX = np.uint64(0xFF51AFD7ED558CCD)
 _SHIFT = np.uint64(33)
 # Rows per block of the numpy passes: the temporaries stay in cache.
 _BLOCK = 1 << 16
+# Fewer keys than this are coded by the numpy passes even with numba: below
+# it they cost at most a few milliseconds more per call, while the first
+# compiled call of a process loads the kernels from numba's disk cache (about
+# a second), which a command on a small file would pay for nothing.
+_COMPILED_FROM = 1 << 17
 
 
 def key_words(values):
@@ -297,15 +302,19 @@ def code_keys(words, split=1):
         Equal rows have equal codes, numbered 0, 1, ... by first appearance.
     first : ndarray of int64
         The row where each code appears first.
-    Or None (numpy fallback only) after a hash collision.
+    Or None after a hash collision of the numpy passes when numba is not
+    available. With numba, fewer than ``_COMPILED_FROM`` keys are coded by
+    the numpy passes too (same codes), so that a small input never pays for
+    loading the compiled loop.
     """
     codes = _output(words.shape[0], split)
     if words.shape[0] == 0:
         return codes, np.zeros(0, dtype=np.int64)
-    if HAVE_NUMBA:
-        return _code_keys_numba(np.ascontiguousarray(words), codes)
-    coded = code_keys_numpy(words)
+    compiled = HAVE_NUMBA and words.shape[0] >= _COMPILED_FROM
+    coded = None if compiled else code_keys_numpy(words)
     if coded is None:
+        if HAVE_NUMBA:  # large, or a hash collision of the numpy passes
+            return _code_keys_numba(np.ascontiguousarray(words), codes)
         return None
     codes[...] = coded[0].reshape(-1, split).T
     return codes, coded[1]
@@ -314,7 +323,7 @@ def code_keys(words, split=1):
 def remap_in_place(codes, lookup):
     """``codes[...] = lookup[codes]`` without a full-size temporary."""
     flat = codes.reshape(-1)
-    if HAVE_NUMBA:
+    if HAVE_NUMBA and flat.shape[0] >= _COMPILED_FROM:
         _compiled("remap")(flat, lookup)
         return
     for start in range(0, flat.shape[0], _BLOCK):

@@ -27,6 +27,8 @@ def coder(request, monkeypatch):
     """Run a test with the numba coder and with the numpy fallback."""
     if request.param == "compiled":
         monkeypatch.setattr(_label_kernels, "HAVE_NUMBA", True)
+        # the compiled loop also for the small inputs of these tests
+        monkeypatch.setattr(_label_kernels, "_COMPILED_FROM", 0)
     else:
         monkeypatch.setattr(_label_kernels, "HAVE_NUMBA", False)
     return request.param
@@ -252,6 +254,7 @@ def test_hash_collision_in_the_numpy_coder_falls_back(monkeypatch):
 def test_compiled_and_numpy_coders_agree(n_words, n_distinct, monkeypatch):
     """Same first-appearance codes; many keys make the compiled table grow."""
     monkeypatch.setattr(_label_kernels, "HAVE_NUMBA", True)
+    monkeypatch.setattr(_label_kernels, "_COMPILED_FROM", 0)
     rng = np.random.default_rng(n_words)
     keys = rng.integers(0, 2**63, size=(n_distinct, n_words), dtype=np.uint64)
     keys[1:, :-1] = keys[0, :-1]  # keys differing only in their last word
@@ -331,3 +334,38 @@ def test_coding_never_modifies_the_input(coder, container):
     if codes_before is not None:
         for column, codes in zip(data, codes_before, strict=True):
             assert_array_equal(data[column].cat.codes.to_numpy(), codes)
+
+
+def test_small_inputs_skip_the_compiled_loop_and_large_ones_use_it(monkeypatch):
+    """Below ``_COMPILED_FROM`` keys the numpy passes code the labels even with
+    numba (no disk-cache load for a small file); at and above it the compiled
+    loop does; both give the same codes, and a hash collision of the numpy
+    passes falls back to the exact compiled loop."""
+    calls = []
+    original = _label_kernels._code_keys_numba
+
+    def spy(words, codes):
+        calls.append(words.shape[0])
+        return original(words, codes)
+
+    monkeypatch.setattr(_label_kernels, "HAVE_NUMBA", True)
+    monkeypatch.setattr(_label_kernels, "_code_keys_numba", spy)
+    monkeypatch.setattr(_label_kernels, "_COMPILED_FROM", 1000)
+    rng = np.random.default_rng(3)
+    words = rng.integers(0, 50, size=(2000, 2)).astype(np.uint64)
+    small = _label_kernels.code_keys(words[:999])
+    assert calls == []
+    large = _label_kernels.code_keys(words)
+    assert calls == [2000]
+    assert_array_equal(large[0][0][:999], small[0][0])
+    reference = _label_kernels.code_keys_numpy(words)
+    assert_array_equal(large[0][0], reference[0])
+    assert_array_equal(large[1], reference[1])
+    # a collision of the numpy passes: the compiled loop codes them exactly
+    monkeypatch.setattr(_label_kernels, "_FNV_PRIME", np.uint64(0))
+    X = np.array(["aaaaaaaa_x", "bbbbbbbb_x", "aaaaaaab_x", "aaaaaaaa_x"])
+    collided = _label_kernels.key_words(X)
+    assert _label_kernels.code_keys_numpy(collided) is None
+    codes, first = _label_kernels.code_keys(collided)
+    assert calls[-1] == 4
+    assert codes[0].tolist() == [0, 1, 2, 0] and first.tolist() == [0, 1, 2]
