@@ -329,6 +329,16 @@ def _newton_loop(code, first, second, design, offset, counts, n, theta, alpha,
 
 
 _COMPILED = {}
+# Fewer cells than this take the numpy twins even with numba: a small fit
+# costs milliseconds more that way, while the first compiled call of a
+# process loads the loops from numba's disk cache (most of a second), which
+# a command on a small file would pay for nothing.
+COMPILED_FROM = 4096
+
+
+def compiled_for(n_cells):
+    """Whether the compiled loops serve a problem with ``n_cells`` cells."""
+    return HAVE_NUMBA and n_cells >= COMPILED_FROM
 
 
 def _compiled(name="terms"):
@@ -373,7 +383,7 @@ def cell_terms(model, d, tie, counts, *, compiled=None):
     counts : ndarray of shape (m, 3)
     compiled : bool or None
         Force the numba loop (True) or numpy (False); None picks numba when
-        available.
+        available and the cells are many (:func:`compiled_for`).
 
     Returns
     -------
@@ -385,7 +395,7 @@ def cell_terms(model, d, tie, counts, *, compiled=None):
     """
     code = MODEL_CODES[model]
     tie = 0.0 if tie is None else float(tie)
-    use_numba = HAVE_NUMBA if compiled is None else compiled
+    use_numba = compiled_for(d.shape[0]) if compiled is None else compiled
     if not use_numba:
         return _terms_numpy(code, d, tie, counts)
     g_d = np.empty_like(d)

@@ -443,7 +443,7 @@ def fit_tie_model(cells, model, *, alpha=0.0, tol=1e-8, max_iter=100, init=None)
             theta[-1] = tie_start(model, cells)
     else:
         theta = np.array(init, dtype=np.float64)
-    if n <= _DIRECT_LIMIT and _tie_kernels.HAVE_NUMBA:
+    if n <= _DIRECT_LIMIT and _tie_kernels.compiled_for(cells.counts.shape[0]):
         # the same iteration as below, compiled: one loop for the whole fit
         theta, n_iter, status = newton_dense(
             model, cells.first, cells.second, cells.design, cells.offset,
@@ -574,7 +574,7 @@ def structured_matvec(cells, w_dd, w_dt, w_tt, V):
 
 def _meat_weights(model, d, tie, weights):
     """Per-cell weights of the sandwich's meat: sum_o w_o s_o s_o^T."""
-    if _tie_kernels.HAVE_NUMBA:
+    if _tie_kernels.compiled_for(d.shape[0]):
         return meat_terms(model, d, tie, weights)
     s_d, s_t = _outcome_scores(model, d, tie)
     w_dd = np.sum(weights * s_d * s_d, axis=1)

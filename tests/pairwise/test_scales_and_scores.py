@@ -106,6 +106,7 @@ def newton_path(request, monkeypatch):
     if request.param == "compiled" and not _tie_kernels.HAVE_NUMBA:
         pytest.skip("numba is not in use")
     monkeypatch.setattr(_tie_kernels, "HAVE_NUMBA", request.param == "compiled")
+    monkeypatch.setattr(_tie_kernels, "COMPILED_FROM", 0)  # small data too
     return request.param
 
 

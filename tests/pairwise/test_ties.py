@@ -420,9 +420,11 @@ def test_compiled_and_numpy_cell_terms_agree_and_match_the_loss(d, model, tie, s
 
 
 def test_numpy_fallback_gives_the_same_fit(monkeypatch):
+    import sklearn_eval.pairwise._tie_kernels as kernels
+
+    monkeypatch.setattr(kernels, "COMPILED_FROM", 0)  # compiled on small data too
     X, y, _ = style_table(n_covariates=2)
     compiled = EloRanker(method="batch", ties="davidson").fit(X, y)
-    import sklearn_eval.pairwise._tie_kernels as kernels
 
     monkeypatch.setattr(kernels, "HAVE_NUMBA", False)
     plain = EloRanker(method="batch", ties="davidson").fit(X, y)
@@ -585,3 +587,29 @@ def test_two_column_behaviour_is_unchanged():
     _bad(ValueError, r"shape \(n_matches, 2\)",
          lambda: EloRanker().fit(X[:, :1], y))
     _bad(ValueError, r"shape", lambda: EloRanker().fit(X[:, :, None], y))
+
+
+def test_small_fits_take_the_numpy_twins_and_large_ones_the_compiled_loop(monkeypatch):
+    """Below ``COMPILED_FROM`` cells a fit never loads the compiled loops (no
+    disk-cache load for a small file); at or above it, with numba, it does;
+    the fits agree either way."""
+    import sklearn_eval.pairwise._tie_kernels as kernels
+
+    calls = []
+    original = kernels.newton_dense
+
+    def spy(*args):
+        calls.append(args[5].shape[0])
+        return original(*args)
+
+    monkeypatch.setattr(_ties, "newton_dense", spy)
+    X, y, _ = style_table(n_covariates=1)
+    small = EloRanker(method="batch", ties="davidson").fit(X, y)
+    n_cells = kernels.COMPILED_FROM
+    assert calls == []
+    monkeypatch.setattr(kernels, "COMPILED_FROM", 1)
+    large = EloRanker(method="batch", ties="davidson").fit(X, y)
+    assert bool(calls) == kernels.HAVE_NUMBA
+    assert all(c >= 1 for c in calls) and n_cells > max(calls, default=0)
+    assert_allclose(large.ratings_, small.ratings_, atol=1e-8)
+    assert_allclose(large.covariate_coef_, small.covariate_coef_, atol=1e-8)
