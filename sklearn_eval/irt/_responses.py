@@ -188,6 +188,47 @@ class _Responses:
         return sums
 
 
+class _CsrRowResponses(_Responses):
+    """Sparse responses served as dense row blocks made on every pass.
+
+    The store for sparse input when numba is not available: the sparse
+    store's per-response loops would run interpreted, so the dense store's
+    vectorised passes run instead, on blocks of rows densified from the CSR
+    when they are needed and dropped after. Memory stays that of the CSR plus
+    one block (never the dense matrix, not even as uint8); each pass costs
+    the dense matrix's arithmetic.
+    """
+
+    def __init__(self, values, keep=None, *, chunk_size=None, parallel=None):
+        self._columns = slice(None) if keep is None or keep.all() else keep
+        self._values = values
+        self.n_agents = values.shape[0]
+        self.n_items = values.shape[1] if keep is None else int(np.sum(keep))
+        self.parallel = parallel
+        rows = chunk_size or max(1, _BLOCK_ENTRIES // max(self.n_items, 1))
+        self._starts = range(0, self.n_agents, rows)
+        self._rows = rows
+        self.dense = False  # never the stacked float64 copy
+        self._stacked = None
+        self._n_observed = np.empty(self.n_agents)
+        for rows_, _, M in self.raw_blocks():
+            self._n_observed[rows_] = M.sum(axis=1)
+        self.has_missing = bool(
+            np.any(self._n_observed < self.n_items))
+
+    def raw_blocks(self):
+        for start in self._starts:
+            rows = slice(start, min(start + self._rows, self.n_agents))
+            part = _dense_rows(self._values, rows, self._columns)
+            observed = ~np.isnan(part)
+            mask = (observed.astype(np.float64)
+                    if getattr(self, "has_missing", True) else None)
+            yield rows, np.where(observed, part, 0.0), mask
+
+    def n_observed(self):
+        return self._n_observed.copy()
+
+
 def _dense_rows(values, rows, columns):
     """Rows of a dense matrix, or of a CSR made dense (absent entries NaN)."""
     if not is_sparse_input(values):
@@ -205,9 +246,10 @@ def _make_storage(values, keep, *, algorithm="auto", chunk_size=None,
 
     ``algorithm="auto"`` chooses the sparse storage when fewer than
     ``_SPARSE_BELOW`` of the kept (agent, item) cells are observed and numba
-    is available (the pure-Python loops are for small data only); both give
-    the same results to rounding. ``n_observed``: the number of observed
-    responses to kept items, when known.
+    is available; without numba (whose pure-Python loops are for small data
+    only) sparse input then gets :class:`_CsrRowResponses`, which never holds
+    the dense matrix; all give the same results to rounding. ``n_observed``:
+    the number of observed responses to kept items, when known.
     """
     if hasattr(values, "fit_with"):  # Dask input: a store on the workers
         return values.store(keep, algorithm=algorithm, chunk_size=chunk_size)
@@ -218,6 +260,10 @@ def _make_storage(values, keep, *, algorithm="auto", chunk_size=None,
             n_observed = _n_observed_cells(values, keep)
         density = n_observed / max(n_cells, 1)
         algorithm = "sparse" if HAVE_NUMBA and density < _SPARSE_BELOW else "dense"
+        if (not HAVE_NUMBA and density < _SPARSE_BELOW
+                and is_sparse_input(values)):
+            return _CsrRowResponses(values, keep, chunk_size=chunk_size,
+                                    parallel=parallel)
     if algorithm == "dense":
         return _Responses(values, keep, chunk_size=chunk_size, parallel=parallel)
     build = (_SparseResponses.from_csr if is_sparse_input(values)

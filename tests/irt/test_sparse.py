@@ -16,6 +16,7 @@ from scipy import sparse
 from scipy.special import expit
 
 from sklearn_eval.irt import IRT2PL
+from sklearn_eval.irt import _kernels as kernels_module
 from sklearn_eval.irt import _responses as responses_module
 from sklearn_eval.irt._sparse_responses import _SparseResponses
 from sklearn_eval.utils import ResultMatrix, long_to_result_matrix
@@ -202,6 +203,7 @@ def test_explicit_zeros_are_wrong_answers_and_absent_entries_missing():
     _assert_same_fit(_fit(with_nan), model)
 
 
+@pytest.mark.skipif(not kernels_module.HAVE_NUMBA, reason="numba is not in use")
 def test_sparse_storage_is_chosen_by_density(monkeypatch):
     built = []
     original = _SparseResponses.__init__
@@ -219,8 +221,39 @@ def test_sparse_storage_is_chosen_by_density(monkeypatch):
     built.clear()
     _fit(dense_input)
     assert not built
+
+
+def test_without_numba_sparse_input_is_served_by_row_blocks(monkeypatch):
+    """Without numba the sparse store's loops would run interpreted: sparse
+    input is served as row blocks made dense on every pass (vectorised, never
+    the whole dense matrix), with the fit of the same data given dense."""
+    built = []
+    original = responses_module._CsrRowResponses.__init__
+
+    def spy(self, *args, **kwargs):
+        built.append(True)
+        original(self, *args, **kwargs)
+
+    monkeypatch.setattr(responses_module._CsrRowResponses, "__init__", spy)
     monkeypatch.setattr(responses_module, "HAVE_NUMBA", False)
-    _fit(sparse_input.tocsr())  # without numba, "auto" keeps the dense path
+    rng = np.random.default_rng(5)
+    dense, coo = _random_responses(rng, 200, 40, 0.1)
+    by_rows = _fit(coo.tocsr(), tol=1e-8)
+    assert built
+    built.clear()
+    from_dense = _fit(dense, tol=1e-8)
+    assert not built
+    # the same arithmetic on the same blocks
+    assert by_rows.log_likelihood_ == pytest.approx(from_dense.log_likelihood_,
+                                                    rel=1e-12)
+    assert_allclose(by_rows.predict_proba(dense), from_dense.predict_proba(dense),
+                    rtol=1e-9, atol=1e-12)
+    assert_allclose(by_rows.transform(coo.tocsr()), from_dense.transform(dense),
+                    rtol=1e-9, atol=1e-12)
+    # with a mostly observed matrix given as CSR the dense store is kept
+    built.clear()
+    _, full_coo = _random_responses(rng, 200, 40, 0.9)
+    _fit(full_coo.tocsr())
     assert not built
 
 
