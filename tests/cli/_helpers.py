@@ -2,6 +2,7 @@
 
 import csv
 import io
+import warnings
 
 import numpy as np
 
@@ -93,3 +94,18 @@ def assert_one_error_line(err, command, code, expected_code=2):
     assert err.count("\n") == 1, err
     assert err.startswith(f"sklearn-eval {command}: error: "), err
     assert "Traceback" not in err
+
+
+def run_irt_and_fit(wide, tmp_path, capsys, argv, make, X):
+    """Run ``irt`` on ``wide`` with ``argv`` and fit ``make()`` on ``X``.
+
+    Returns the command's output, the path of its task table and the fitted
+    estimator (its warnings silenced, as the command's are with ``-q``).
+    """
+    table = tmp_path / "irt.csv"
+    code, text, _ = run(["irt", wide, *argv, "--csv", table, "-q"], capsys)
+    assert code == 0
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        model = make().fit(X)
+    return text, table, model

@@ -1,7 +1,6 @@
 """Each command prints (and writes to CSV) what the Python API computes."""
 
 import io
-import warnings
 
 import numpy as np
 import pytest
@@ -15,7 +14,14 @@ from sklearn_eval.irt import IRT, IRT2PL
 from sklearn_eval.pairwise import EloRanker, MultiElo
 from sklearn_eval.report import SECTIONS, analyze_benchmark, prepare_benchmark
 
-from ._helpers import read_table, run, write_long, write_rows, write_wide
+from ._helpers import (
+    read_table,
+    run,
+    run_irt_and_fit,
+    write_long,
+    write_rows,
+    write_wide,
+)
 from .conftest import MATCH_COLUMNS
 
 
@@ -505,12 +511,7 @@ def test_demo_default_output_is_in_the_current_directory(tmp_path, monkeypatch, 
 def test_irt_model_option_equals_the_estimator(irt_data, tmp_path, capsys, argv,
                                                make):
     wide, _, X, _ = irt_data
-    table = tmp_path / "irt.csv"
-    code, text, _ = run(["irt", wide, *argv, "--csv", table, "-q"], capsys)
-    assert code == 0
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        model = make().fit(X)
+    text, table, model = run_irt_and_fit(wide, tmp_path, capsys, argv, make, X)
     assert f"IRT {model.model}: log-likelihood {model.log_likelihood_:.2f}" in text
     header, rows = read_table(table)
     extra = {"1PL": [], "3PL": ["guessing"], "4PL": ["guessing", "upper"]}

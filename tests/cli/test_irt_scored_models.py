@@ -2,7 +2,6 @@
 the command's numbers are the estimator's, its task table the API's
 parameter columns (see the CLI page of the User Guide)."""
 
-import warnings
 
 import numpy as np
 import pytest
@@ -10,7 +9,7 @@ from scipy.special import expit
 
 from sklearn_eval.irt import IRT
 
-from ._helpers import read_table, run, write_wide
+from ._helpers import read_table, run, run_irt_and_fit, write_wide
 
 
 def _graded(n=120, J=8, seed=0):
@@ -38,12 +37,7 @@ def _scores(n=120, J=8, seed=1):
 def test_irt_command_equals_the_estimator(tmp_path, capsys, argv, make, data):
     X = data()
     wide = write_wide(tmp_path / "scores.csv", X)
-    table = tmp_path / "irt.csv"
-    code, text, _ = run(["irt", wide, *argv, "--csv", table, "-q"], capsys)
-    assert code == 0
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        model = make().fit(X)
+    text, table, model = run_irt_and_fit(wide, tmp_path, capsys, argv, make, X)
     assert f": log-likelihood {model.log_likelihood_:.2f}" in text
     frame = model.task_table()
     columns = [c for c in frame.columns

@@ -47,3 +47,38 @@ def simulate_scores(n, J, *, precision=20.0, missing=0.0, seed=0):
     X = rng.beta(mu * precision, (1 - mu) * precision)
     X[rng.random(X.shape) < missing] = np.nan
     return X
+
+
+def simulate_loadings(rng, J, *, corr=0.3):
+    """Two correlated factors, simple structure plus small cross-loadings.
+
+    Item j loads ``uniform(0.8, 2.0)`` on factor ``j % 2`` and
+    ``uniform(-0.2, 0.4)`` on the other. Returns the loadings ``lam`` on
+    factors with correlation matrix ``phi`` and the slopes ``A = lam
+    chol(phi)`` in the ``theta ~ N(0, I)`` metric (``A theta = lam eta``).
+    Draws from ``rng`` in a fixed order, so callers can go on drawing.
+    """
+    lam = np.zeros((J, 2))
+    for j in range(J):
+        lam[j, j % 2] = rng.uniform(0.8, 2.0)
+        lam[j, (j + 1) % 2] = rng.uniform(-0.2, 0.4)
+    phi = np.array([[1.0, corr], [corr, 1.0]])
+    return lam, phi, lam @ np.linalg.cholesky(phi)
+
+
+def assert_rotations_agree(model, other, X):
+    """Two rotations of one fitted factor model describe the same model.
+
+    Same likelihood, the same rotation-invariant covariance of the items'
+    logits ``L Phi L^T``, the same predictions; ``other`` is orthogonal
+    (identity factor correlations).
+    """
+    assert abs(other.log_likelihood_ - model.log_likelihood_) <= (
+        1e-12 * abs(model.log_likelihood_))
+    implied = model.discrimination_ @ model.factor_corr_ @ model.discrimination_.T
+    implied_other = (other.discrimination_ @ other.factor_corr_
+                     @ other.discrimination_.T)
+    np.testing.assert_allclose(implied_other, implied, atol=1e-8)
+    np.testing.assert_allclose(other.factor_corr_, np.eye(2), atol=1e-10)
+    np.testing.assert_allclose(other.predict_proba(X[:20]),
+                               model.predict_proba(X[:20]), atol=1e-10)

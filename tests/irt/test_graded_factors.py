@@ -21,6 +21,7 @@ from scipy.special import expit, log_softmax, logsumexp
 
 from sklearn_eval.irt import IRT, compare_models
 from sklearn_eval.irt._graded import log_probabilities, scores
+from tests.irt.simulate import assert_rotations_agree, simulate_loadings
 
 
 def simulate(model, n, J, *, K=4, corr=0.3, missing=0.0, seed=0,
@@ -34,11 +35,7 @@ def simulate(model, n, J, *, K=4, corr=0.3, missing=0.0, seed=0,
     ``seed``.
     """
     rng = np.random.default_rng(seed)
-    lam = np.zeros((J, 2))
-    for j in range(J):
-        lam[j, j % 2] = rng.uniform(0.8, 2.0)
-        lam[j, (j + 1) % 2] = rng.uniform(-0.2, 0.4)
-    A = lam @ np.linalg.cholesky(np.array([[1.0, corr], [corr, 1.0]]))
+    A = simulate_loadings(rng, J, corr=corr)[2]
     # spread intercepts: every category is used by a few hundred agents
     d = np.linspace(1.5, -1.5, K - 1) + rng.normal(0.0, 0.3, (J, K - 1))
     if model == "GRM":
@@ -136,17 +133,9 @@ def test_likelihood_matches_a_fine_grid(fits):
 def test_rotations_describe_the_same_model(fits, rotation):
     X, models, _ = fits
     model, other = models["oblimin"], models[rotation]
-    assert other.log_likelihood_ == pytest.approx(model.log_likelihood_, rel=1e-12)
-    # the covariance of the items' logits, L Phi L^T, is rotation invariant
-    implied = model.discrimination_ @ model.factor_corr_ @ model.discrimination_.T
-    implied_other = (other.discrimination_ @ other.factor_corr_
-                     @ other.discrimination_.T)
-    np.testing.assert_allclose(implied_other, implied, atol=1e-8)
-    np.testing.assert_allclose(other.factor_corr_, np.eye(2), atol=1e-10)
+    assert_rotations_agree(model, other, X)
     np.testing.assert_allclose(intercepts_of(other), intercepts_of(model),
                                atol=1e-12)
-    np.testing.assert_allclose(other.predict_proba(X[:20]),
-                               model.predict_proba(X[:20]), atol=1e-10)
     np.testing.assert_allclose(other.agent_scores_, model.agent_scores_,
                                atol=1e-10)
 

@@ -18,6 +18,7 @@ from scipy.special import expit, log_expit, logsumexp
 from sklearn_eval.irt import IRT, compare_models
 from sklearn_eval.irt._multidim import make_factor_grid
 from sklearn_eval.irt._rotation import rotate_loadings
+from tests.irt.simulate import assert_rotations_agree, simulate_loadings
 
 
 def simulate(n, J, *, corr=0.3, missing=0.0, seed=0, response_seed=None):
@@ -26,12 +27,7 @@ def simulate(n, J, *, corr=0.3, missing=0.0, seed=0, response_seed=None):
     ``response_seed`` draws new responses from the items of ``seed``.
     """
     rng = np.random.default_rng(seed)
-    lam = np.zeros((J, 2))
-    for j in range(J):
-        lam[j, j % 2] = rng.uniform(0.8, 2.0)
-        lam[j, (j + 1) % 2] = rng.uniform(-0.2, 0.4)
-    phi = np.array([[1.0, corr], [corr, 1.0]])
-    A = lam @ np.linalg.cholesky(phi)  # theta ~ N(0, I): A theta = lam eta
+    lam, phi, A = simulate_loadings(rng, J, corr=corr)
     d = rng.normal(0.0, 1.0, J)
     if response_seed is not None:
         rng = np.random.default_rng(response_seed)
@@ -95,15 +91,7 @@ def test_likelihood_on_the_fit_grid_is_exact(fitted):
 def test_rotations_describe_the_same_model(fits, rotation):
     X, models, _ = fits
     model, other = models["oblimin"], models[rotation]
-    assert other.log_likelihood_ == pytest.approx(model.log_likelihood_, rel=1e-12)
-    # the covariance of the items' logits, L Phi L^T, is rotation invariant
-    implied = model.discrimination_ @ model.factor_corr_ @ model.discrimination_.T
-    implied_other = (other.discrimination_ @ other.factor_corr_
-                     @ other.discrimination_.T)
-    np.testing.assert_allclose(implied_other, implied, atol=1e-8)
-    np.testing.assert_allclose(other.factor_corr_, np.eye(2), atol=1e-10)
-    np.testing.assert_allclose(other.predict_proba(X[:20]),
-                               model.predict_proba(X[:20]), atol=1e-10)
+    assert_rotations_agree(model, other, X)
     assert numpy_loglik(X, other.discrimination_, other.intercept_,
                         other.factor_corr_) == pytest.approx(
         model.log_likelihood_, rel=1e-5)
