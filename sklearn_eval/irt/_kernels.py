@@ -26,7 +26,8 @@ The functions are plain Python over numpy arrays; with numba (a dependency
 where it has wheels) they are compiled on first use (``nogil``, so threads run
 them concurrently) and cached on disk. ``SKLEARN_EVAL_DISABLE_NUMBA=1`` or a
 missing numba leaves the pure-Python loops (correct, slow: meant for small
-data; ``IRT2PL(algorithm="auto")`` then keeps the dense path).
+data; ``algorithm="auto"`` then runs the dense store's vectorised passes, on
+row blocks made dense one at a time for sparse input).
 """
 
 
