@@ -97,6 +97,11 @@ class BinaryCurvesMixin:
         >>> bool(((0 <= pvalue) & (pvalue <= 1)).all())
         True
         """
+        statistic, _, pvalue = self._binary_item_fit(X)
+        return statistic, pvalue
+
+    def _binary_item_fit(self, X):
+        """:meth:`item_fit` with the degrees of freedom of every item."""
         values = self._validate_new(X)
         grid = self._grid()
         log_p, log_q = log_tables(self._item_params, grid.nodes)
@@ -106,10 +111,11 @@ class BinaryCurvesMixin:
             statistic, n_groups = item_fit_tables(data, log_p, log_q, grid)
         n_free = 1 if self.model == "1PL" else len(FREE.get(self.model, (0, 1)))
         dof = max(n_groups - n_free, 1)
-        out = np.full((2, self.n_features_in_), np.nan)
+        out = np.full((3, self.n_features_in_), np.nan)
         out[0, self._keep] = statistic
-        out[1, self._keep] = chi2.sf(statistic, dof)
-        return out[0], out[1]
+        out[1, self._keep] = dof
+        out[2, self._keep] = chi2.sf(statistic, dof)
+        return out[0], out[1], out[2]
 
 
 def logistic_information(params, theta):
