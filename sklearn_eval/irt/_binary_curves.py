@@ -64,38 +64,14 @@ class BinaryCurvesMixin:
         return out
 
 
-    def item_fit(self, X):
-        """Item-fit chi-square and p-value of every item on the responses ``X``.
+    def _binary_item_fit(self, X):
+        """Item-fit statistic, degrees of freedom and p-value of every item.
 
-        The statistic of :meth:`~sklearn_eval.irt.IRT2PL.item_fit` (a Q1-type
-        chi-square, Yen 1981, with agents grouped on their rest-of-test
-        ability posterior as in Orlando and Thissen's S-X2) on the model's own
-        curves: a small
-        p-value flags an item the model misfits (e.g. a guessing floor a 2PL
-        cannot follow). Use it on the training data.
-
-        Parameters
-        ----------
-        X : array-like, DataFrame, sparse matrix or ResultMatrix of shape \
-                (n_agents, n_items)
-            0/1 responses, NaN for missing.
-
-        Returns
-        -------
-        statistic : ndarray of shape (n_features,)
-            NaN for items left out in ``fit``.
-        pvalue : ndarray of shape (n_features,)
-            Upper tail of chi-square with ``G - k`` degrees of freedom (``G``
-            groups of agents, ``k`` free parameters per item; at least 1).
-
-        Examples
-        --------
-        >>> from sklearn_eval.datasets import make_irt_responses
-        >>> from sklearn_eval.irt import IRT
-        >>> X = make_irt_responses(300, 10, random_state=0)
-        >>> statistic, pvalue = IRT(model="3PL", n_options=4).fit(X).item_fit(X)
-        >>> bool(((0 <= pvalue) & (pvalue <= 1)).all())
-        True
+        The statistic of :meth:`~sklearn_eval.irt.IRT2PL.item_fit` on the
+        model's own curves, with ``G - k`` degrees of freedom (``G`` groups
+        of agents, ``k`` free parameters per item; at least 1); NaN for the
+        items left out in ``fit``. ``IRT.item_fit`` serves it
+        (:mod:`._graded_item_fit`).
         """
         values = self._validate_new(X)
         grid = self._grid()
@@ -106,10 +82,11 @@ class BinaryCurvesMixin:
             statistic, n_groups = item_fit_tables(data, log_p, log_q, grid)
         n_free = 1 if self.model == "1PL" else len(FREE.get(self.model, (0, 1)))
         dof = max(n_groups - n_free, 1)
-        out = np.full((2, self.n_features_in_), np.nan)
+        out = np.full((3, self.n_features_in_), np.nan)
         out[0, self._keep] = statistic
-        out[1, self._keep] = chi2.sf(statistic, dof)
-        return out[0], out[1]
+        out[1, self._keep] = dof
+        out[2, self._keep] = chi2.sf(statistic, dof)
+        return out[0], out[1], out[2]
 
 
 def logistic_information(params, theta):

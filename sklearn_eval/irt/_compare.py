@@ -70,7 +70,8 @@ def compare_models(X, models=("1PL", "2PL", "3PL"), *, cv=5, random_state=None,
     its training responses were constant, are not scored). AIC and BIC come
     from a fit on all responses, and so does the item fit: every item's
     chi-square and p-value (:meth:`IRT.item_fit`, an S-X2-type statistic on
-    rest-of-test posteriors, Orlando and Thissen 2000); an item is flagged as
+    rest-of-test posteriors, Orlando and Thissen 2000, generalised to ordered
+    categories as in Kang and Chen 2008); an item is flagged as
     misfit when its p-value stays below ``misfit_alpha`` after the
     Benjamini-Hochberg correction over the model's items.
 
@@ -106,7 +107,7 @@ def compare_models(X, models=("1PL", "2PL", "3PL"), *, cv=5, random_state=None,
         Indexed by model, with columns ``heldout_loglik_per_response``,
         ``heldout_loglik_se`` (over folds), ``n_heldout``, ``log_likelihood``,
         ``n_parameters``, ``aic``, ``bic``, ``n_misfit_items`` (NaN for the
-        models without an item-fit statistic: graded, continuous and several
+        models without an item-fit statistic: continuous and several
         factors); best held-out model first.
     item_fit : pandas.DataFrame
         With ``return_item_fit``: indexed by (model, item), columns
@@ -169,9 +170,10 @@ def compare_models(X, models=("1PL", "2PL", "3PL"), *, cv=5, random_state=None,
             n_scored += int(scored.sum())
         whole = clone(estimator).fit(X)
         criteria = whole.information_criteria()
-        if whole.model in BINARY_MODELS and whole.n_factors == 1:
+        if (whole.model in BINARY_MODELS or whole.model in GRADED_MODELS) and (
+                whole.n_factors == 1):
             statistic, pvalue = whole.item_fit(X)
-        else:  # the item-fit statistic is defined for one-ability binary models
+        else:  # the item-fit statistics are of one-ability binary and graded models
             statistic = pvalue = np.full(len(whole.tasks_), np.nan)
         misfit = _misfit(pvalue, misfit_alpha)
         fits.append(pd.DataFrame({"model": _label(estimator), "item": whole.tasks_,

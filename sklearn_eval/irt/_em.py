@@ -18,7 +18,7 @@ from ._estep import _e_step
 from ._mstep import _log_prior, _m_step_2pl, _m_step_common
 from ._starts import _starting_points
 
-_RUNAWAY = 1e3  # |a| beyond which a rescaled EM run is abandoned
+_RUNAWAY = 1e3  # |a| beyond which a rescaled EM run stops rescaling
 # Relative size of the rounding error of a log-likelihood (a sum over agents)
 _NOISE = 1e-12
 
@@ -139,11 +139,8 @@ def _fit_items(data, grid, settings, rng):
         if warm_up is not None and a_prior is None:
             a, b, _, n_warm, _ = _em_run(data, grid, a, b, settings, warm_up,
                                          b_prior)
-        run = None
-        if _use_rescale(data, settings.rescale_latent):
-            run = _em_run(data, grid, a, b, settings, a_prior, b_prior, rescale=True)
-        if run is None:
-            run = _em_run(data, grid, a, b, settings, a_prior, b_prior)
+        run = _em_run(data, grid, a, b, settings, a_prior, b_prior,
+                      rescale=_use_rescale(data, settings.rescale_latent))
         a, b, loglik, n_iter, converged = run
         value = loglik + _log_prior(a, b, a_prior, b_prior, settings.model)
         if best is None or value > best[0]:
@@ -160,15 +157,26 @@ def _use_rescale(data, rescale_latent):
     return data.n_agents >= 50 and per_agent >= 100
 
 
-def _em_run(data, grid, a, b, settings, a_prior, b_prior, rescale=False):
+def _em_run(data, grid, a, b, settings, a_prior, b_prior, rescale=False,
+            trace=None):
     """EM from (a, b) until the penalised log-likelihood settles.
 
     Accelerated with SQUAREM (Varadhan and Roland 2008, scheme S3): two EM
     steps give a secant direction along which the parameters are
     extrapolated; the extrapolated point is kept only if it does not
-    lower the objective, otherwise the plain EM point is used, so the
-    objective never decreases. ``n_iter`` counts E-steps. Returns None when
-    a rescaled run runs away (``|a|`` beyond ``_RUNAWAY``).
+    lower the objective, otherwise the plain EM point is used. ``n_iter``
+    counts E-steps.
+
+    With ``rescale`` the EM point is standardised (:func:`_standardise_latent`).
+    On a grid that is coarse next to the posteriors that map is not an
+    ascent step of the grid's likelihood (the nodes do not move with the
+    scale): a standardised point that lowers the objective is replaced by
+    the plain EM point (a generalised EM step, which never lowers it), and
+    once ``|a|`` passes ``_RUNAWAY`` (an item that separates the agents has
+    no finite maximum) the run goes on without rescaling. So the objective
+    never decreases (``trace``, a list, receives it at the start and after
+    every iteration), and a run with a smaller ``tol`` passes through the
+    same points and stops later, never lower.
     """
     model = settings.model
     n_agents = data.n_agents
@@ -177,22 +185,30 @@ def _em_run(data, grid, a, b, settings, a_prior, b_prior, rescale=False):
     def objective(a_, b_, state_):
         return state_["loglik"] + _log_prior(a_, b_, a_prior, b_prior, model)
 
-    def em_map(state_, a_, b_):
-        return _em_map(state_, a_, b_, grid.nodes, model, a_prior, b_prior, rescale)
+    def em_map(state_, a_, b_, rescale_):
+        return _em_map(state_, a_, b_, grid.nodes, model, a_prior, b_prior, rescale_)
 
     state = _e_step(data, a, b, grid)
     current = objective(a, b, state)
+    if trace is not None:
+        trace.append(current)
     n_iter = 0
     converged = False
     while n_iter < settings.max_iter:
         previous = current
-        a1, b1 = em_map(state, a, b)
+        a1, b1 = em_map(state, a, b, rescale)
         state1 = _e_step(data, a1, b1, grid)
         value1 = objective(a1, b1, state1)
         n_iter += 1
+        if rescale and not value1 >= current - _NOISE * abs(current):
+            # the standardisation lowered the grid's likelihood: plain EM step
+            a1, b1 = em_map(state, a, b, False)
+            state1 = _e_step(data, a1, b1, grid)
+            value1 = objective(a1, b1, state1)
+            n_iter += 1
         step = (a1, b1, state1, value1)
         if settings.accelerate and n_iter + 1 < settings.max_iter:
-            a2, b2 = em_map(state1, a1, b1)
+            a2, b2 = em_map(state1, a1, b1, rescale)
             trial = _squarem_point((a, b), (a1, b1), (a2, b2), use_ab)
             if trial is not None:
                 state_t = _e_step(data, *trial, grid)
@@ -203,8 +219,10 @@ def _em_run(data, grid, a, b, settings, a_prior, b_prior, rescale=False):
                 if np.isfinite(value_t) and value_t > value1 + _NOISE * abs(value1):
                     step = (*trial, state_t, value_t)
         a, b, state, current = step
-        if rescale and not (np.max(np.abs(a)) < _RUNAWAY and np.isfinite(current)):
-            return None
+        if trace is not None:
+            trace.append(current)
+        if rescale and not np.max(np.abs(a)) < _RUNAWAY:
+            rescale = False  # a separating item: no scale to standardise
         if n_iter >= 2 and abs(current - previous) <= settings.tol * n_agents:
             converged = True
             break

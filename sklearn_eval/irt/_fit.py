@@ -128,11 +128,13 @@ def _warn_about_fit(converged, a, labels, settings):
         )
     steep = np.abs(a) > 10
     if steep.any() and settings.a_prior is None:
+        names = labels[steep].tolist()
         warnings.warn(
-            f"{int(steep.sum())} item(s) have |discrimination| > 10: they "
-            "(nearly) separate the agents and their a is where EM stopped, "
-            f"not a finite optimum: {list(labels[steep])[:10]}. Set "
-            "a_prior, e.g. (1.0, 2.0), for finite values.",
+            f"{len(names)} item(s) have |discrimination| > 10: they "
+            "(nearly) separate the agents, so the likelihood has no finite "
+            "maximum in their a, which is where EM stopped (it grows as tol "
+            f"falls): {names[:10]}" + (" ..." if len(names) > 10 else "")
+            + ". A prior keeps them finite: IRT2PL(a_prior=(1.0, 2.0)).",
             UserWarning,
             stacklevel=find_stack_level(),
         )

@@ -27,6 +27,7 @@ from ._graded_fit import (
     graded_predict_proba,
     graded_task_columns,
 )
+from ._graded_item_fit import ItemFitMixin
 from ._intervals import irt_interval_plan
 from ._irt_fit import _fit_irt
 from ._multidim import MultiFactorMixin, fit_multidim
@@ -56,7 +57,7 @@ _OPTIONS_PRIOR_SD = 0.5
 
 class IRT(
     _ContinuousIRTMixin, GradedFactorMixin, MultiFactorMixin, ScoredCurvesMixin,
-    BinaryCurvesMixin,
+    ItemFitMixin, BinaryCurvesMixin,
     AbilityTransformMixin,
     AgentRankerMixin, TaskTableMixin, TransformerMixin, FitTemplateMixin, BaseEstimator
 ):

@@ -138,8 +138,10 @@ class IRT2PL(
         agents and nearly separable items the rescaling can run away (the
         item parameters have no finite maximum), so ``"auto"`` uses it only
         with at least 50 agents and a median of at least 100 observed
-        responses per agent, and any run whose discriminations pass 1e3 is
-        redone without it. False maximises the likelihood on the grid itself
+        responses per agent, and a run whose discriminations pass 1e3 goes
+        on without it. A standardised point that lowers the grid's
+        likelihood is replaced by the plain EM point, so the log-likelihood
+        never decreases. False maximises the likelihood on the grid itself
         (R ltm parity).
     random_state : int, RandomState instance or None, default=None
         Seeds the jitter of starts 3 and later (the fit is deterministic

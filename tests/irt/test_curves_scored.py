@@ -291,12 +291,15 @@ def test_a_response_matrix_sums_its_rows_cells(fitted):
         THETA, None, np.where(np.isin(np.arange(8), [2, 5]), X, np.nan)))
 
 
-def test_compare_models_has_no_binary_misfit_count_for_other_models():
+def test_compare_models_counts_the_misfits_of_graded_models():
     from sklearn_eval.irt import compare_models
 
     X = simulate_graded(150, 6, seed=8)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        table = compare_models(X, models=["GRM", "GPCM"], cv=2, random_state=0)
-    assert table["n_misfit_items"].isna().all()
+        table, fits = compare_models(X, models=["GRM", "GPCM"], cv=2,
+                                     random_state=0, return_item_fit=True)
+    for model in ("GRM", "GPCM"):
+        assert fits.loc[model, "misfit"].sum() == table.loc[model, "n_misfit_items"]
+        assert np.isfinite(fits.loc[model, "pvalue"]).all()
     assert np.isfinite(table["heldout_loglik_per_response"]).all()
