@@ -1,15 +1,165 @@
 """What the readers share: finding the files of runs, reading JSON, scores."""
 
+import codecs
 import json
 import math
 import warnings
 from pathlib import Path
 
+import numpy as np
 import pandas as pd
 
 from ._long import check_long_table
 
-__all__ = ["claim_run", "input_files", "long_table", "read_json", "score_of"]
+__all__ = [
+    "arrow_column",
+    "arrow_json",
+    "arrow_json_lines",
+    "claim_run",
+    "constant_column",
+    "input_files",
+    "long_table",
+    "read_json",
+    "score_of",
+]
+
+# bytes of JSON lines handed to pyarrow at a time (more when one line is
+# longer), parsed by its threads in blocks of BLOCK_BYTES
+CHUNK_BYTES = 1 << 25
+BLOCK_BYTES = 1 << 23
+# set to False to read with the standard library only (the tested fallback)
+USE_ARROW = True
+
+
+def _pyarrow_json():
+    """``(pyarrow, pyarrow.json)``, or None without pyarrow (or switched off)."""
+    if not USE_ARROW:
+        return None
+    try:
+        import pyarrow
+        import pyarrow.json as pa_json
+    except ImportError:
+        return None
+    return pyarrow, pa_json
+
+
+def _chunks(handle, size):
+    """``(block, end)``: ``block[:end]`` is whole lines of ``handle``.
+
+    About ``size`` bytes each, more where one line is longer; the file's
+    last line may lack its newline. The bytes after ``end`` are read again
+    with the next block.
+    """
+    while True:
+        start = handle.tell()
+        block = handle.read(size)
+        if not block:
+            return
+        end = block.rfind(b"\n") + 1
+        while end == 0:  # a line longer than size, or the file's last line
+            more = handle.read(size)
+            if not more:
+                end = len(block)
+                break
+            end = more.rfind(b"\n") + 1
+            end = end and len(block) + end
+            block += more
+        handle.seek(start + end)
+        yield block, end
+
+
+_BOM = "\ufeff".encode()
+
+
+def _parse_block(pa, pa_json, block, end, options):
+    """``block[:end]`` of JSON lines as a Table; None where pyarrow refuses it."""
+    view = memoryview(block)[:end]
+    if not block.isascii():
+        try:
+            codecs.utf_8_decode(view, "strict", True)
+        except ValueError:
+            return None
+        if _BOM in block:  # pyarrow skips a byte order mark, json.loads refuses it
+            return None
+    buffer = pa.py_buffer(view)
+    try:
+        read = pa_json.ReadOptions(block_size=BLOCK_BYTES)
+        return pa_json.read_json(buffer, read_options=read, parse_options=options)
+    except pa.ArrowException:
+        pass
+    try:  # a line longer than pyarrow's own blocks: the block whole, once more
+        read = pa_json.ReadOptions(block_size=end + 1, use_threads=False)
+        return pa_json.read_json(buffer, read_options=read, parse_options=options)
+    except pa.ArrowException:
+        return None
+
+
+def arrow_json_lines(file, fields):
+    """Columns ``fields`` of a JSON-lines file parsed by pyarrow, or None.
+
+    ``fields`` maps a top-level key to its Arrow type; other keys are skipped
+    without building Python objects, and the file is read in blocks of
+    :data:`CHUNK_BYTES` (memory bounded by the block and the kept columns).
+    Returns None (read the file with the standard library instead, which
+    gives the same table or names the line at fault) without pyarrow, when
+    pyarrow refuses a block (a value of another type, a duplicated key, bad
+    JSON), when a block is not valid UTF-8, or when the rows are not exactly
+    one per line (a blank line, two objects on one line).
+    """
+    modules = _pyarrow_json()
+    if modules is None:
+        return None
+    pa, pa_json = modules
+    schema = pa.schema(list(fields.items()))
+    options = pa_json.ParseOptions(
+        explicit_schema=schema, unexpected_field_behavior="ignore"
+    )
+    tables = []
+    with open(file, "rb") as handle:
+        for block, end in _chunks(handle, CHUNK_BYTES):
+            table = _parse_block(pa, pa_json, block, end, options)
+            if table is None:
+                return None
+            lines = block.count(b"\n", 0, end) + (block[end - 1:end] != b"\n")
+            if table.num_rows != lines:
+                return None
+            tables.append(table)
+    if not tables:
+        return None
+    return pa.concat_tables(tables).combine_chunks()
+
+
+def arrow_json(data, field_type):
+    """A JSON document (bytes) parsed by pyarrow as ``field_type``, or None.
+
+    The document is wrapped as the one value of an object, so a top-level
+    list of objects becomes one Arrow list of structs holding only the
+    fields of ``field_type`` (the others are skipped without building Python
+    objects). None, to parse with the standard library instead, as in
+    :func:`arrow_json_lines`.
+    """
+    modules = _pyarrow_json()
+    if modules is None:
+        return None
+    pa, pa_json = modules
+    if _BOM in data:
+        return None
+    wrapped = b'{"v": ' + bytes(data) + b"\n}"
+    options = pa_json.ParseOptions(
+        explicit_schema=pa.schema([("v", field_type)]),
+        unexpected_field_behavior="ignore", newlines_in_values=True,
+    )
+    read = pa_json.ReadOptions(block_size=len(wrapped) + 1, use_threads=False)
+    try:
+        wrapped.decode("utf-8")
+        table = pa_json.read_json(pa.py_buffer(wrapped), read_options=read,
+                                  parse_options=options)
+    except (pa.ArrowException, ValueError):
+        return None
+    if table.num_rows != 1:
+        return None
+    return table.column("v").chunk(0) if table.column("v").num_chunks == 1 \
+        else table.column("v").combine_chunks()
 
 
 def input_files(path, accept, what):
@@ -37,6 +187,24 @@ def read_json(path, what):
             return json.loads(handle.read())
     except (ValueError, OSError) as exc:
         raise ValueError(f"{path}: not a readable {what} ({exc})") from exc
+
+
+def arrow_column(array):
+    """A pandas column of an Arrow array, as the same values in a list give.
+
+    Text becomes the dtype pandas infers for strings (without a round trip
+    through Python objects); a column of nulls only is ``None`` objects.
+    """
+    if array.null_count == len(array):
+        return np.full(len(array), None, dtype=object)
+    return array.to_pandas()
+
+
+def constant_column(value, n):
+    """A column of ``n`` times ``value``, as a list of them gives (fast for text)."""
+    if isinstance(value, str):
+        return pd.Series(value, index=pd.RangeIndex(n), dtype=pd.Series([value]).dtype)
+    return np.full(n, value, dtype=object)
 
 
 def claim_run(seen, model, task, source):
