@@ -151,7 +151,8 @@ def arrow_json(data, field_type):
     )
     read = pa_json.ReadOptions(block_size=len(wrapped) + 1, use_threads=False)
     try:
-        wrapped.decode("utf-8")
+        if not wrapped.isascii():
+            wrapped.decode("utf-8")
         table = pa_json.read_json(pa.py_buffer(wrapped), read_options=read,
                                   parse_options=options)
     except (pa.ArrowException, ValueError):
@@ -180,11 +181,13 @@ def input_files(path, accept, what):
     raise ValueError(f"{path}: no such file or folder")
 
 
-def read_json(path, what):
-    """The parsed JSON file; a ValueError naming the file otherwise."""
+def read_json(path, what, data=None):
+    """The parsed JSON file (or its bytes ``data``); a ValueError naming it."""
     try:
-        with open(path, "rb") as handle:
-            return json.loads(handle.read())
+        if data is None:
+            with open(path, "rb") as handle:
+                data = handle.read()
+        return json.loads(data)
     except (ValueError, OSError) as exc:
         raise ValueError(f"{path}: not a readable {what} ({exc})") from exc
 
@@ -202,7 +205,7 @@ def arrow_column(array):
 
 def constant_column(value, n):
     """A column of ``n`` times ``value``, as a list of them gives (fast for text)."""
-    if isinstance(value, str):
+    if isinstance(value, str) and n:
         return pd.Series(value, index=pd.RangeIndex(n), dtype=pd.Series([value]).dtype)
     return np.full(n, value, dtype=object)
 

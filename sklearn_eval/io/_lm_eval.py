@@ -138,7 +138,13 @@ def _lines(file):
                         "writing?); delete the partial line or rerun"
                     ) from None
             if line.strip():
-                yield number, line.decode("utf-8")
+                try:
+                    text = line.decode("utf-8")
+                except UnicodeDecodeError as exc:
+                    raise ValueError(
+                        f"{file}: line {number} is not UTF-8 text ({exc})"
+                    ) from None
+                yield number, text
 
 
 _KEPT = ("doc_id", "target", "filter", "doc_hash")
