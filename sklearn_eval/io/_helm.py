@@ -200,6 +200,11 @@ def read_helm(path):
     fairness runs) are named ``"<stat>@<perturbation>"``. Scores are the
     stats' ``mean`` as logged.
 
+    With pyarrow installed the JSON is parsed by pyarrow, only the fields
+    the table needs; anything it cannot read as expected is read with the
+    standard library, which gives the same table or names the problem (see
+    the user guide's "Reading speed").
+
     Parameters
     ----------
     path : str or path-like

@@ -317,6 +317,11 @@ def read_lm_eval(path):
     aggregated only over the whole task) have no per-sample score and are
     left out with a warning.
 
+    With pyarrow installed the JSON is parsed by pyarrow, only the fields
+    the table needs; anything it cannot read as expected is read with the
+    standard library, which gives the same table or names the problem (see
+    the user guide's "Reading speed").
+
     Parameters
     ----------
     path : str or path-like
