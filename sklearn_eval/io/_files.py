@@ -3,7 +3,10 @@
 import codecs
 import json
 import math
+import os
+import re
 import warnings
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import numpy as np
@@ -27,6 +30,10 @@ __all__ = [
 # longer), parsed by its threads in blocks of BLOCK_BYTES
 CHUNK_BYTES = 1 << 25
 BLOCK_BYTES = 1 << 23
+# a JSON document larger than this is parsed in pieces, in parallel threads
+SPLIT_BYTES = 1 << 22
+# the threads that parse it (None: the machine's cores, at most 8)
+N_THREADS = None
 # set to False to read with the standard library only (the tested fallback)
 USE_ARROW = True
 
@@ -129,38 +136,98 @@ def arrow_json_lines(file, fields):
     return pa.concat_tables(tables).combine_chunks()
 
 
-def arrow_json(data, field_type):
-    """A JSON document (bytes) parsed by pyarrow as ``field_type``, or None.
+def _array_pieces(data, n_pieces):
+    """Cuts of a JSON array of objects into ``n_pieces`` runs of whole elements.
 
-    The document is wrapped as the one value of an object, so a top-level
-    list of objects becomes one Arrow list of structs holding only the
-    fields of ``field_type`` (the others are skipped without building Python
-    objects). None, to parse with the standard library instead, as in
-    :func:`arrow_json_lines`.
+    ``[(start, end), ...]``: ``data[start:end]`` holds elements separated by
+    commas. A cut is put before an occurrence of the first element's opening
+    (its brace and first key, as written) that follows a comma; a wrong cut
+    (the same text nested deeper) makes a piece that is not valid JSON, and
+    the document is parsed whole instead. None when there is nothing to cut.
     """
-    modules = _pyarrow_json()
-    if modules is None:
+    first = _FIRST_ELEMENT.match(data)
+    last = len(data.rstrip()) - 1
+    if first is None or last < 0 or data[last] != ord("]"):
         return None
-    pa, pa_json = modules
-    if _BOM in data:
+    head, start = first.group(1), first.start(1)
+    cuts = [start]
+    for k in range(1, n_pieces):
+        pos = data.find(head, max(cuts[-1] + 1, len(data) * k // n_pieces), last)
+        while pos >= 0:
+            comma = pos - 1
+            while data[comma] in b" \t\r\n":
+                comma -= 1
+            if data[comma] == ord(","):
+                break
+            pos = data.find(head, pos + 1, last)
+        if pos < 0:
+            break
+        cuts.append(comma)
+        cuts.append(pos)
+    if len(cuts) == 1:
         return None
-    wrapped = b'{"v": ' + bytes(data) + b"\n}"
+    cuts.append(last)
+    return list(zip(cuts[::2], cuts[1::2], strict=True))
+
+
+_FIRST_ELEMENT = re.compile(rb'\s*\[\s*(\{\s*"(?:[^"\\]|\\.)*")')
+
+
+def _parse_document(pa, pa_json, wrapped, field_type):
+    """``{"v": ...}`` bytes parsed by pyarrow as ``field_type``: the array, or None."""
     options = pa_json.ParseOptions(
         explicit_schema=pa.schema([("v", field_type)]),
         unexpected_field_behavior="ignore", newlines_in_values=True,
     )
     read = pa_json.ReadOptions(block_size=len(wrapped) + 1, use_threads=False)
     try:
-        if not wrapped.isascii():
-            wrapped.decode("utf-8")
         table = pa_json.read_json(pa.py_buffer(wrapped), read_options=read,
                                   parse_options=options)
-    except (pa.ArrowException, ValueError):
+    except pa.ArrowException:
         return None
     if table.num_rows != 1:
         return None
-    return table.column("v").chunk(0) if table.column("v").num_chunks == 1 \
-        else table.column("v").combine_chunks()
+    return table.column("v").combine_chunks()
+
+
+def arrow_json(data, field_type):
+    """A JSON document (bytes) parsed by pyarrow as ``field_type``, or None.
+
+    The document is wrapped as the one value of an object, so a top-level
+    list of objects becomes one Arrow list of structs holding only the
+    fields of ``field_type`` (the others are skipped without building Python
+    objects). A list larger than :data:`SPLIT_BYTES` is cut into runs of
+    whole elements parsed in parallel threads (see :func:`_array_pieces`).
+    None, to parse with the standard library instead, as in
+    :func:`arrow_json_lines`.
+    """
+    modules = _pyarrow_json()
+    if modules is None:
+        return None
+    pa, pa_json = modules
+    if not data.isascii():
+        try:
+            data.decode("utf-8")
+        except ValueError:
+            return None
+        if _BOM in data:
+            return None
+    workers = N_THREADS or min(os.cpu_count() or 1, 8)
+    pieces = _array_pieces(data, workers) if len(data) > SPLIT_BYTES and \
+        workers > 1 and isinstance(field_type, pa.ListType) else None
+    if pieces is not None:
+        view = memoryview(data)
+        wrapped = [b"".join((b'{"v": [', view[a:b], b"\n]}")) for a, b in pieces]
+        with ThreadPoolExecutor(workers) as pool:
+            parts = list(pool.map(
+                lambda w: _parse_document(pa, pa_json, w, field_type), wrapped))
+        del wrapped
+        if all(part is not None and not part.null_count for part in parts):
+            values = pa.concat_arrays([part.flatten() for part in parts])
+            return pa.ListArray.from_arrays(pa.array([0, len(values)], pa.int32()),
+                                            values)
+    return _parse_document(pa, pa_json, b"".join((b'{"v": ', data, b"\n}")),
+                           field_type)
 
 
 def input_files(path, accept, what):

@@ -30,7 +30,7 @@ from sklearn_eval.io import (
     read_helm,
     read_lm_eval,
 )
-from sklearn_eval.io._files import _chunks
+from sklearn_eval.io._files import _array_pieces, _chunks
 from sklearn_eval.io._lm_eval import _arrow_samples
 
 pytest.importorskip("pyarrow")
@@ -334,3 +334,46 @@ def test_alpaca_eval_both_parsers_agree_on_generated_files(n_files, tmp_path,
                                                            monkeypatch):
     _check_corpus(read_alpaca_eval, _write_alpaca, (_alpaca, "_arrow_columns"),
                   tmp_path, monkeypatch, n_files, 3)
+
+
+@pytest.mark.parametrize("read, write, seed", [
+    (read_helm, _write_helm, 4), (read_alpaca_eval, _write_alpaca, 5),
+])
+def test_documents_cut_in_pieces_read_alike(read, write, seed, tmp_path,
+                                            monkeypatch):
+    # a document parsed in pieces of whole elements, by several threads
+    monkeypatch.setattr(_files, "SPLIT_BYTES", 100)
+    monkeypatch.setattr(_files, "N_THREADS", 3)
+    rng = random.Random(seed)
+    outcomes = []
+    for k in range(40):
+        folder = tmp_path / str(k)
+        folder.mkdir()
+        rng.hostile = rng.random() < 0.5
+        write(folder, rng)
+        outcomes.append(_assert_same(read, folder, monkeypatch))
+    assert {"table", "error"} <= set(outcomes)
+
+
+def test_a_document_is_cut_only_between_elements():
+    for indent in (None, 2):
+        data = json.dumps([{"a": k, "b": [{"a": 1}, {"a": 2}]} for k in range(20)],
+                          indent=indent).encode()
+        pieces = _array_pieces(data, 4)
+        assert pieces[0][0] == data.index(b"{") and len(pieces) > 1
+        texts = [b"[" + data[a:b] + b"]" for a, b in pieces]
+        if all(map(_valid, texts)):  # else the document is parsed whole
+            joined = [e for text in texts for e in json.loads(text)]
+            assert joined == json.loads(data)
+        if indent:  # nested objects are indented deeper: every cut is right
+            assert len(pieces) == 4 and all(map(_valid, texts))
+    assert _array_pieces(b"[1, 2]", 2) is None
+    assert _array_pieces(b'{"a": [{"b": 1}]}', 2) is None
+
+
+def _valid(text):
+    try:
+        json.loads(text)
+    except ValueError:
+        return False
+    return True
