@@ -143,10 +143,11 @@ def _array_pieces(data, n_pieces):
     commas. A cut is put before an occurrence of the first element's opening
     (its brace and first key, as written) that follows a comma; a wrong cut
     (the same text nested deeper) makes a piece that is not valid JSON, and
-    the document is parsed whole instead. None when there is nothing to cut.
+    the document is parsed whole instead. None when ``data`` is not a list
+    whose first element is an object with a key.
     """
     first = _FIRST_ELEMENT.match(data)
-    last = len(data.rstrip()) - 1
+    last = len(data.rstrip(_WHITE)) - 1
     if first is None or last < 0 or data[last] != ord("]"):
         return None
     head, start = first.group(1), first.start(1)
@@ -155,7 +156,7 @@ def _array_pieces(data, n_pieces):
         pos = data.find(head, max(cuts[-1] + 1, len(data) * k // n_pieces), last)
         while pos >= 0:
             comma = pos - 1
-            while data[comma] in b" \t\r\n":
+            while data[comma] in _WHITE:
                 comma -= 1
             if data[comma] == ord(","):
                 break
@@ -164,13 +165,13 @@ def _array_pieces(data, n_pieces):
             break
         cuts.append(comma)
         cuts.append(pos)
-    if len(cuts) == 1:
-        return None
     cuts.append(last)
     return list(zip(cuts[::2], cuts[1::2], strict=True))
 
 
-_FIRST_ELEMENT = re.compile(rb'\s*\[\s*(\{\s*"(?:[^"\\]|\\.)*")')
+_WHITE = b" \t\n\r"  # JSON's whitespace
+_CLOSE_THEN_KEY = re.compile(rb'\}[ \t\n\r]*\][ \t\n\r]*,[ \t\n\r]*"')
+_FIRST_ELEMENT = re.compile(rb'[ \t\n\r]*\[[ \t\n\r]*(\{[ \t\n\r]*"(?:[^"\\]|\\.)*")')
 
 
 def _parse_document(pa, pa_json, wrapped, field_type):
@@ -191,13 +192,13 @@ def _parse_document(pa, pa_json, wrapped, field_type):
 
 
 def arrow_json(data, field_type):
-    """A JSON document (bytes) parsed by pyarrow as ``field_type``, or None.
+    """A JSON list of objects (bytes) parsed by pyarrow as ``field_type``, or None.
 
-    The document is wrapped as the one value of an object, so a top-level
-    list of objects becomes one Arrow list of structs holding only the
-    fields of ``field_type`` (the others are skipped without building Python
-    objects). A list larger than :data:`SPLIT_BYTES` is cut into runs of
-    whole elements parsed in parallel threads (see :func:`_array_pieces`).
+    ``field_type`` is an Arrow list of structs holding only the fields the
+    caller needs (the others are skipped without building Python objects).
+    The list's elements are wrapped as the one value of an object, which
+    pyarrow reads; a list larger than :data:`SPLIT_BYTES` is cut into runs
+    of whole elements parsed in parallel threads (see :func:`_array_pieces`).
     None, to parse with the standard library instead, as in
     :func:`arrow_json_lines`.
     """
@@ -213,21 +214,44 @@ def arrow_json(data, field_type):
         if _BOM in data:
             return None
     workers = N_THREADS or min(os.cpu_count() or 1, 8)
-    pieces = _array_pieces(data, workers) if len(data) > SPLIT_BYTES and \
-        workers > 1 and isinstance(field_type, pa.ListType) else None
-    if pieces is not None:
-        view = memoryview(data)
-        wrapped = [b"".join((b'{"v": [', view[a:b], b"\n]}")) for a, b in pieces]
-        with ThreadPoolExecutor(workers) as pool:
-            parts = list(pool.map(
-                lambda w: _parse_document(pa, pa_json, w, field_type), wrapped))
-        del wrapped
-        if all(part is not None and not part.null_count for part in parts):
-            values = pa.concat_arrays([part.flatten() for part in parts])
-            return pa.ListArray.from_arrays(pa.array([0, len(values)], pa.int32()),
-                                            values)
-    return _parse_document(pa, pa_json, b"".join((b'{"v": ', data, b"\n}")),
-                           field_type)
+    pieces = _array_pieces(data, workers if len(data) > SPLIT_BYTES else 1)
+    if pieces is None:
+        return None
+    parts = _parse_pieces(pa, pa_json, data, pieces, field_type)
+    if parts is None and len(pieces) > 1:  # a cut inside an element: whole
+        parts = _parse_pieces(pa, pa_json, data, [(pieces[0][0], pieces[-1][1])],
+                              field_type)
+    if parts is None:
+        return None
+    values = pa.concat_arrays([part.flatten() for part in parts])
+    return pa.ListArray.from_arrays(pa.array([0, len(values)], pa.int32()), values)
+
+
+def _parse_pieces(pa, pa_json, data, pieces, field_type):
+    """The pieces ``data[start:end]`` parsed as lists, in threads; None if one fails.
+
+    Each piece is parsed as ``{"v": [piece]}``: every piece valid proves the
+    cuts are between top-level elements and the document is ``[elements]``,
+    but for a piece holding ``}], "<key>"`` (a list of objects closed, then
+    a key: it could close the wrapper's list and give the wrapper a second
+    key), which is left to the standard library.
+    """
+    view = memoryview(data)
+
+    def parse(piece):
+        start, end = piece
+        if _CLOSE_THEN_KEY.search(view, start, end):
+            return None  # maybe `[...], "key": [...`, an object once wrapped
+        part = _parse_document(pa, pa_json, b"".join(
+            (b'{"v": [', view[start:end], b"\n]}")), field_type)
+        return None if part is None or part.null_count else part
+
+    if len(pieces) == 1:
+        parts = [parse(pieces[0])]
+    else:
+        with ThreadPoolExecutor(len(pieces)) as pool:
+            parts = list(pool.map(parse, pieces))
+    return None if any(part is None for part in parts) else parts
 
 
 def input_files(path, accept, what):

@@ -70,6 +70,10 @@ def test_both_parsers_read_the_fixtures_alike(read, folder, monkeypatch):
 
 def test_the_fixtures_take_the_pyarrow_path():
     # the real tools' files are the common case the fast path is for
+    for file in sorted((DATA / "helm").rglob("per_instance_stats.json")):
+        assert _helm._arrow_columns(file.read_bytes()) is not None, file
+    for file in sorted((DATA / "alpaca_eval").rglob("annotations.json")):
+        assert _alpaca._arrow_columns(file, file.read_bytes(), []) is not None, file
     for results in sorted((DATA / "lm_eval").rglob("results_*.json")):
         configs = json.loads(results.read_text())["results"]
         stamp = results.stem.removeprefix("results_")
@@ -180,6 +184,20 @@ def _corrupt(lines, rng):
     return data
 
 
+def _document_accident(text, rng):
+    """A JSON document's bytes, sometimes cut short, empty, or with extras."""
+    accident = rng.random() * 0.3 if rng.hostile else 1.0
+    if accident < 0.03:
+        text = text[:-rng.randint(1, 20)]
+    elif accident < 0.05:
+        text = rng.choice(["{}", "[]", "null"])
+    elif accident < 0.07:
+        text = "\ufeff" + text
+    elif accident < 0.09:
+        text = text + rng.choice([" x", ', "w": 1', "\n"])
+    return text.encode()
+
+
 def _write_lm_eval(folder, rng):
     filters = {"none": ["acc", "acc_norm"], "strict": ["exact_match"]}
     results = {"results": {"t": {"acc,none": 0.5, "acc_stderr,none": 0.1,
@@ -276,16 +294,7 @@ def _write_helm(folder, rng):
             if rng.random() < 0.9 else "[" + ",\n".join(entries) + "]"
     else:
         text = "[" + ", ".join(entries) + "]"
-    accident = rng.random() * 0.3 if rng.hostile else 1.0
-    if accident < 0.03:
-        text = text[:-rng.randint(1, 20)]
-    elif accident < 0.05:
-        text = "{}"
-    elif accident < 0.07:
-        text = "[]"
-    elif accident < 0.09:
-        text = text + " x"
-    (run / "per_instance_stats.json").write_text(text)
+    (run / "per_instance_stats.json").write_bytes(_document_accident(text, rng))
 
 
 @pytest.mark.parametrize("n_files", CORPUS)
@@ -319,14 +328,7 @@ def _alpaca_record(rng, k):
 def _write_alpaca(folder, rng):
     records = [_alpaca_record(rng, k) for k in range(rng.randint(1, 30))]
     text = "[" + ", ".join(records) + "]"
-    accident = rng.random() * 0.3 if rng.hostile else 1.0
-    if accident < 0.03:
-        text = text[:-rng.randint(1, 20)]
-    elif accident < 0.05:
-        text = "{}"
-    elif accident < 0.07:
-        text = "\ufeff" + text
-    (folder / "annotations.json").write_bytes(text.encode())
+    (folder / "annotations.json").write_bytes(_document_accident(text, rng))
 
 
 @pytest.mark.parametrize("n_files", CORPUS)
@@ -377,3 +379,17 @@ def _valid(text):
     except ValueError:
         return False
     return True
+
+
+@pytest.mark.parametrize("extra", [', "w": [1]', ', "w": [{"a": 1}]', ' x',
+                                   ', {"a": 1}', ""])
+def test_a_document_that_is_more_than_one_list_is_refused_alike(extra, tmp_path,
+                                                                 monkeypatch):
+    # wrapped for pyarrow as {"v": ...}, `[...], "w": [1]` would be an object
+    annotations = [{"instruction": "i", "output_1": "a", "output_2": "b",
+                    "generator_1": "ref", "generator_2": "m",
+                    "preference": 2.0}]
+    path = tmp_path / "annotations.json"
+    path.write_text(json.dumps(annotations) + extra)
+    expected = "table" if not extra else "error"
+    assert _assert_same(read_alpaca_eval, tmp_path, monkeypatch) == expected
