@@ -393,3 +393,17 @@ def test_a_document_that_is_more_than_one_list_is_refused_alike(extra, tmp_path,
     path.write_text(json.dumps(annotations) + extra)
     expected = "table" if not extra else "error"
     assert _assert_same(read_alpaca_eval, tmp_path, monkeypatch) == expected
+
+
+def test_a_samples_line_that_is_not_utf8_is_named(tmp_path, monkeypatch):
+    rng = random.Random(6)
+    rng.hostile = False
+    _write_lm_eval(tmp_path, rng)
+    samples = tmp_path / "samples_t_1.jsonl"
+    lines = samples.read_bytes().splitlines(keepends=True)
+    lines[-1] = lines[-1].replace(b'"doc"', b'"d\xffoc"', 1)
+    samples.write_bytes(b"".join(lines))
+    for arrow in (True, False):
+        outcome = _outcome(read_lm_eval, tmp_path, monkeypatch, arrow)
+        assert outcome[0] == "error"
+        assert f"{samples}: line {len(lines)} is not UTF-8" in outcome[2]
