@@ -14,6 +14,11 @@ stdlib ``json.loads`` of the files, lines or members the reader must parse;
 ``pyarrow.parquet.read_table`` of the whole table): the bound of a reader
 that builds its table in Python from the parsed JSON.
 
+With pyarrow installed each JSON reader is timed twice: with the standard
+library's parser (``USE_ARROW`` off, the path without pyarrow) and with
+pyarrow's JSON reader, which parses only the fields the table needs; the
+two tables are checked equal.
+
 Run: ``python benchmarks/bench_readers.py [n_samples]`` (default 200,000).
 """
 
@@ -29,6 +34,7 @@ from pathlib import Path
 import zstandard
 
 from sklearn_eval.io import (
+    _files,
     read_alpaca_eval,
     read_helm,
     read_inspect,
@@ -187,7 +193,21 @@ def parse_only(name, path):
     return time.process_time() - start
 
 
+def _timed(read, path):
+    start, cpu = time.perf_counter(), time.process_time()
+    long = read(path)
+    return long, time.perf_counter() - start, time.process_time() - cpu
+
+
 def main(n=200_000):
+    try:
+        import pyarrow  # noqa: F401
+    except ImportError:
+        has_arrow = False
+        print("pyarrow not installed: the standard-library parsers only, "
+              "read_leaderboard_details not timed")
+    else:
+        has_arrow = True
     with tempfile.TemporaryDirectory() as tmp:
         folder = Path(tmp)
         cases = [
@@ -196,27 +216,31 @@ def main(n=200_000):
             ("read_helm", read_helm, write_helm),
             ("read_alpaca_eval", read_alpaca_eval, write_alpaca),
         ]
-        try:
-            import pyarrow  # noqa: F401
-        except ImportError:
-            print("pyarrow not installed: read_leaderboard_details not timed")
-        else:
+        if has_arrow:
             cases.append(("read_leaderboard_details", read_leaderboard_details,
                           write_details))
-        print(f"{'reader':<24} {'samples':>9} {'rows':>9} {'wall s':>8} "
-              f"{'samples/s':>10} {'cpu s':>7} {'samples/cpu s':>14} "
+            read_lm_eval(write_lm_eval(folder / "warm", 10))  # imports apart
+        print(f"{'reader':<24} {'parser':<8} {'samples':>9} {'rows':>9} "
+              f"{'wall s':>8} {'samples/s':>10} {'cpu s':>7} {'samples/cpu s':>14} "
               f"{'parse-only samples/cpu s':>25}")
         for name, read, write in cases:
             path = write(folder, n)
             size = sum(p.stat().st_size for p in path.rglob("*") if p.is_file())
-            start, cpu = time.perf_counter(), time.process_time()
-            long = read(path)
-            seconds = time.perf_counter() - start
-            cpu = time.process_time() - cpu
             bound = parse_only(name, path)
-            print(f"{name:<24} {n:>9,} {len(long):>9,} {seconds:>8.2f} "
-                  f"{n / seconds:>10,.0f} {cpu:>7.2f} {n / cpu:>14,.0f} "
-                  f"{n / bound:>25,.0f}   ({size / 1e6:.0f} MB)")
+            parsers = [("stdlib", False)] + ([("pyarrow", True)] if has_arrow else [])
+            if name == "read_leaderboard_details":
+                parsers = [("parquet", True)]
+            tables = []
+            for parser, arrow in parsers:
+                _files.USE_ARROW = arrow
+                long, seconds, cpu = _timed(read, path)
+                tables.append(long)
+                print(f"{name:<24} {parser:<8} {n:>9,} {len(long):>9,} "
+                      f"{seconds:>8.2f} {n / seconds:>10,.0f} {cpu:>7.2f} "
+                      f"{n / cpu:>14,.0f} {n / bound:>25,.0f}   "
+                      f"({size / 1e6:.0f} MB)")
+            _files.USE_ARROW = True
+            assert all(t.equals(tables[0]) for t in tables[1:]), name
 
 
 if __name__ == "__main__":

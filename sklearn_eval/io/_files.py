@@ -1,15 +1,257 @@
 """What the readers share: finding the files of runs, reading JSON, scores."""
 
+import codecs
 import json
 import math
+import os
+import re
 import warnings
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
+import numpy as np
 import pandas as pd
 
 from ._long import check_long_table
 
-__all__ = ["claim_run", "input_files", "long_table", "read_json", "score_of"]
+__all__ = [
+    "arrow_column",
+    "arrow_json",
+    "arrow_json_lines",
+    "claim_run",
+    "constant_column",
+    "input_files",
+    "long_table",
+    "read_json",
+    "score_of",
+]
+
+# bytes of JSON lines handed to pyarrow at a time (more when one line is
+# longer), parsed by its threads in blocks of BLOCK_BYTES
+CHUNK_BYTES = 1 << 25
+BLOCK_BYTES = 1 << 23
+# a JSON document larger than this is parsed in pieces, in parallel threads
+SPLIT_BYTES = 1 << 22
+# the threads that parse it (None: the machine's cores, at most 8)
+N_THREADS = None
+# set to False to read with the standard library only (the tested fallback)
+USE_ARROW = True
+
+
+def _pyarrow_json():
+    """``(pyarrow, pyarrow.json)``, or None without pyarrow (or switched off)."""
+    if not USE_ARROW:
+        return None
+    try:
+        import pyarrow
+        import pyarrow.json as pa_json
+    except ImportError:
+        return None
+    return pyarrow, pa_json
+
+
+def _chunks(handle, size):
+    """``(block, end)``: ``block[:end]`` is whole lines of ``handle``.
+
+    About ``size`` bytes each, more where one line is longer; the file's
+    last line may lack its newline. The bytes after ``end`` are read again
+    with the next block.
+    """
+    while True:
+        start = handle.tell()
+        block = handle.read(size)
+        if not block:
+            return
+        end = block.rfind(b"\n") + 1
+        while end == 0:  # a line longer than size, or the file's last line
+            more = handle.read(size)
+            if not more:
+                end = len(block)
+                break
+            end = more.rfind(b"\n") + 1
+            end = end and len(block) + end
+            block += more
+        handle.seek(start + end)
+        yield block, end
+
+
+_BOM = "\ufeff".encode()
+
+
+def _parse_block(pa, pa_json, block, end, options):
+    """``block[:end]`` of JSON lines as a Table; None where pyarrow refuses it."""
+    view = memoryview(block)[:end]
+    if not block.isascii():
+        try:
+            codecs.utf_8_decode(view, "strict", True)
+        except ValueError:
+            return None
+        if _BOM in block:  # pyarrow skips a byte order mark, json.loads refuses it
+            return None
+    buffer = pa.py_buffer(view)
+    try:
+        read = pa_json.ReadOptions(block_size=BLOCK_BYTES)
+        return pa_json.read_json(buffer, read_options=read, parse_options=options)
+    except pa.ArrowException:
+        pass
+    try:  # a line longer than pyarrow's own blocks: the block whole, once more
+        read = pa_json.ReadOptions(block_size=end + 1, use_threads=False)
+        return pa_json.read_json(buffer, read_options=read, parse_options=options)
+    except pa.ArrowException:
+        return None
+
+
+def arrow_json_lines(file, fields):
+    """Columns ``fields`` of a JSON-lines file parsed by pyarrow, or None.
+
+    ``fields`` maps a top-level key to its Arrow type; other keys are skipped
+    without building Python objects, and the file is read in blocks of
+    :data:`CHUNK_BYTES` (memory bounded by the block and the kept columns).
+    Returns None (read the file with the standard library instead, which
+    gives the same table or names the line at fault) without pyarrow, when
+    pyarrow refuses a block (a value of another type, a duplicated key, bad
+    JSON), when a block is not valid UTF-8, or when the rows are not exactly
+    one per line (a blank line, two objects on one line).
+    """
+    modules = _pyarrow_json()
+    if modules is None:
+        return None
+    pa, pa_json = modules
+    schema = pa.schema(list(fields.items()))
+    options = pa_json.ParseOptions(
+        explicit_schema=schema, unexpected_field_behavior="ignore"
+    )
+    tables = []
+    with open(file, "rb") as handle:
+        for block, end in _chunks(handle, CHUNK_BYTES):
+            table = _parse_block(pa, pa_json, block, end, options)
+            if table is None:
+                return None
+            lines = block.count(b"\n", 0, end) + (block[end - 1:end] != b"\n")
+            if table.num_rows != lines:
+                return None
+            tables.append(table)
+    if not tables:
+        return None
+    return pa.concat_tables(tables).combine_chunks()
+
+
+def _array_pieces(data, n_pieces):
+    """Cuts of a JSON array of objects into ``n_pieces`` runs of whole elements.
+
+    ``[(start, end), ...]``: ``data[start:end]`` holds elements separated by
+    commas. A cut is put before an occurrence of the first element's opening
+    (its brace and first key, as written) that follows a comma; a wrong cut
+    (the same text nested deeper) makes a piece that is not valid JSON, and
+    the document is parsed whole instead. None when ``data`` is not a list
+    whose first element is an object with a key.
+    """
+    first = _FIRST_ELEMENT.match(data)
+    last = len(data.rstrip(_WHITE)) - 1
+    if first is None or last < 0 or data[last] != ord("]"):
+        return None
+    head, start = first.group(1), first.start(1)
+    cuts = [start]
+    for k in range(1, n_pieces):
+        pos = data.find(head, max(cuts[-1] + 1, len(data) * k // n_pieces), last)
+        while pos >= 0:
+            comma = pos - 1
+            while data[comma] in _WHITE:
+                comma -= 1
+            if data[comma] == ord(","):
+                break
+            pos = data.find(head, pos + 1, last)
+        if pos < 0:
+            break
+        cuts.append(comma)
+        cuts.append(pos)
+    cuts.append(last)
+    return list(zip(cuts[::2], cuts[1::2], strict=True))
+
+
+_WHITE = b" \t\n\r"  # JSON's whitespace
+_CLOSE_THEN_KEY = re.compile(rb'\}[ \t\n\r]*\][ \t\n\r]*,[ \t\n\r]*"')
+_FIRST_ELEMENT = re.compile(rb'[ \t\n\r]*\[[ \t\n\r]*(\{[ \t\n\r]*"(?:[^"\\]|\\.)*")')
+
+
+def _parse_document(pa, pa_json, wrapped, field_type):
+    """``{"v": ...}`` bytes parsed by pyarrow as ``field_type``: the array, or None."""
+    options = pa_json.ParseOptions(
+        explicit_schema=pa.schema([("v", field_type)]),
+        unexpected_field_behavior="ignore", newlines_in_values=True,
+    )
+    read = pa_json.ReadOptions(block_size=len(wrapped) + 1, use_threads=False)
+    try:
+        table = pa_json.read_json(pa.py_buffer(wrapped), read_options=read,
+                                  parse_options=options)
+    except pa.ArrowException:
+        return None
+    if table.num_rows != 1:
+        return None
+    return table.column("v").combine_chunks()
+
+
+def arrow_json(data, field_type):
+    """A JSON list of objects (bytes) parsed by pyarrow as ``field_type``, or None.
+
+    ``field_type`` is an Arrow list of structs holding only the fields the
+    caller needs (the others are skipped without building Python objects).
+    The list's elements are wrapped as the one value of an object, which
+    pyarrow reads; a list larger than :data:`SPLIT_BYTES` is cut into runs
+    of whole elements parsed in parallel threads (see :func:`_array_pieces`).
+    None, to parse with the standard library instead, as in
+    :func:`arrow_json_lines`.
+    """
+    modules = _pyarrow_json()
+    if modules is None:
+        return None
+    pa, pa_json = modules
+    if not data.isascii():
+        try:
+            data.decode("utf-8")
+        except ValueError:
+            return None
+        if _BOM in data:
+            return None
+    workers = N_THREADS or min(os.cpu_count() or 1, 8)
+    pieces = _array_pieces(data, workers if len(data) > SPLIT_BYTES else 1)
+    if pieces is None:
+        return None
+    parts = _parse_pieces(pa, pa_json, data, pieces, field_type)
+    if parts is None and len(pieces) > 1:  # a cut inside an element: whole
+        parts = _parse_pieces(pa, pa_json, data, [(pieces[0][0], pieces[-1][1])],
+                              field_type)
+    if parts is None:
+        return None
+    values = pa.concat_arrays([part.flatten() for part in parts])
+    return pa.ListArray.from_arrays(pa.array([0, len(values)], pa.int32()), values)
+
+
+def _parse_pieces(pa, pa_json, data, pieces, field_type):
+    """The pieces ``data[start:end]`` parsed as lists, in threads; None if one fails.
+
+    Each piece is parsed as ``{"v": [piece]}``: every piece valid proves the
+    cuts are between top-level elements and the document is ``[elements]``,
+    but for a piece holding ``}], "<key>"`` (a list of objects closed, then
+    a key: it could close the wrapper's list and give the wrapper a second
+    key), which is left to the standard library.
+    """
+    view = memoryview(data)
+
+    def parse(piece):
+        start, end = piece
+        if _CLOSE_THEN_KEY.search(view, start, end):
+            return None  # maybe `[...], "key": [...`, an object once wrapped
+        part = _parse_document(pa, pa_json, b"".join(
+            (b'{"v": [', view[start:end], b"\n]}")), field_type)
+        return None if part is None or part.null_count else part
+
+    if len(pieces) == 1:
+        parts = [parse(pieces[0])]
+    else:
+        with ThreadPoolExecutor(len(pieces)) as pool:
+            parts = list(pool.map(parse, pieces))
+    return None if any(part is None for part in parts) else parts
 
 
 def input_files(path, accept, what):
@@ -30,13 +272,33 @@ def input_files(path, accept, what):
     raise ValueError(f"{path}: no such file or folder")
 
 
-def read_json(path, what):
-    """The parsed JSON file; a ValueError naming the file otherwise."""
+def read_json(path, what, data=None):
+    """The parsed JSON file (or its bytes ``data``); a ValueError naming it."""
     try:
-        with open(path, "rb") as handle:
-            return json.loads(handle.read())
+        if data is None:
+            with open(path, "rb") as handle:
+                data = handle.read()
+        return json.loads(data)
     except (ValueError, OSError) as exc:
         raise ValueError(f"{path}: not a readable {what} ({exc})") from exc
+
+
+def arrow_column(array):
+    """A pandas column of an Arrow array, as the same values in a list give.
+
+    Text becomes the dtype pandas infers for strings (without a round trip
+    through Python objects); a column of nulls only is ``None`` objects.
+    """
+    if array.null_count == len(array):
+        return np.full(len(array), None, dtype=object)
+    return array.to_pandas()
+
+
+def constant_column(value, n):
+    """A column of ``n`` times ``value``, as a list of them gives (fast for text)."""
+    if isinstance(value, str) and n:
+        return pd.Series(value, index=pd.RangeIndex(n), dtype=pd.Series([value]).dtype)
+    return np.full(n, value, dtype=object)
 
 
 def claim_run(seen, model, task, source):

@@ -7,7 +7,16 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from ._files import claim_run, input_files, long_table, read_json, score_of
+from ._files import (
+    arrow_column,
+    arrow_json_lines,
+    claim_run,
+    constant_column,
+    input_files,
+    long_table,
+    read_json,
+    score_of,
+)
 from ._long import LONG_COLUMNS
 
 __all__ = ["read_lm_eval"]
@@ -129,11 +138,75 @@ def _lines(file):
                         "writing?); delete the partial line or rerun"
                     ) from None
             if line.strip():
-                yield number, line.decode("utf-8")
+                try:
+                    text = line.decode("utf-8")
+                except UnicodeDecodeError as exc:
+                    raise ValueError(
+                        f"{file}: line {number} is not UTF-8 text ({exc})"
+                    ) from None
+                yield number, text
+
+
+_KEPT = ("doc_id", "target", "filter", "doc_hash")
+
+
+def _arrow_samples(file, filters):
+    """The columns of :func:`_read_samples` parsed by pyarrow; None when unusual.
+
+    Only the fields the table needs are parsed (never the document, the
+    arguments or the responses). The common case (integer ``doc_id``, text
+    ``target`` and ``doc_hash``, a reported ``filter`` on every line, every
+    metric of the line's filter a number) is read column by column; anything
+    else (a missing or null field, a value of another type, a corpus-level
+    metric's parts) returns None and the file is read line by line, which
+    gives the same table or names the line at fault.
+    """
+    import pyarrow as pa
+
+    metrics = list(dict.fromkeys(m for names in filters.values() for m in names))
+    if not filters or set(metrics) & set(_KEPT):
+        return None
+    fields = {"doc_id": pa.int64(), "target": pa.string(), "filter": pa.string(),
+              "doc_hash": pa.string(), **dict.fromkeys(metrics, pa.float64())}
+    table = arrow_json_lines(file, fields)
+    if table is None or table.column("doc_id").null_count \
+            or table.column("filter").null_count:
+        return None
+    names = list(filters)
+    codes = table.column("filter").to_numpy(zero_copy_only=False)
+    code = pd.Categorical(codes, categories=names).codes
+    if (code < 0).any():  # a filter the results file does not report
+        return None
+    counts = np.array([len(filters[name]) for name in names])[code]
+    starts = np.concatenate(([0], np.cumsum(counts)[:-1]))
+    n_rows = int(counts.sum())
+    line_of = np.repeat(np.arange(len(code)), counts)
+    label_names, label_codes = [], np.empty(n_rows, dtype=np.int64)
+    scores = np.empty(n_rows, dtype=np.float64)
+    for k, name in enumerate(names):
+        lines = np.flatnonzero(code == k)
+        for j, metric in enumerate(filters[name]):
+            column = table.column(metric).take(lines)
+            if column.null_count:  # missing or null: the line-by-line read decides
+                return None
+            rows = starts[lines] + j
+            label_codes[rows] = len(label_names)
+            label_names.append(f"{metric},{name}")
+            scores[rows] = column.to_numpy()
+    line_of = pa.array(line_of)
+    return (table.column("doc_id").to_numpy()[line_of.to_numpy()],
+            arrow_column(table.column("target").take(line_of)),
+            arrow_column(table.column("doc_hash").take(line_of)),
+            arrow_column(pa.DictionaryArray.from_arrays(
+                pa.array(label_codes), pa.array(label_names)).dictionary_decode()),
+            scores)
 
 
 def _read_samples(file, task, filters, skipped):
     """Columns (items, targets, hashes, metrics, scores) of a samples file."""
+    fast = _arrow_samples(file, filters)
+    if fast is not None and len(fast[0]):
+        return fast
     items, targets, hashes, metrics_out, scores = [], [], [], [], []
     for number, item, target, fields in _parsed_lines(file):
         name = fields.get("filter")
@@ -195,19 +268,19 @@ def _read_run(results_file, skipped):
         items, targets, hashes, metrics, scores = _read_samples(
             file, task, filters, skipped
         )
-        if not items and not skipped:
+        if not len(items) and not skipped:
             raise ValueError(f"{file}: the samples file has no samples")
         n = len(items)
         parts.append(pd.DataFrame({
-            "model": np.full(n, model, dtype=object),
-            "task": np.full(n, task, dtype=object),
+            "model": constant_column(model, n),
+            "task": constant_column(task, n),
             "item": items,
             "epoch": np.ones(n, dtype=np.int64),
             "metric": metrics,
             "score": np.asarray(scores, dtype=np.float64),
             "target": targets,
             "doc_hash": hashes,
-            "file": np.full(n, file.name, dtype=object),
+            "file": constant_column(file.name, n),
         }))
         read += 1
     if read == 0:
@@ -243,6 +316,11 @@ def read_lm_eval(path):
     numbers (the parts of a corpus-level metric such as BLEU or perplexity,
     aggregated only over the whole task) have no per-sample score and are
     left out with a warning.
+
+    With pyarrow installed the JSON is parsed by pyarrow, only the fields
+    the table needs; anything it cannot read as expected is read with the
+    standard library, which gives the same table or names the problem (see
+    the user guide's "Reading speed").
 
     Parameters
     ----------

@@ -1,0 +1,409 @@
+"""The readers parse alike with pyarrow's JSON reader and with the standard library.
+
+With pyarrow installed the readers parse only the fields they need with
+pyarrow (JSON lines in blocks of whole lines, a JSON document whole) and
+fall back to the standard library on anything unusual, which then gives the
+table or the error naming the file and line. Both paths are run here on the
+real fixtures and on seeded corpora of generated files, hostile ones
+included (missing fields, values of other types, null, NaN, unicode, huge
+strings, duplicated keys, blank or doubled lines, a byte order mark, bytes
+that are not UTF-8, a truncated last line): the outcome (the table with its
+warnings, or the error) must be the same.
+"""
+
+import io
+import json
+import random
+import shutil
+import warnings
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+from sklearn_eval.io import (
+    _alpaca,
+    _files,
+    _helm,
+    _lm_eval,
+    read_alpaca_eval,
+    read_helm,
+    read_lm_eval,
+)
+from sklearn_eval.io._files import _array_pieces, _chunks
+from sklearn_eval.io._lm_eval import _arrow_samples
+
+pytest.importorskip("pyarrow")
+
+DATA = Path(__file__).parent / "data"
+
+
+def _outcome(read, path, monkeypatch, arrow):
+    monkeypatch.setattr(_files, "USE_ARROW", arrow)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        try:
+            table = read(path)
+        except (ValueError, TypeError) as exc:
+            return "error", type(exc).__name__, str(exc)
+    return "table", table, sorted(str(w.message) for w in caught)
+
+
+def _assert_same(read, path, monkeypatch):
+    fast = _outcome(read, path, monkeypatch, True)
+    slow = _outcome(read, path, monkeypatch, False)
+    assert fast[0] == slow[0], (fast, slow)
+    if fast[0] == "error":
+        assert fast[1:] == slow[1:]
+    else:
+        pd.testing.assert_frame_equal(fast[1], slow[1], check_exact=True)
+        assert fast[2] == slow[2]
+    return fast[0]
+
+
+@pytest.mark.parametrize("read, folder", [
+    (read_lm_eval, "lm_eval"), (read_helm, "helm"), (read_alpaca_eval, "alpaca_eval"),
+])
+def test_both_parsers_read_the_fixtures_alike(read, folder, monkeypatch):
+    assert _assert_same(read, DATA / folder, monkeypatch) == "table"
+
+
+def test_the_fixtures_take_the_pyarrow_path():
+    # the real tools' files are the common case the fast path is for
+    for file in sorted((DATA / "helm").rglob("per_instance_stats.json")):
+        assert _helm._arrow_columns(file.read_bytes()) is not None, file
+    for file in sorted((DATA / "alpaca_eval").rglob("annotations.json")):
+        assert _alpaca._arrow_columns(file, file.read_bytes(), []) is not None, file
+    for results in sorted((DATA / "lm_eval").rglob("results_*.json")):
+        configs = json.loads(results.read_text())["results"]
+        stamp = results.stem.removeprefix("results_")
+        for task, table in configs.items():
+            filters = {}
+            for key in table:
+                metric, _, name = key.partition(",")
+                if name and not metric.endswith("_stderr"):
+                    filters.setdefault(name, []).append(metric)
+            file = results.parent / f"samples_{task}_{stamp}.jsonl"
+            if file.is_file():
+                assert _arrow_samples(file, filters) is not None, file
+
+
+def test_blocks_are_whole_lines_and_cover_the_file():
+    rng = random.Random(0)
+    for _ in range(2000):
+        data = b"".join(rng.choice([b"x" * rng.randint(0, 30) + b"\n", b"\n", b"yz"])
+                        for _ in range(rng.randint(0, 20)))
+        parts = [block[:end] for block, end in _chunks(io.BytesIO(data),
+                                                       rng.randint(1, 40))]
+        assert b"".join(parts) == data
+        assert all(part.endswith(b"\n") for part in parts[:-1])
+        assert all(part for part in parts)
+
+
+# --- generated files: mostly well formed, each field now and then hostile ---
+
+_UNICODE = ["é", "😀", "\u2028", "ß\u0301", "中文", "\x00", "\\", '"']
+
+
+def _text(rng):
+    if rng.random() < 0.05:  # unicode, escaped or not
+        return "".join(rng.choice(_UNICODE) for _ in range(rng.randint(1, 5)))
+    if rng.random() < 0.03:
+        return "a" * rng.randint(2000, 40000)
+    return f"text {rng.randint(0, 9)}"
+
+
+def _value(rng, usual, odd, p=0.03):
+    """JSON text of a field: ``usual(rng)`` mostly, one of ``odd`` else.
+
+    Only in the hostile files (half of them): the other half is well formed
+    throughout, the common case the pyarrow path reads.
+    """
+    if rng.hostile and rng.random() < p:
+        return rng.choice(odd)
+    return usual(rng)
+
+
+def _dumps(pairs, rng):
+    """An object from (key, JSON text) pairs, as written by hand (keys may repeat)."""
+    ascii_only = rng.random() < 0.5
+    return "{" + ", ".join(f"{json.dumps(k, ensure_ascii=ascii_only)}: {v}"
+                           for k, v in pairs if v is not None) + "}"
+
+
+_MISSING = None  # a field left out
+_ODD_NUMBER = ["true", "null", '"1.0"', "[1, 0]", "NaN", "-0", "1e308", "5e-324",
+               "123456789012345678901", _MISSING, '{"a": 1}']
+_ODD_TEXT = ["3", "null", "[\"a\"]", "true", '"\\ud800"', _MISSING, '{"x": 1}']
+
+
+def _score(rng):
+    return rng.choice(["0.0", "1.0", "1", "0", repr(rng.random()),
+                       repr(rng.uniform(-1e6, 1e6))])
+
+
+def _lm_eval_line(rng, k, filters):
+    name = _value(rng, lambda r: json.dumps(r.choice(list(filters))),
+                  ['"other"', "null", _MISSING, "1"])
+    pairs = [
+        ("doc_id", _value(rng, lambda r: str(k), ['"3"', "3.0", "true", _MISSING,
+                                                  str(10 ** 20), "-0"])),
+        ("doc", json.dumps({"question": _text(rng), "choices": [_text(rng)]},
+                           ensure_ascii=rng.random() < 0.5)),
+        ("target", _value(rng, lambda r: json.dumps(_text(r)), _ODD_TEXT)),
+        ("arguments", json.dumps({"gen_args_0": {"arg_0": _text(rng)}})),
+        ("filter", name),
+        ("doc_hash", _value(rng, lambda r: json.dumps("0" * 8), ["null", "1"])),
+    ]
+    pairs += [(m, _value(rng, _score, _ODD_NUMBER, 0.01))
+              for m in ("acc", "acc_norm", "exact_match")]
+    if rng.random() < 0.05:
+        rng.shuffle(pairs)
+    if rng.random() < 0.01:
+        pairs.append(("acc", "0.5"))  # a key twice
+    return _dumps(pairs, rng)
+
+
+def _corrupt(lines, rng):
+    """The file's bytes, sometimes with a line-level accident."""
+    end = "\r\n" if rng.random() < 0.05 else "\n"
+    data = "".join(line + end for line in lines).encode()
+    accident = rng.random() * 0.3 if rng.hostile else 1.0
+    if accident < 0.03:
+        data = data.replace(b"\n", b"\n\n", 1)  # a blank line
+    elif accident < 0.06:
+        data = data.replace(b"}\n", b"}", 1)  # two objects on one line
+    elif accident < 0.09:
+        data = data[:-rng.randint(2, 30)]  # a truncated last line
+    elif accident < 0.11:
+        data = "\ufeff".encode() + data  # a byte order mark
+    elif accident < 0.13:
+        data = data.replace(b"text", b"t\xffxt", 1)  # not UTF-8
+    elif accident < 0.15:
+        data = data[:-1]  # no newline at the end
+    return data
+
+
+def _document_accident(text, rng):
+    """A JSON document's bytes, sometimes cut short, empty, or with extras."""
+    accident = rng.random() * 0.3 if rng.hostile else 1.0
+    if accident < 0.03:
+        text = text[:-rng.randint(1, 20)]
+    elif accident < 0.05:
+        text = rng.choice(["{}", "[]", "null"])
+    elif accident < 0.07:
+        text = "\ufeff" + text
+    elif accident < 0.09:
+        text = text + rng.choice([" x", ', "w": 1', "\n"])
+    return text.encode()
+
+
+def _write_lm_eval(folder, rng):
+    filters = {"none": ["acc", "acc_norm"], "strict": ["exact_match"]}
+    results = {"results": {"t": {"acc,none": 0.5, "acc_stderr,none": 0.1,
+                                 "acc_norm,none": 0.5, "exact_match,strict": 0.5}},
+               "configs": {"t": {}}, "versions": {"t": 1}, "config": {"model": "m"},
+               "model_name": "m"}
+    (folder / "results_1.json").write_text(json.dumps(results))
+    lines = [_lm_eval_line(rng, k, filters) for k in range(rng.randint(1, 40))]
+    (folder / "samples_t_1.jsonl").write_bytes(_corrupt(lines, rng))
+
+
+def _check_corpus(read, write, fast, tmp_path, monkeypatch, n_files, seed):
+    """Both parsers on ``n_files`` generated files; ``fast`` the pyarrow step."""
+    module, name = fast
+    taken = []
+    step = getattr(module, name)
+
+    def counted(*args):
+        result = step(*args)
+        taken.append(result is not None)
+        return result
+
+    monkeypatch.setattr(module, name, counted)
+    rng = random.Random(seed)
+    outcomes = []
+    for k in range(n_files):
+        folder = tmp_path / str(k)
+        folder.mkdir()
+        rng.hostile = rng.random() < 0.5
+        write(folder, rng)
+        outcomes.append(_assert_same(read, folder, monkeypatch))
+        shutil.rmtree(folder)
+    # the corpus holds well formed and refused files, read by both paths
+    assert {"table", "error"} <= set(outcomes)
+    assert sum(taken) >= n_files / 4 and not all(taken)
+
+
+CORPUS = [pytest.param(40, id="40"),
+          pytest.param(400, id="400", marks=pytest.mark.slow)]
+
+
+@pytest.mark.parametrize("n_files", CORPUS)
+def test_lm_eval_both_parsers_agree_on_generated_files(n_files, tmp_path,
+                                                       monkeypatch):
+    _check_corpus(read_lm_eval, _write_lm_eval, (_lm_eval, "_arrow_samples"),
+                  tmp_path, monkeypatch, n_files, 0)
+
+
+def test_lm_eval_small_blocks_read_alike(tmp_path, monkeypatch):
+    # blocks of a few lines, lines longer than a block: the same table
+    monkeypatch.setattr(_files, "CHUNK_BYTES", 700)
+    monkeypatch.setattr(_files, "BLOCK_BYTES", 300)
+    _check_corpus(read_lm_eval, _write_lm_eval, (_lm_eval, "_arrow_samples"),
+                  tmp_path, monkeypatch, 40, 1)
+
+
+def _helm_stat(rng, name):
+    pairs = [
+        ("name", _value(rng, lambda r: json.dumps(
+            {"name": name, "split": r.choice(["test", "valid"])}),
+            ['{"split": "test"}', '{"name": 3}', '{"name": "x", "split": null}',
+             "null", _MISSING, '{"name": "em", "split": 1}'])),
+        ("count", "1"), ("sum", "1.0"),
+        ("mean", _value(rng, _score, _ODD_NUMBER, 0.02)),
+        ("variance", "0.0"),
+    ]
+    return _dumps(pairs, rng)
+
+
+def _helm_entry(rng, k):
+    stats = [_helm_stat(rng, name) for name in ("exact_match", "num_tokens")]
+    pairs = [
+        ("instance_id", _value(rng, lambda r: json.dumps(f"id{k}"),
+                               ["3", "null", _MISSING, '"\\ud800"'])),
+        ("train_trial_index", _value(rng, lambda r: str(r.randint(0, 1)),
+                                     ['"0"', "0.0", "null", _MISSING, "-1"])),
+        ("perturbation", _value(rng, lambda r: _MISSING, [
+            '{"name": "typos"}', '{"name": "typos", "prob": 0.1}', "{}",
+            '{"name": null}', '{"prob": 1}', '"typos"', "false", "null"], 0.1)),
+        ("stats", _value(rng, lambda r: "[" + ", ".join(stats) + "]",
+                         ["[]", "null", _MISSING, '"x"'], 0.02)),
+    ]
+    return _dumps(pairs, rng)
+
+
+def _write_helm(folder, rng):
+    run = folder / "run"
+    run.mkdir()
+    (run / "run_spec.json").write_text(json.dumps(
+        {"name": "qa:model=m", "adapter_spec": {"model": "m"}}))
+    entries = [_helm_entry(rng, k) for k in range(rng.randint(1, 30))]
+    if rng.random() < 0.3:  # HELM writes its files indented
+        text = json.dumps(json.loads("[" + ", ".join(entries) + "]"), indent=2) \
+            if rng.random() < 0.9 else "[" + ",\n".join(entries) + "]"
+    else:
+        text = "[" + ", ".join(entries) + "]"
+    (run / "per_instance_stats.json").write_bytes(_document_accident(text, rng))
+
+
+@pytest.mark.parametrize("n_files", CORPUS)
+def test_helm_both_parsers_agree_on_generated_files(n_files, tmp_path, monkeypatch):
+    _check_corpus(read_helm, _write_helm, (_helm, "_arrow_columns"), tmp_path,
+                  monkeypatch, n_files, 2)
+
+
+def _alpaca_record(rng, k):
+    generators = ["ref", "m1", "m2"]
+    pairs = [
+        ("instruction", _value(rng, lambda r: json.dumps(f"Write {k} {_text(r)}"),
+                               _ODD_TEXT)),
+        ("output_1", _value(rng, lambda r: json.dumps(_text(r)), _ODD_TEXT)),
+        ("generator_1", _value(rng, lambda r: json.dumps("ref"), _ODD_TEXT)),
+        ("dataset", _value(rng, lambda r: json.dumps(r.choice(["a", "b"])),
+                           ['""', "null", _MISSING, "1"], 0.1)),
+        ("output_2", _value(rng, lambda r: json.dumps(_text(r)), _ODD_TEXT)),
+        ("generator_2", _value(rng, lambda r: json.dumps(r.choice(generators)),
+                               _ODD_TEXT)),
+        ("annotator", _value(rng, lambda r: json.dumps("judge"),
+                             ['""', "null", _MISSING, "1"], 0.1)),
+        ("preference", _value(rng, lambda r: r.choice(
+            ["1", "2", "1.0", "2.0", "1.5", "0", repr(r.uniform(1, 2))]),
+            ["2.5", "null", "NaN", "true", '"2"', _MISSING, "-1"], 0.03)),
+        ("price_per_example", "0.01"),
+    ]
+    return _dumps(pairs, rng)
+
+
+def _write_alpaca(folder, rng):
+    records = [_alpaca_record(rng, k) for k in range(rng.randint(1, 30))]
+    text = "[" + ", ".join(records) + "]"
+    (folder / "annotations.json").write_bytes(_document_accident(text, rng))
+
+
+@pytest.mark.parametrize("n_files", CORPUS)
+def test_alpaca_eval_both_parsers_agree_on_generated_files(n_files, tmp_path,
+                                                           monkeypatch):
+    _check_corpus(read_alpaca_eval, _write_alpaca, (_alpaca, "_arrow_columns"),
+                  tmp_path, monkeypatch, n_files, 3)
+
+
+@pytest.mark.parametrize("read, write, seed", [
+    (read_helm, _write_helm, 4), (read_alpaca_eval, _write_alpaca, 5),
+])
+def test_documents_cut_in_pieces_read_alike(read, write, seed, tmp_path,
+                                            monkeypatch):
+    # a document parsed in pieces of whole elements, by several threads
+    monkeypatch.setattr(_files, "SPLIT_BYTES", 100)
+    monkeypatch.setattr(_files, "N_THREADS", 3)
+    rng = random.Random(seed)
+    outcomes = []
+    for k in range(40):
+        folder = tmp_path / str(k)
+        folder.mkdir()
+        rng.hostile = rng.random() < 0.5
+        write(folder, rng)
+        outcomes.append(_assert_same(read, folder, monkeypatch))
+    assert {"table", "error"} <= set(outcomes)
+
+
+def test_a_document_is_cut_only_between_elements():
+    for indent in (None, 2):
+        data = json.dumps([{"a": k, "b": [{"a": 1}, {"a": 2}]} for k in range(20)],
+                          indent=indent).encode()
+        pieces = _array_pieces(data, 4)
+        assert pieces[0][0] == data.index(b"{") and len(pieces) > 1
+        texts = [b"[" + data[a:b] + b"]" for a, b in pieces]
+        if all(map(_valid, texts)):  # else the document is parsed whole
+            joined = [e for text in texts for e in json.loads(text)]
+            assert joined == json.loads(data)
+        if indent:  # nested objects are indented deeper: every cut is right
+            assert len(pieces) == 4 and all(map(_valid, texts))
+    assert _array_pieces(b"[1, 2]", 2) is None
+    assert _array_pieces(b'{"a": [{"b": 1}]}', 2) is None
+
+
+def _valid(text):
+    try:
+        json.loads(text)
+    except ValueError:
+        return False
+    return True
+
+
+@pytest.mark.parametrize("extra", [', "w": [1]', ', "w": [{"a": 1}]', ' x',
+                                   ', {"a": 1}', ""])
+def test_a_document_that_is_more_than_one_list_is_refused_alike(extra, tmp_path,
+                                                                 monkeypatch):
+    # wrapped for pyarrow as {"v": ...}, `[...], "w": [1]` would be an object
+    annotations = [{"instruction": "i", "output_1": "a", "output_2": "b",
+                    "generator_1": "ref", "generator_2": "m",
+                    "preference": 2.0}]
+    path = tmp_path / "annotations.json"
+    path.write_text(json.dumps(annotations) + extra)
+    expected = "table" if not extra else "error"
+    assert _assert_same(read_alpaca_eval, tmp_path, monkeypatch) == expected
+
+
+def test_a_samples_line_that_is_not_utf8_is_named(tmp_path, monkeypatch):
+    rng = random.Random(6)
+    rng.hostile = False
+    _write_lm_eval(tmp_path, rng)
+    samples = tmp_path / "samples_t_1.jsonl"
+    lines = samples.read_bytes().splitlines(keepends=True)
+    lines[-1] = lines[-1].replace(b'"doc"', b'"d\xffoc"', 1)
+    samples.write_bytes(b"".join(lines))
+    for arrow in (True, False):
+        outcome = _outcome(read_lm_eval, tmp_path, monkeypatch, arrow)
+        assert outcome[0] == "error"
+        assert f"{samples}: line {len(lines)} is not UTF-8" in outcome[2]
