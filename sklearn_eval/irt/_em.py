@@ -19,9 +19,6 @@ from ._mstep import _log_prior, _m_step_2pl, _m_step_common
 from ._starts import _starting_points
 
 _RUNAWAY = 1e3  # |a| beyond which a rescaled EM run is abandoned
-# iterations a rescaled run may go without raising its best objective (by more
-# than the tolerance) before it is abandoned like a runaway one
-_PATIENCE = 10
 # Relative size of the rounding error of a log-likelihood (a sum over agents)
 _NOISE = 1e-12
 
@@ -171,9 +168,7 @@ def _em_run(data, grid, a, b, settings, a_prior, b_prior, rescale=False):
     extrapolated; the extrapolated point is kept only if it does not
     lower the objective, otherwise the plain EM point is used, so the
     objective never decreases. ``n_iter`` counts E-steps. Returns None when
-    a rescaled run runs away (``|a|`` beyond ``_RUNAWAY``) or wanders: its
-    objective has not risen above its best for ``_PATIENCE`` iterations and
-    has not converged (the plain run then decides).
+    a rescaled run runs away (``|a|`` beyond ``_RUNAWAY``).
     """
     model = settings.model
     n_agents = data.n_agents
@@ -187,7 +182,6 @@ def _em_run(data, grid, a, b, settings, a_prior, b_prior, rescale=False):
 
     state = _e_step(data, a, b, grid)
     current = objective(a, b, state)
-    best, since_best = current, 0
     n_iter = 0
     converged = False
     while n_iter < settings.max_iter:
@@ -211,17 +205,6 @@ def _em_run(data, grid, a, b, settings, a_prior, b_prior, rescale=False):
         a, b, state, current = step
         if rescale and not (np.max(np.abs(a)) < _RUNAWAY and np.isfinite(current)):
             return None
-        if rescale:
-            # wandering below its best without converging: a run heading for
-            # |a| > _RUNAWAY (nearly separating items) does this long before
-            if current > best + settings.tol * n_agents:
-                best, since_best = current, 0
-            else:
-                since_best += 1
-                if since_best >= _PATIENCE and not (
-                        n_iter >= 2
-                        and abs(current - previous) <= settings.tol * n_agents):
-                    return None
         if n_iter >= 2 and abs(current - previous) <= settings.tol * n_agents:
             converged = True
             break
