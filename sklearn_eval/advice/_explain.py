@@ -12,6 +12,14 @@ def _diag(advice, check):
     return table.loc[check]
 
 
+def complexity(n_other, n_chosen):
+    """How a candidate with ``n_other`` parameters compares with the chosen
+    one's ``n_chosen``: ``"simpler"``, ``"as simple"`` or ``"more complex"``."""
+    if n_other < n_chosen:
+        return "simpler"
+    return "as simple" if n_other == n_chosen else "more complex"
+
+
 def reasons(advice, result, units):
     """Plain sentences with numbers (see :meth:`Advice.explain`)."""
     out = [f"Recommended: {advice.recommendation!r}."]
@@ -28,29 +36,47 @@ def reasons(advice, result, units):
     cv_words = f"held-out log-likelihood {unit} (folds over {result['split']})"
     out.append(f"{chosen} scores {row['heldout_loglik']:.4f} ± "
                f"{row['heldout_se']:.4f} {cv_words}.")
-    simpler = table[(table["n_parameters"] <= row["n_parameters"])
-                    & (table.index != chosen)]
+    n_chosen = row["n_parameters"]
+    simpler = table[(table["n_parameters"] <= n_chosen) & (table.index != chosen)]
     if len(simpler):
         name = simpler["heldout_loglik"].idxmax()
         gain = row["heldout_loglik"] - simpler.loc[name, "heldout_loglik"]
         noise = "within" if simpler.loc[name, "within_noise"] else "beyond"
-        words = ("simpler" if simpler.loc[name, "n_parameters"]
-                 < row["n_parameters"] else "equally simple")
-        out.append(f"It beats the {words} {name} by {gain:.4f} {unit}, "
-                   f"{noise} noise.")
+        words = complexity(simpler.loc[name, "n_parameters"], n_chosen)
+        rival = f"the simpler {name}" if words == "simpler" else f"{name}, as simple,"
+        out.append(f"It beats {rival} by {gain:.4f} {unit}, {noise} noise.")
     best = table.index[0]
     if best != chosen:
-        out.append(f"The more complex {best} is ahead by only "
-                   f"{row['diff_to_best']:.4f} ± {row['diff_se']:.4f}, within "
-                   "noise, so the simpler model is kept.")
+        ahead = (f"by only {row['diff_to_best']:.4f} ± {row['diff_se']:.4f}, "
+                 "within noise")
+        if complexity(table.loc[best, "n_parameters"], n_chosen) == "more complex":
+            out.append(f"The more complex {best} is ahead {ahead}, so the "
+                       "simpler model is kept.")
+        else:
+            out.append(f"{best}, as simple ({n_chosen} parameters each), is "
+                       f"ahead {ahead}; of candidates with as many parameters the "
+                       "first listed is kept.")
     out.extend(_kind_facts(advice, result))
     if advice.cannot_tell:
-        out.append(
-            f"Cannot tell: the data are too few to rule out that one of "
-            f"{len(result['unsure'])} more complex candidate(s) within noise ("
-            + "; ".join(result["unsure"])
-            + ") fits better; the simplest plausible model is recommended.")
+        out.append(_cannot_tell(table, result["unsure"], n_chosen))
     return out + _agreement(advice)
+
+
+def _cannot_tell(table, unsure, n_chosen):
+    """The "cannot tell" sentence, each rival counted by its parameters."""
+    groups = {}
+    for name in unsure:
+        words = complexity(table.loc[name, "n_parameters"], n_chosen)
+        groups.setdefault(words, []).append(name)
+    rivals = " and ".join(
+        f"{len(names)} {words} candidate(s) ({'; '.join(names)})"
+        for words, names in sorted(groups.items()))
+    kept = "the simplest plausible model is recommended"
+    if "as simple" in groups:
+        kept += (" (equal parameter counts go to the candidate listed first, "
+                 "then to the better held-out score)")
+    return (f"Cannot tell: the data are too few to rule out that one of {rivals} "
+            f"within noise fits better; {kept}.")
 
 
 def _kind_facts(advice, result):

@@ -69,7 +69,7 @@ def matrix_values(X):
     return values
 
 
-def run_matrix(X, kind, cv, random_state, n_jobs):
+def run_matrix(X, kind, cv, random_state, n_jobs, max_factors=2):
     """Diagnostics, candidates and fitted plausible models of a matrix."""
     values = matrix_values(X)
     agents = _labels(X, values.shape[0], 0)
@@ -115,6 +115,7 @@ def run_matrix(X, kind, cv, random_state, n_jobs):
                       if c.params["model"] not in GUESSING_MODELS]
     if n_agents < MIN_FACTOR_AGENTS or observed > MAX_FACTOR_CELLS:
         candidates = [c for c in candidates if n_factors(c) == 1]
+    candidates = [c for c in candidates if n_factors(c) <= max_factors]
     if candidates:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")

@@ -33,6 +33,11 @@ def add_parser(commands):
         "--cv", type=positive_int, default=5,
         help="folds of the held-out comparison (default 5)",
     )
+    parser.add_argument(
+        "--max-factors", type=positive_int, default=2,
+        help="the most abilities of an item response candidate; 1 skips the "
+        "2-factor 2PL (default 2)",
+    )
     parser.add_argument("--random-state", type=int, default=0)
     parser.add_argument("--n-jobs", type=int, default=None)
     add_table_output(parser)
@@ -58,7 +63,8 @@ def advice_for(args):
                          columns=[str(t) for t in table.tasks])
     say(args, "comparing the candidate models by held-out results")
     return advise(frame, kind=args.kind, cv=args.cv,
-                  random_state=args.random_state, n_jobs=args.n_jobs)
+                  random_state=args.random_state, n_jobs=args.n_jobs,
+                  max_factors=args.max_factors)
 
 
 def tables(advice):

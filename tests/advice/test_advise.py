@@ -217,6 +217,9 @@ def test_kind_override_is_used():
     ({"kind": "votes"}, "kind must be"),
     ({"cv": 1}, "cv must be an integer >= 2"),
     ({"cv": 2.5}, "cv must be an integer >= 2"),
+    ({"max_factors": 0}, "max_factors must be an integer >= 1"),
+    ({"max_factors": 1.5}, "max_factors must be an integer >= 1"),
+    ({"max_factors": True}, "max_factors must be an integer >= 1"),
 ])
 def test_bad_parameters_are_refused(kwargs, message):
     X = corpus.items("1PL", 0, n_agents=30, n_items=5)
@@ -245,3 +248,19 @@ def test_same_seed_same_advice():
     b = advise(X, y, random_state=3)
     pd.testing.assert_frame_equal(a.candidates, b.candidates)
     assert a.explain() == b.explain()
+
+
+@pytest.mark.slow
+def test_max_factors_one_leaves_out_only_the_multifactor_candidate():
+    """A bank of 500 agents compares the 2-factor 2PL by default; with
+    ``max_factors=1`` only that candidate goes, the others score the same
+    on the same folds."""
+    X = corpus.two_factor_items(0, n_agents=500, n_items=8)
+    full = advise(X, random_state=0).candidates
+    one = advise(X, random_state=0, max_factors=1).candidates
+    assert "2PL, 2 factors" in full.index
+    assert "2PL, 2 factors" not in one.index
+    kept = full.index.drop("2PL, 2 factors")
+    assert sorted(one.index) == sorted(kept)
+    np.testing.assert_allclose(one.loc[kept, "heldout_loglik"],
+                               full.loc[kept, "heldout_loglik"], rtol=0, atol=1e-12)

@@ -37,9 +37,10 @@ def _share(hits):
     return sum(hits) / len(hits)
 
 
-def _named_by_irt(data, params):
+def _named_by_irt(data, params, **kwargs):
     """Whether the advice on ``data(seed)`` is ``IRT`` with ``params``, per seed."""
-    return [_names(advise(data(seed), random_state=seed).recommendation, IRT, params)
+    return [_names(advise(data(seed), random_state=seed, **kwargs).recommendation,
+                   IRT, params)
             for seed in SEEDS]
 
 
@@ -59,7 +60,12 @@ def test_matches_name_the_generating_model(kind):
 @pytest.mark.slow
 @pytest.mark.parametrize("model", ["1PL", "2PL", "3PL"])
 def test_items_name_the_generating_model(model):
-    hits = _named_by_irt(lambda seed: corpus.items(model, seed), {"model": model})
+    """1PL, 2PL and 3PL among one-factor candidates (3,000 agents x 30 items:
+    a guessing floor is hard to tell from a 2PL with less). Whether a
+    one-factor bank keeps one factor against the 2-factor candidate is
+    tested on its own below."""
+    hits = _named_by_irt(lambda seed: corpus.items(model, seed), {"model": model},
+                         max_factors=1)
     assert _share(hits) >= 0.9, hits
 
 

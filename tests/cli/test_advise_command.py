@@ -52,3 +52,19 @@ def test_bad_kind_is_a_usage_error(scores_csv, capsys):
     code, _, err = run(["advise", path, "--kind", "votes"], capsys)
     assert code == 2
     assert "--kind" in err
+
+
+def test_max_factors_option_is_passed_on(irt_data, capsys):
+    wide, _, X, _ = irt_data
+    code, text, err = run(["advise", wide, "-q", "--cv", "3", "--max-factors", "1"],
+                          capsys)
+    assert code == 0, err
+    assert "2 factors" not in text
+    assert "Recommended: IRT(" in text
+
+
+def test_max_factors_below_one_is_a_usage_error(irt_data, capsys):
+    wide, _, _, _ = irt_data
+    code, _, err = run(["advise", wide, "--max-factors", "0"], capsys)
+    assert code == 2
+    assert "--max-factors" in err
