@@ -177,6 +177,36 @@ def test_driver_memory_does_not_grow_with_the_table(dask_client):
     assert large - small < 0.1 * added
 
 
+def test_driver_memory_stays_below_half_the_table_as_partitions_grow(dask_client):
+    """A folder of parquet files grows by files: at a fixed size per partition,
+    the driver's peak allocations during a fit stay below half the table's
+    in-memory size, and three times the partitions add less than a tenth of the
+    added table to them. Per-partition tasks carry no (n_nodes x n_items)
+    table of their own: the scheduler, in the driver's process on a local
+    cluster, keeps a task's arguments while its result is held.
+
+    Traced allocations (tracemalloc), not RSS: they count every array the
+    driver's process allocates, scheduler included, and do not depend on the
+    allocator returning pages, on earlier peaks of the process or on other
+    jobs; the driver runs no compiled code on the responses.
+    """
+    n_items, per_partition = 400, 50
+
+    def table(n_partitions):
+        return dd.from_map(_generated_partition, list(range(n_partitions)),
+                           n_agents=per_partition, n_items=n_items)
+
+    def table_bytes(frame):  # int64 agent and item, float64 score
+        return 24 * int(frame.map_partitions(len).sum().compute())
+
+    _driver_peak(table(4))  # warm-up
+    small, _ = _driver_peak(table(16))
+    large, model = _driver_peak(table(48))
+    assert model.agents_.size == 48 * per_partition
+    assert large < 0.5 * table_bytes(table(48))
+    assert large - small < 0.1 * (table_bytes(table(48)) - table_bytes(table(16)))
+
+
 # ---------------------------------------------------------------- bad input
 def _table(**overrides):
     X = make_irt_responses(60, 6, random_state=8)
