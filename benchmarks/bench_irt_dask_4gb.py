@@ -32,8 +32,9 @@ What it does:
    (n_nodes x n_items) tables, so the driver's memory does not grow with
    the iterations; the final passes (standard errors, abilities) run as after
    a converged fit. Every E-step of the store is timed, with the bytes the
-   workers sent and received (Dask's ``transfer_outgoing_bytes_total`` and
-   ``transfer_incoming_bytes_total``) around it.
+   workers sent around it (Dask's ``transfer_outgoing_bytes_total``: the
+   sums coming back; what goes out is the item parameters, 2 x items x 8 B
+   per task).
 4. **Prints** the driver's peak above the baseline (sampled; and from
    ``getrusage``, which sees even spikes shorter than 50 ms), the workers'
    peak RSS, the time of the setup (reading, coding, storing), of each
