@@ -22,6 +22,8 @@ import numpy as np
 
 # Workers' partial sums are added in groups of this many (tree reduction).
 _FAN_IN = 8
+# Array arguments of per-partition tasks past this size are scattered once.
+_SHARE_FROM = 2**16
 
 
 def wait(collections):
@@ -149,7 +151,16 @@ class _DaskResponses:
 
     # ------------------------------------------------------- plumbing
     def _map(self, function, *args, extra=None):
-        """``function(store, *args, extra_i)`` on the worker of each partition."""
+        """``function(store, *args, extra_i)`` on the worker of each partition.
+
+        Array arguments of ``_SHARE_FROM`` bytes or more (the log tables of
+        an E-step with moments: n_nodes x n_items) are sent to the workers
+        once and passed by reference: a task embeds its arguments, and the
+        scheduler (in the driver's process on a local cluster) keeps every
+        task's arguments while its result is held, so embedding them would
+        cost the driver one copy per partition.
+        """
+        args = self._shared(args)
         futures = []
         for i, (store, worker) in enumerate(zip(self.stores, self.workers,
                                                 strict=True)):
@@ -158,6 +169,19 @@ class _DaskResponses:
                 function, store, *args, *own, workers=[worker],
                 allow_other_workers=False, pure=False))
         return futures
+
+    def _shared(self, args):
+        """``args`` with the large arrays scattered to every worker (futures)."""
+        large = [i for i, arg in enumerate(args)
+                 if isinstance(arg, np.ndarray) and arg.nbytes >= _SHARE_FROM]
+        if not large or len(self.stores) < 2:
+            return args
+        futures = self.client.scatter([args[i] for i in large], broadcast=True,
+                                      hash=False)
+        args = list(args)
+        for i, future in zip(large, futures, strict=True):
+            args[i] = future
+        return tuple(args)
 
     def _reduce(self, futures):
         """Sum of per-partition results (futures): per worker, then gathered."""

@@ -177,6 +177,33 @@ def test_driver_memory_does_not_grow_with_the_table(dask_client):
     assert large - small < 0.1 * added
 
 
+def test_driver_memory_stays_below_half_the_table(dask_client):
+    """A long table of many partitions, each made on a worker: the driver's
+    peak allocations during a fit stay below half the table's in-memory size.
+    With many items per partition, a per-partition task that carried its own
+    (n_nodes x n_items) tables would break this: the scheduler, in the driver's
+    process on a local cluster, keeps a task's arguments while its result is
+    held, one copy per partition.
+
+    Traced allocations (tracemalloc), not RSS: they count every array the
+    driver's process allocates, scheduler included, and do not depend on the
+    allocator returning pages, on earlier peaks of the process or on other
+    jobs; the driver runs no compiled code on the responses.
+    """
+    n_items, per_partition, n_partitions = 1_000, 150, 16
+
+    def table(n):
+        return dd.from_map(_generated_partition, list(range(n)),
+                           n_agents=per_partition, n_items=n_items)
+
+    _driver_peak(table(2))  # warm-up
+    peak, model = _driver_peak(table(n_partitions))
+    assert model.agents_.size == n_partitions * per_partition
+    # int64 agent and item, float64 score
+    table_bytes = 24 * int(table(n_partitions).map_partitions(len).sum().compute())
+    assert peak < 0.5 * table_bytes
+
+
 # ---------------------------------------------------------------- bad input
 def _table(**overrides):
     X = make_irt_responses(60, 6, random_state=8)
