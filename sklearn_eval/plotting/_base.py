@@ -199,17 +199,30 @@ def _fit_ticklabels(axes_and_axis, *, min_size=4.0, spacing=1.2):
     label needs ``spacing`` times its font size (points) along the axis; the
     labels get the largest size that fits, down to ``min_size``, and below
     that only every k-th label is shown. Labels that fit with room to spare
-    before layout are left alone; otherwise the figure is laid out once
-    (constrained layout moves the Axes) and measured.
+    before layout are left alone; otherwise the figure's layout engine (if
+    any: constrained layout moves the Axes) runs once and the Axes are
+    measured. A figure without an engine keeps its Axes where they are: no
+    draw is needed to measure them.
     """
     crowded = [
         (ax, axis) for ax, axis in axes_and_axis if _label_room(ax, axis) < 2.0
     ]
     if not crowded:
         return
-    crowded[0][0].figure.draw_without_rendering()
+    _settle_layout(crowded[0][0].figure)
     for ax, axis in crowded:
         _shrink_ticklabels(ax, axis, min_size, spacing)
+
+
+def _settle_layout(figure):
+    """Put the Axes of ``figure`` where its layout engine puts them, once.
+
+    Only the engine runs (it measures the labels it needs), not a whole
+    draw; without an engine the Axes positions are already final.
+    """
+    engine = figure.get_layout_engine()
+    if engine is not None:
+        engine.execute(figure)
 
 
 def _label_room(ax, axis, spacing=1.2):
@@ -326,7 +339,8 @@ def _spread_labels(ax, x, y, labels, *, fontsize=8, n_iter=400, **text_kw):
     ax.autoscale_view()
     # settle the layout (constrained layout, colour bars, equal aspect) first:
     # the pixel positions of the points must be the final ones
-    fig.draw_without_rendering()
+    _settle_layout(fig)
+    ax.apply_aspect()
     renderer = fig.canvas.get_renderer()
     probes = [
         ax.text(0, 0, str(label), fontsize=fontsize, **LITERAL) for label in labels

@@ -36,7 +36,6 @@ from sklearn.utils import Bunch
 from ..base import FitTemplateMixin
 from ..game import NashAverager, avt_embedding, complete_submatrix, hodge_decomposition
 from ..irt import IRT2PL, GeneralityScorer
-from ..selection import InfoGainSelector, subset_agreement
 from ..uncertainty import bootstrap_ranking
 from ..utils import baseline_normalize, binarize_scores
 from ._rank_set_input import benchmark_rank_sets
@@ -539,6 +538,10 @@ def flag_tasks(benchmark, *, irt_prior=True):
 
 
 def _selection(bench, block, n_tasks, spread, irt=None, include_flagged=False):
+    # imported here: the match report never selects tasks, and the selectors
+    # bring scikit-learn's clustering and feature selection with them
+    from ..selection import InfoGainSelector, subset_agreement
+
     # tasks whose successes say nothing (0% or 100%) or the opposite of
     # ability (negative discrimination) stay out of the recommended subset
     flags = np.full(block.task_mask.sum(), "", dtype=object)

@@ -81,7 +81,10 @@ def to_png_base64(fig):
                 # an Axes the tight layout cannot place keeps its position
                 warnings.simplefilter("ignore", UserWarning)
                 fig.tight_layout(pad=_PAD)
-        FigureCanvasAgg(fig).print_png(buffer)
+        canvas = fig.canvas
+        if not isinstance(canvas, FigureCanvasAgg):
+            canvas = FigureCanvasAgg(fig)
+        canvas.print_png(buffer)
     finally:
         plt.close(fig)
     return base64.b64encode(buffer.getvalue()).decode("ascii")
@@ -242,7 +245,9 @@ def _hodge(plotting, plt, analysis):
         plane_shares=hodge.plane_shares[None, :],
         game_names=["agents vs tasks"],
     )
-    return display.plot().figure_
+    # the display's own size (one game), on the report's figure
+    fig, ax = plt.subplots(figsize=(8.5, 2.05), layout=LAYOUT)
+    return display.plot(ax=ax).figure_
 
 
 # the curves drawn together must be told apart: their difficulties (where

@@ -34,7 +34,12 @@ from ._figures import (
     import_pyplot,
     to_png_base64,
 )
-from ._match_sections import MATCH_SECTIONS, match_degeneracies
+from ._match_inputs import hodge_input, summary_input
+from ._match_sections import (
+    MATCH_SECTION_RENDERERS,
+    MATCH_SECTIONS,
+    match_degeneracies,
+)
 from ._pipeline import KINDS, drawers, page_sections, register_section
 from ._rank_set_section import TITLE as RANK_SET_TITLE
 from ._rank_set_section import draw_rank_sets, rank_sets_input, rank_sets_section
@@ -47,6 +52,10 @@ register_section("matches", "rank_sets", RANK_SET_TITLE, rank_sets_section,
                  draw=draw_rank_sets, after="ratings", inputs=rank_sets_input)
 register_section("benchmark", "rank_sets", RANK_SET_TITLE, rank_sets_section,
                  draw=draw_rank_sets, after="ranking", inputs=rank_sets_input)
+# the match report's older sections with their typed inputs (same places)
+for _key, _inputs in (("summary", summary_input), ("hodge", hodge_input)):
+    register_section("matches", _key, MATCH_SECTIONS[_key],
+                     MATCH_SECTION_RENDERERS[_key], inputs=_inputs)
 # the advisor's answer opens either report when the analysis carries one
 register_section(KINDS, _advice_section.KEY, _advice_section.TITLE,
                  _advice_section.advice_section, draw=_advice_section.draw_advice,

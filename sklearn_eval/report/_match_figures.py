@@ -97,10 +97,12 @@ def _hodge(plotting, plt, analysis):
         raise ValueError(
             "every win rate is 0.5: the game has no transitive or cyclic part"
         )
-    display = plotting.HodgeDisplay.from_estimator(
-        nash.model, name="win-rate game (log-odds)"
+    # the display's own size (one game), on the report's figure
+    fig, ax = plt.subplots(figsize=(8.5, 2.05), layout=LAYOUT)
+    plotting.HodgeDisplay.from_estimator(
+        nash.model, name="win-rate game (log-odds)", ax=ax
     )
-    return display.figure_
+    return fig
 
 
 MATCH_DRAWERS = {

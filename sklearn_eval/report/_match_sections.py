@@ -60,7 +60,7 @@ def _tags(analysis, players):
 
 
 def summary_section(page):
-    s = page.analysis.summary
+    s = page.input  # a SummaryInput
     low, median, high = s.matches_per_player
     rows = [
         ("matches", s.n_matches),
@@ -87,24 +87,22 @@ def summary_section(page):
             "every pair of players, so the pairs that never met are filled by the "
             "mElo model fitted on the matches."
         )
-        + _reference_part(page.analysis)
+        + _reference_part(s.reference)
     )
 
 
-def _reference_part(analysis):
-    ref = analysis.get("reference")
+def _reference_part(ref):
     if ref is None:
         return ""
-    record = ref.record
     rows = [
         (
             ref.agents[k],
             ref.kinds[k],
-            num(record.matches[k], 0),
-            num(record.wins[k], 0),
-            num(record.draws[k], 0),
-            num(record.losses[k], 0),
-            percent(record.score_rate[k], 1),
+            num(ref.matches[k], 0),
+            num(ref.wins[k], 0),
+            num(ref.draws[k], 0),
+            num(ref.losses[k], 0),
+            percent(ref.score_rate[k], 1),
         )
         for k in range(len(ref.agents))
     ]
@@ -331,7 +329,7 @@ def nash_section(page):
 
 
 def hodge_section(page):
-    hodge = needs(page.analysis, "hodge")
+    hodge = page.input  # a HodgeInput
     if hodge.zero:
         return note(
             "Every win rate is 0.5: the game is zero, with neither a transitive "
@@ -346,7 +344,7 @@ def hodge_section(page):
         ("cyclic (rock-paper-scissors)", percent(hodge.cyclic, 1)),
         *planes,
     ]
-    null = hodge.get("null")
+    null = hodge.null
     verdict = ""
     if null is not None:
         rows.append(

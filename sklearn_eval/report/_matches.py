@@ -231,10 +231,10 @@ def _fit_ratings(matches, alpha, ties, first_advantage, random_state):
 def _intervals(
     matches, ratings, *, method, n_resamples, confidence_level, random_state, n_jobs
 ):
-    estimator = ratings.model.__class__(**ratings.model.get_params())
+    # the fitted ratings: the sandwich reads them, the bootstrap refits copies
     result, _ = _quiet(
         ranking_intervals,
-        estimator,
+        ratings.model,
         matches.model_X,
         matches.y,
         sample_weight=matches.sample_weight,
@@ -243,6 +243,7 @@ def _intervals(
         confidence_level=confidence_level,
         random_state=random_state,
         n_jobs=n_jobs,
+        prefit=True,
     )
     return result
 

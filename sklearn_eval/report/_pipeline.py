@@ -19,7 +19,7 @@ given, returns the section's typed input (a frozen dataclass), set on the
 page as ``page.input`` before ``render`` runs. ``shown(analysis)``, when
 given, says whether the analysis has the section at all (the advice section
 is shown only with an advice). ``before`` / ``after`` place the section
-(default: last).
+(default: last; a section registered again keeps its place).
 
 The title, renderer and drawer tables of each kind (``SECTIONS``,
 ``SECTION_RENDERERS``, ``BENCHMARK_DRAWERS`` and their match twins) stay the
@@ -106,7 +106,10 @@ def register_section(kind, key, title, render, *, draw=None, before=None,
         _EXTRAS[one][key] = (inputs, shown)
         if shown is None:
             _CONDITIONAL[one].pop(key, None)
-            _place(titles, key, title, before, after)
+            if key in titles and before is None and after is None:
+                titles[key] = title  # registered again: same place
+            else:
+                _place(titles, key, title, before, after)
         else:  # not in the title table: pages without it are unchanged
             titles.pop(key, None)
             _CONDITIONAL[one][key] = (title, before, after)

@@ -28,14 +28,14 @@ class RankSetInput:
 def match_rank_sets(matches, ratings, confidence_level=0.95, random_state=0):
     """Rank sets of the report's Bradley-Terry ratings (the sandwich path).
 
-    The estimator is the fitted one's parameters (tie model, prior, first
-    advantage and covariates as chosen); the analytic path fits it once.
+    The fitted ratings themselves (tie model, prior, first advantage and
+    covariates as chosen): the analytic path reads their fitted state and
+    fits nothing.
     """
-    estimator = ratings.model.__class__(**ratings.model.get_params())
     sets = rank_sets(
-        estimator, matches.model_X, matches.y, sample_weight=matches.sample_weight,
-        confidence_level=confidence_level, method="auto", n_resamples=1000,
-        random_state=random_state,
+        ratings.model, matches.model_X, matches.y,
+        sample_weight=matches.sample_weight, confidence_level=confidence_level,
+        method="auto", n_resamples=1000, random_state=random_state, prefit=True,
     )
     return RankSetInput(sets, sets.adjacent(), "Bradley-Terry ratings")
 

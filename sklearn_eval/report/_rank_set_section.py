@@ -13,7 +13,9 @@ which adjacent pairs are separable.
 
 from __future__ import annotations
 
-from ._figures import needs
+import numpy as np
+
+from ._figures import LAYOUT, needs
 from ._pipeline import register_section
 from ._tables import note, num, paragraph, rank_range, table
 
@@ -34,8 +36,12 @@ def rank_sets_input(analysis):
 
 def draw_rank_sets(plotting, plt, analysis):
     data = rank_sets_input(analysis)
-    display = plotting.RankSetDisplay.from_result(data.sets)
-    return display.figure_
+    # the display's own size, on the report's figure (laid out once, when
+    # encoded, without a layout engine)
+    n = int(np.sum(np.asarray(data.sets.rank_low) >= 1))
+    fig, ax = plt.subplots(figsize=(7.0, 1.2 + 0.2 * n), layout=LAYOUT)
+    plotting.RankSetDisplay.from_result(data.sets, ax=ax)
+    return fig
 
 
 def rank_sets_section(page):

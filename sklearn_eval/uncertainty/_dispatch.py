@@ -2,7 +2,12 @@
 
 from __future__ import annotations
 
+import dataclasses
+
 import numpy as np
+from sklearn.base import clone
+from sklearn.frozen import FrozenEstimator
+from sklearn.utils.validation import check_is_fitted
 
 from ._bootstrap import bootstrap_ranking
 
@@ -20,6 +25,48 @@ def _plan(estimator, target):
             "with an explicit statistic and resampling unit."
         )
     return declare(target)
+
+
+class _Fitted(FrozenEstimator):
+    """A fitted estimator whose ``fit`` (with or without ``y``) is a no-op."""
+
+    def fit(self, X, y=None, *args, **kwargs):
+        """No-op: the wrapped estimator stays as fitted."""
+        return self
+
+
+def declared_plan(estimator, target, prefit=False):
+    """The estimator to resample and its plan; a fitted one's state reused.
+
+    With ``prefit=True`` the estimator is fitted (on the data the intervals
+    are computed on): the analytic path reads its fitted state instead of
+    fitting a copy (it gets the estimator frozen, so its fit is a no-op),
+    and the bootstrap refits an unfitted copy on each resample, as for an
+    unfitted estimator.
+    """
+    if not isinstance(prefit, bool | np.bool_):
+        raise TypeError(f"prefit must be a bool; got {prefit!r}.")
+    if not prefit:
+        return estimator, _plan(estimator, target)
+    if isinstance(estimator, str) or isinstance(estimator, type):
+        raise TypeError(
+            f"prefit=True needs a fitted estimator instance; got {estimator!r}."
+        )
+    check_is_fitted(
+        estimator,
+        msg=f"prefit=True needs a fitted estimator; this "
+        f"{type(estimator).__name__} is not fitted: call fit first, or pass "
+        "prefit=False (the default) to fit it here.",
+    )
+    unfitted = clone(estimator)
+    plan = _plan(unfitted, target)
+    if plan.analytic is None:
+        return unfitted, plan
+    # the plan declared for the frozen estimator: its analytic path "fits"
+    # the frozen copy, which keeps the fitted state
+    declare = type(estimator).__sklearn_eval_intervals__
+    analytic = declare(_Fitted(estimator), target).analytic
+    return unfitted, dataclasses.replace(plan, analytic=analytic)
 
 
 def _check_method(method, plan, estimator):
@@ -45,6 +92,7 @@ def ranking_intervals(
     random_state=None,
     n_jobs=None,
     groups=None,
+    prefit=False,
 ):
     """Intervals, rank intervals and P(A above B) for any of the library's rankings.
 
@@ -83,7 +131,7 @@ def ranking_intervals(
     ----------
     estimator : estimator instance
         Unfitted (it is cloned); any estimator with
-        ``__sklearn_eval_intervals__``.
+        ``__sklearn_eval_intervals__``. Fitted, with ``prefit=True``.
     X : array-like or DataFrame
         The estimator's training data (matches, result matrix or runs).
     y : array-like, default=None
@@ -113,6 +161,11 @@ def ranking_intervals(
         uses a cluster-robust covariance where one exists (the sandwich of
         batch Bradley-Terry), and ``method="auto"`` otherwise takes the
         cluster bootstrap. Rankings that resample agents or runs reject it.
+    prefit : bool, default=False
+        True: ``estimator`` is already fitted on ``X, y, sample_weight``.
+        The analytic path reuses its fitted state (no fit at all; the same
+        result as fitting a copy); the bootstrap still refits a copy on
+        each resample. Raises ``NotFittedError`` if it is not fitted.
 
     Returns
     -------
@@ -135,9 +188,18 @@ def ranking_intervals(
     ...                            random_state=0)
     >>> online.note.startswith("Online Elo")
     True
+
+    A model fitted already is not fitted again on the analytic path:
+
+    >>> model = EloRanker(method="batch").fit(X, y)
+    >>> again = ranking_intervals(model, X, y, method="analytic",
+    ...                           prefit=True, random_state=0)
+    >>> bool(np.allclose(again.estimate, model.ratings_))
+    True
     """
+    estimator, plan = declared_plan(estimator, target, prefit)
     return plan_intervals(
-        estimator, _plan(estimator, target), X, y, sample_weight=sample_weight,
+        estimator, plan, X, y, sample_weight=sample_weight,
         method=method, n_resamples=n_resamples, confidence_level=confidence_level,
         random_state=random_state, n_jobs=n_jobs, groups=groups,
     )

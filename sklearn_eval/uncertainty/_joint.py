@@ -21,7 +21,7 @@ from ..base import FitTemplateMixin
 from ..utils._clusters import check_groups
 from ..utils._resampling import IntervalPlan, normal_draws, summarize_samples
 from ..utils._validation import _is_dataframe
-from ._dispatch import _plan, plan_intervals
+from ._dispatch import _plan, declared_plan, plan_intervals
 
 __all__ = ["MeanScore", "joint_scores"]
 
@@ -114,8 +114,14 @@ def _mean_analytic(X, y, sample_weight, *, confidence_level, n_draws,
     )
 
 
-def resolve(estimator, target):
-    """The estimator and plan (``"mean"`` -> :class:`MeanScore`)."""
+def resolve(estimator, target, prefit=False):
+    """The estimator and plan (``"mean"`` -> :class:`MeanScore`).
+
+    ``prefit=True``: a fitted estimator, whose analytic path reuses its
+    fitted state (see :func:`~._dispatch.declared_plan`).
+    """
+    if prefit:
+        return declared_plan(estimator, target, prefit)
     if isinstance(estimator, str):
         if estimator != "mean":
             raise ValueError(
@@ -159,7 +165,7 @@ class Joint:
 
 def joint_scores(estimator, X, y, *, sample_weight, target, method, groups,
                  n_resamples, confidence_level, random_state, n_jobs,
-                 frequency_weights):
+                 frequency_weights, prefit=False):
     """The joint distribution of the scores, analytic where the plan allows.
 
     ``method="auto"``: the plan's analytic path when it has one (and, with
@@ -167,7 +173,7 @@ def joint_scores(estimator, X, y, *, sample_weight, target, method, groups,
     ``groups``) otherwise.
     """
     check_common(method, confidence_level, n_resamples)
-    estimator, plan = resolve(estimator, target)
+    estimator, plan = resolve(estimator, target, prefit)
     analytic = method == "analytic" or (
         method == "auto" and plan.analytic is not None
         and (groups is None or "groups" in plan.options)

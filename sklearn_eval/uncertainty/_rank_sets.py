@@ -145,6 +145,7 @@ def rank_sets(
     n_jobs=None,
     target=None,
     frequency_weights=False,
+    prefit=False,
 ):
     """Rank sets and tiers for any ranking: which ranks each agent may hold.
 
@@ -175,7 +176,8 @@ def rank_sets(
     Parameters
     ----------
     estimator : estimator instance or "mean"
-        Unfitted; any estimator with ``__sklearn_eval_intervals__``.
+        Unfitted; any estimator with ``__sklearn_eval_intervals__``
+        (fitted, with ``prefit=True``).
         ``"mean"``: the rows of a result matrix ranked by their mean over
         the tasks (accuracy), with the paired covariance of the means.
     X : array-like or DataFrame
@@ -201,6 +203,10 @@ def rank_sets(
         What is ranked (see :func:`ranking_intervals`).
     frequency_weights : bool, default=False
         Read ``sample_weight`` as counts of identical matches (vote counts).
+    prefit : bool, default=False
+        True: ``estimator`` is already fitted on ``X, y, sample_weight``; the
+        analytic covariance reuses its fitted state (no fit; the same sets
+        as fitting a copy), the bootstrap refits a copy on each resample.
 
     Returns
     -------
@@ -241,7 +247,7 @@ def rank_sets(
             estimator, X, y, sample_weight=sample_weight, target=target,
             method=method, groups=groups, n_resamples=n_resamples,
             confidence_level=confidence_level, random_state=random_state,
-            n_jobs=n_jobs, frequency_weights=frequency_weights,
+            n_jobs=n_jobs, frequency_weights=frequency_weights, prefit=prefit,
         )
         present = ~np.isnan(joint.score)
         inference = pairwise_inference(
