@@ -393,9 +393,14 @@ def _melo_loss_and_grad_compiled(params, stats, width, alpha, advantage, total):
     return loss / total, grad
 
 
-def melo_objective():
-    """The mElo loss-and-gradient to use: compiled with numba, else numpy."""
-    if _kernels.HAVE_NUMBA:
+def melo_objective(n_pairs=None):
+    """The mElo loss-and-gradient to use: compiled with numba, else numpy.
+
+    Fewer than ``_kernels.COMPILED_FROM`` distinct pairs take numpy either way
+    (no disk-cache load of the compiled loop for a small fit).
+    """
+    if _kernels.HAVE_NUMBA and (n_pairs is None
+                                or n_pairs >= _kernels.COMPILED_FROM):
         return _melo_loss_and_grad_compiled
     return _melo_loss_and_grad
 
@@ -424,7 +429,7 @@ def fit_melo_lbfgs(stats, ratings, vectors, *, alpha=0.0, advantage=0.0, tol=1e-
     # are small and threaded BLAS only adds contention on a shared machine.
     with _blas_controller().limit(limits=1, user_api="blas"):
         result = scipy.optimize.minimize(
-            melo_objective(),
+            melo_objective(stats.first.shape[0]),
             x0,
             args=(stats, width, alpha, advantage, total),
             jac=True,

@@ -211,6 +211,12 @@ _numba_wanted = numba_wanted
 
 
 _COMPILED = {}
+# Batch fits over fewer cells (distinct pairs, or pair-and-covariate cells)
+# than this take the numpy twins even with numba: a small fit costs
+# milliseconds more that way, while the first compiled call of a process
+# loads the loops from numba's disk cache (most of a second), which a command
+# on a small file would pay for nothing.
+COMPILED_FROM = 4096
 
 
 def _compiled(name):

@@ -16,7 +16,7 @@ import numpy as np
 from scipy.special import expit
 
 from ..utils._jit import jit_kernel
-from ._kernels import HAVE_NUMBA
+from ._kernels import COMPILED_FROM, HAVE_NUMBA
 
 __all__ = [
     "MODEL_CODES",
@@ -329,15 +329,11 @@ def _newton_loop(code, first, second, design, offset, counts, n, theta, alpha,
 
 
 _COMPILED = {}
-# Fewer cells than this take the numpy twins even with numba: a small fit
-# costs milliseconds more that way, while the first compiled call of a
-# process loads the loops from numba's disk cache (most of a second), which
-# a command on a small file would pay for nothing.
-COMPILED_FROM = 4096
 
 
 def compiled_for(n_cells):
-    """Whether the compiled loops serve a problem with ``n_cells`` cells."""
+    """Whether the compiled loops serve a problem with ``n_cells`` cells
+    (``COMPILED_FROM``: see :mod:`._kernels`)."""
     return HAVE_NUMBA and n_cells >= COMPILED_FROM
 
 

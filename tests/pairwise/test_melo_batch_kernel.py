@@ -72,6 +72,7 @@ def _objective(est, X, y):
 
 def _fit(X, y, compiled, monkeypatch, **params):
     monkeypatch.setattr(_kernels, "HAVE_NUMBA", compiled)
+    monkeypatch.setattr(_kernels, "COMPILED_FROM", 0)  # compiled on small data too
     est = MultiElo(method="batch", scale="logit", random_state=0, **params)
     return est.fit(X, y)
 
@@ -130,7 +131,33 @@ def test_lbfgs_runs_with_single_threaded_blas(monkeypatch):
                      if lib["user_api"] == "blas"])
         return objective(*args)
 
-    monkeypatch.setattr(_batch, "melo_objective", lambda: recording)
+    monkeypatch.setattr(_batch, "melo_objective", lambda n_pairs=None: recording)
     X, y = _melo_matches(4, n_players=10, n_matches=2000)
     MultiElo(method="batch", random_state=0).fit(X, y)
     assert seen and all(threads == [1] * len(threads) for threads in seen)
+
+
+def test_small_fits_take_the_numpy_loss(monkeypatch):
+    """Below ``COMPILED_FROM`` distinct pairs the batch fit never calls the
+    compiled loss (no disk-cache load for a small file); forced, it does, and
+    the two fits agree on what the data identify."""
+    from sklearn_eval.pairwise import _batch
+
+    calls = []
+    original = _batch._melo_loss_and_grad_compiled
+
+    def spy(*args):
+        calls.append(1)
+        return original(*args)
+
+    monkeypatch.setattr(_batch, "_melo_loss_and_grad_compiled", spy)
+    rng = np.random.default_rng(4)
+    X = rng.choice(12, size=(600, 2))
+    X = X[X[:, 0] != X[:, 1]]
+    y = (rng.random(X.shape[0]) < 0.5).astype(float)
+    est = MultiElo(method="batch", scale="logit", random_state=0).fit(X, y)
+    assert calls == []
+    monkeypatch.setattr(_kernels, "COMPILED_FROM", 0)
+    forced = MultiElo(method="batch", scale="logit", random_state=0).fit(X, y)
+    assert bool(calls) == _kernels.HAVE_NUMBA
+    _assert_same_fit(forced, est, X, y)
