@@ -61,13 +61,7 @@ class _Responses:
     """
 
     def __init__(self, values, keep=None, *, chunk_size=None, parallel=None):
-        columns = slice(None) if keep is None or keep.all() else keep
-        self.n_agents = values.shape[0]
-        self.n_items = values.shape[1] if keep is None else int(np.sum(keep))
-        self.parallel = parallel
-        rows = chunk_size or max(1, _BLOCK_ENTRIES // max(self.n_items, 1))
-        self._starts = range(0, self.n_agents, rows)
-        self._rows = rows
+        columns, rows = self._set_blocks(values, keep, chunk_size, parallel)
         self.dense = self.n_agents * self.n_items <= _DENSE_LIMIT
         dtype = np.float64 if self.dense else np.uint8
         shape = (self.n_agents, self.n_items)
@@ -84,6 +78,17 @@ class _Responses:
             mask[block] = observed
         self._M = mask if self.has_missing else None
         self._stacked = None
+
+    def _set_blocks(self, values, keep, chunk_size, parallel):
+        """Sizes and row blocks; returns the kept columns and rows per block."""
+        columns = slice(None) if keep is None or keep.all() else keep
+        self.n_agents = values.shape[0]
+        self.n_items = values.shape[1] if keep is None else int(np.sum(keep))
+        self.parallel = parallel
+        rows = chunk_size or max(1, _BLOCK_ENTRIES // max(self.n_items, 1))
+        self._starts = range(0, self.n_agents, rows)
+        self._rows = rows
+        return columns, rows
 
     def success_rate(self):
         """Per agent: successes / observed responses (NaN if none)."""
@@ -200,14 +205,8 @@ class _CsrRowResponses(_Responses):
     """
 
     def __init__(self, values, keep=None, *, chunk_size=None, parallel=None):
-        self._columns = slice(None) if keep is None or keep.all() else keep
+        self._columns, _ = self._set_blocks(values, keep, chunk_size, parallel)
         self._values = values
-        self.n_agents = values.shape[0]
-        self.n_items = values.shape[1] if keep is None else int(np.sum(keep))
-        self.parallel = parallel
-        rows = chunk_size or max(1, _BLOCK_ENTRIES // max(self.n_items, 1))
-        self._starts = range(0, self.n_agents, rows)
-        self._rows = rows
         self.dense = False  # never the stacked float64 copy
         self._stacked = None
         self._n_observed = np.empty(self.n_agents)
