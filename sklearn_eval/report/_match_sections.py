@@ -206,8 +206,8 @@ def ratings_section(page):
     prior += _extended_text(ratings.model)
     parts.append(
         note(
-            "Bradley-Terry ratings (EloRanker(method='batch')) on the 400-point "
-            "Elo scale (a 400-point gap is 10:1 odds), centred on 1500. "
+            f"Bradley-Terry ratings ({' '.join(repr(ratings.model).split())}) "
+            "on the 400-point Elo scale (a 400-point gap is 10:1 odds), centred on 1500. "
             + how
             + prior
             + "Score rate = (wins + draws / 2) / matches."
