@@ -24,6 +24,7 @@ from sklearn.base import BaseEstimator
 
 import sklearn_eval
 from sklearn_eval.base import FitTemplateMixin
+from sklearn_eval.pairwise import EloRanker
 from tests.common.test_contract import CONFIGS
 
 # config prefix -> the compute functions that a failure is injected into
@@ -103,8 +104,15 @@ def test_every_estimator_family_is_checked():
 
 
 # ------------------------------------------------------------ one template
+# Wrappers that never fit: an estimator fitted already, frozen so that an
+# analytic interval path reads its state (``prefit=True``); their ``fit`` is a
+# no-op, checked below.
+NO_OP_FIT = {"sklearn_eval.uncertainty._dispatch._Fitted"}
+
+
 def _package_estimators():
-    """Every scikit-learn estimator class defined in the package."""
+    """Every scikit-learn estimator class defined in the package (but the
+    no-op wrappers of ``NO_OP_FIT``)."""
     found = {}
     for info in pkgutil.walk_packages(sklearn_eval.__path__, "sklearn_eval."):
         module = importlib.import_module(info.name)
@@ -112,7 +120,7 @@ def _package_estimators():
             if (issubclass(cls, BaseEstimator)
                     and cls.__module__.startswith("sklearn_eval")):
                 found[f"{cls.__module__}.{cls.__qualname__}"] = cls
-    return found
+    return {name: cls for name, cls in found.items() if name not in NO_OP_FIT}
 
 
 ESTIMATORS = _package_estimators()
@@ -187,6 +195,19 @@ def test_the_walk_finds_every_estimator():
         "IRT2PL", "GeneralityScorer", "AdaptiveTester", "InfoGainSelector",
         "SubsetScoreEstimator",
     } <= names
+
+
+@pytest.mark.parametrize("name", sorted(NO_OP_FIT))
+def test_wrappers_left_out_of_the_template_never_fit(name):
+    """Their ``fit`` writes no state and returns the wrapper, with or without y."""
+    module, _, qualname = name.rpartition(".")
+    cls = getattr(importlib.import_module(module), qualname)
+    assert attribute_writes(inspect.getsource(cls)) == []
+    fitted = EloRanker(method="batch").fit(np.array([["a", "b"], ["b", "a"]]),
+                                           np.array([1.0, 1.0]))
+    wrapper = cls(fitted)
+    assert wrapper.fit(None) is wrapper and wrapper.fit(None, None) is wrapper
+    assert wrapper.estimator is fitted
 
 
 @pytest.mark.parametrize("name", sorted(ESTIMATORS))
