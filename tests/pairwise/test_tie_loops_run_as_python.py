@@ -26,6 +26,13 @@ def style_matches(n_covariates):
     return (X[:, :2] if n_covariates == 0 else X), y
 
 
+@pytest.fixture(autouse=True)
+def compiled_on_small_data(monkeypatch):
+    """The loops serve these small fits too (below ``COMPILED_FROM`` cells a
+    fit otherwise takes the numpy twins)."""
+    monkeypatch.setattr(_tie_kernels, "COMPILED_FROM", 0)
+
+
 @pytest.fixture
 def python_loops(monkeypatch):
     """Every compiled loop replaced by its uncompiled source."""
