@@ -6,7 +6,7 @@ import warnings
 import numpy as np
 import pandas as pd
 
-from ._files import arrow_column, arrow_json, constant_column, input_files, read_json
+from ._files import arrow_column, arrow_records, constant_column, input_files, read_json
 from ._judged import JUDGED_COLUMNS
 from ._long import LONG_COLUMNS, check_long_table
 
@@ -133,13 +133,10 @@ def _arrow_columns(path, data, skipped):
             "dataset", "annotator")
     record = pa.struct([*((name, pa.string()) for name in text),
                         ("preference", pa.float64())])
-    parsed = arrow_json(data, pa.list_(record))
-    if parsed is None or parsed.null_count:
+    columns = arrow_records(data, record)
+    if columns is None:
         return None
-    records = parsed.flatten()
-    if len(records) == 0 or records.null_count:
-        return None
-    fields = dict(zip([*text, "preference"], records.flatten(), strict=True))
+    fields = dict(zip([*text, "preference"], columns, strict=True))
     if any(fields[name].null_count for name in _FIELDS):
         return None
     score = fields["preference"].to_numpy()

@@ -191,6 +191,24 @@ def _parse_document(pa, pa_json, wrapped, field_type):
     return table.column("v").combine_chunks()
 
 
+def arrow_records(data, record):
+    """The fields of a JSON list of ``record`` structs as pyarrow arrays, or None.
+
+    None (read the document with the standard library instead) where
+    :func:`arrow_json` gives None, when the list is empty, or when the list or
+    one of its elements is null.
+    """
+    import pyarrow as pa
+
+    parsed = arrow_json(data, pa.list_(record))
+    if parsed is None or parsed.null_count:
+        return None
+    records = parsed.flatten()
+    if len(records) == 0 or records.null_count:
+        return None
+    return records.flatten()
+
+
 def arrow_json(data, field_type):
     """A JSON list of objects (bytes) parsed by pyarrow as ``field_type``, or None.
 

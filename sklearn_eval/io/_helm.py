@@ -5,7 +5,7 @@ import pandas as pd
 
 from ._files import (
     arrow_column,
-    arrow_json,
+    arrow_records,
     claim_run,
     constant_column,
     input_files,
@@ -151,13 +151,10 @@ def _arrow_columns(data):
                        ("train_trial_index", pa.int64()),
                        ("perturbation", pa.struct([("name", pa.string())])),
                        ("stats", pa.list_(stat))])
-    parsed = arrow_json(data, pa.list_(entry))
-    if parsed is None or parsed.null_count:
+    columns = arrow_records(data, entry)
+    if columns is None:
         return None
-    entries = parsed.flatten()
-    if len(entries) == 0 or entries.null_count:
-        return None
-    item, trial, perturbation, stats = entries.flatten()
+    item, trial, perturbation, stats = columns
     if item.null_count or trial.null_count or stats.null_count:
         return None
     if perturbation.null_count < len(perturbation):
