@@ -209,19 +209,23 @@ class _CsrRowResponses(_Responses):
         self._values = values
         self.dense = False  # never the stacked float64 copy
         self._stacked = None
-        self._n_observed = np.empty(self.n_agents)
-        for rows_, _, M in self.raw_blocks():
-            self._n_observed[rows_] = M.sum(axis=1)
-        self.has_missing = bool(
-            np.any(self._n_observed < self.n_items))
+        # a stored entry is a response: count the kept ones of each row
+        per_row = np.diff(values.indptr)
+        if isinstance(self._columns, slice):
+            counts = per_row
+        else:
+            rows = np.repeat(np.arange(self.n_agents), per_row)
+            counts = np.bincount(rows[self._columns[values.indices]],
+                                 minlength=self.n_agents)
+        self._n_observed = counts.astype(np.float64)
+        self.has_missing = bool(np.any(self._n_observed < self.n_items))
 
     def raw_blocks(self):
         for start in self._starts:
             rows = slice(start, min(start + self._rows, self.n_agents))
             part = _dense_rows(self._values, rows, self._columns)
             observed = ~np.isnan(part)
-            mask = (observed.astype(np.float64)
-                    if getattr(self, "has_missing", True) else None)
+            mask = observed.astype(np.float64) if self.has_missing else None
             yield rows, np.where(observed, part, 0.0), mask
 
     def n_observed(self):
@@ -258,11 +262,11 @@ def _make_storage(values, keep, *, algorithm="auto", chunk_size=None,
         if n_observed is None:
             n_observed = _n_observed_cells(values, keep)
         density = n_observed / max(n_cells, 1)
-        algorithm = "sparse" if HAVE_NUMBA and density < _SPARSE_BELOW else "dense"
-        if (not HAVE_NUMBA and density < _SPARSE_BELOW
-                and is_sparse_input(values)):
+        mostly_missing = density < _SPARSE_BELOW
+        if mostly_missing and not HAVE_NUMBA and is_sparse_input(values):
             return _CsrRowResponses(values, keep, chunk_size=chunk_size,
                                     parallel=parallel)
+        algorithm = "sparse" if HAVE_NUMBA and mostly_missing else "dense"
     if algorithm == "dense":
         return _Responses(values, keep, chunk_size=chunk_size, parallel=parallel)
     build = (_SparseResponses.from_csr if is_sparse_input(values)
