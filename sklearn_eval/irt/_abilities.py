@@ -74,15 +74,16 @@ def _ability_estimates(data, a, b, grid, method, moments=None):
 
 def _dense_map(data, a, b, start):
     """MAP abilities on dense storage: Newton per block of agents."""
-    tasks = [(rows, Y, M, a, b, start[rows]) for rows, Y, M in data.raw_blocks()]
-    if data.parallel is None or len(tasks) == 1:
-        parts = [_map_raw_block(*task[1:]) for task in tasks]
+    # blocks are made as they are consumed (a store may build each on demand)
+    tasks = ((Y, M, a, b, start[rows]) for rows, Y, M in data.raw_blocks())
+    if data.parallel is None or len(data.row_slices()) == 1:
+        parts = (_map_raw_block(*task) for task in tasks)
     else:
-        parts = data.parallel(delayed(_map_raw_block)(*task[1:]) for task in tasks)
+        parts = data.parallel(delayed(_map_raw_block)(*task) for task in tasks)
     theta = np.empty(data.n_agents)
     sd = np.empty(data.n_agents)
-    for task, (theta_block, sd_block) in zip(tasks, parts, strict=True):
-        theta[task[0]], sd[task[0]] = theta_block, sd_block
+    for rows, (theta_block, sd_block) in zip(data.row_slices(), parts, strict=True):
+        theta[rows], sd[rows] = theta_block, sd_block
     return theta, sd
 
 

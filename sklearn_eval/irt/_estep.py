@@ -95,7 +95,7 @@ def _dense_table_e_step(data, logits, log_fail, grid, *, counts=True,
         mean = np.empty(data.n_agents)
         sd = np.empty(data.n_agents)
         per_agent = np.empty(data.n_agents)
-    for (rows, _, _), part in zip(data.raw_blocks(), parts, strict=True):
+    for rows, part in zip(data.row_slices(), parts, strict=True):
         out["loglik"] += part["loglik"]
         mass += part["mass"]
         if counts:

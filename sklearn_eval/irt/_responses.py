@@ -41,6 +41,8 @@ from ._sparse_responses import (
 _DENSE_LIMIT = 2**25
 # Target number of responses per block of agents in the E-step.
 _BLOCK_ENTRIES = 2**22
+# The same for sparse input made dense block by block (without numba).
+_ROW_BLOCK_ENTRIES = 2**18
 # algorithm="auto" uses the sparse storage below this share of observed
 # responses. Measured (benchmarks/bench_irt_scale.py --case crossover, three
 # shapes): sparse/dense fit time 0.17-0.83 at 2-30% observed; above, the
@@ -79,13 +81,15 @@ class _Responses:
         self._M = mask if self.has_missing else None
         self._stacked = None
 
-    def _set_blocks(self, values, keep, chunk_size, parallel):
-        """Sizes and row blocks; returns the kept columns and rows per block."""
+    def _set_blocks(self, values, keep, chunk_size, parallel,
+                    entries=_BLOCK_ENTRIES):
+        """Sizes and row blocks of about ``entries`` responses; returns the
+        kept columns and rows per block."""
         columns = slice(None) if keep is None or keep.all() else keep
         self.n_agents = values.shape[0]
         self.n_items = values.shape[1] if keep is None else int(np.sum(keep))
         self.parallel = parallel
-        rows = chunk_size or max(1, _BLOCK_ENTRIES // max(self.n_items, 1))
+        rows = chunk_size or max(1, entries // max(self.n_items, 1))
         self._starts = range(0, self.n_agents, rows)
         self._rows = rows
         return columns, rows
@@ -99,9 +103,13 @@ class _Responses:
                 out[rows] = Y.sum(axis=1) / n_obs
         return out
 
+    def row_slices(self):
+        """The agents of each block, in block order."""
+        return [slice(start, min(start + self._rows, self.n_agents))
+                for start in self._starts]
+
     def raw_blocks(self):
-        for start in self._starts:
-            rows = slice(start, min(start + self._rows, self.n_agents))
+        for rows in self.row_slices():
             yield rows, self._Y[rows], None if self._M is None else self._M[rows]
 
     def blocks(self):
@@ -205,7 +213,10 @@ class _CsrRowResponses(_Responses):
     """
 
     def __init__(self, values, keep=None, *, chunk_size=None, parallel=None):
-        self._columns, _ = self._set_blocks(values, keep, chunk_size, parallel)
+        # small blocks: each pass makes them dense, with the dense arithmetic's
+        # block-sized temporaries beside them (the store's whole footprint)
+        self._columns, _ = self._set_blocks(values, keep, chunk_size, parallel,
+                                            entries=_ROW_BLOCK_ENTRIES)
         self._values = values
         self.dense = False  # never the stacked float64 copy
         self._stacked = None
@@ -221,8 +232,7 @@ class _CsrRowResponses(_Responses):
         self.has_missing = bool(np.any(self._n_observed < self.n_items))
 
     def raw_blocks(self):
-        for start in self._starts:
-            rows = slice(start, min(start + self._rows, self.n_agents))
+        for rows in self.row_slices():
             part = _dense_rows(self._values, rows, self._columns)
             observed = ~np.isnan(part)
             mask = observed.astype(np.float64) if self.has_missing else None
