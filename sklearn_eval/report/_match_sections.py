@@ -207,7 +207,8 @@ def ratings_section(page):
     parts.append(
         note(
             f"Bradley-Terry ratings ({' '.join(repr(ratings.model).split())}) "
-            "on the 400-point Elo scale (a 400-point gap is 10:1 odds), centred on 1500. "
+            "on the 400-point Elo scale (a 400-point gap is 10:1 odds), "
+            "centred on 1500. "
             + how
             + prior
             + "Score rate = (wins + draws / 2) / matches."
