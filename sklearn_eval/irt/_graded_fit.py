@@ -320,9 +320,13 @@ def _item_total_correlation(cells, coding):
     return out[coding.keep]
 
 
-def _category_counts(cells, coding):
-    """Observed responses per (kept item, category)."""
-    csr = indicators(cells, coding, "", np.arange(cells.shape[1]))
+def _category_counts(cells, coding, csr=None):
+    """Observed responses per (kept item, category).
+
+    ``csr``: the indicator columns of ``cells`` when already built.
+    """
+    if csr is None:
+        csr = indicators(cells, coding, "", np.arange(cells.shape[1]))
     counts = np.zeros(coding.valid.shape)
     counts[coding.valid] = np.asarray(csr.sum(axis=0)).ravel()
     return counts
@@ -384,7 +388,7 @@ def fit_graded(checked, *, model, grid, settings, chunk_size, parallel,
     csr = indicators(cells, coding, what, labels)
     data = _CategoricalResponses(csr, chunk_size=chunk_size, parallel=parallel,
                                  n_nodes=len(grid))
-    counts = _category_counts(cells, coding)
+    counts = _category_counts(cells, coding, csr)
     params = start_values(model, counts, _item_total_correlation(cells, coding))
     params, loglik, n_iter, converged = em_graded(
         data, grid, params, model, coding, settings.max_iter, settings.tol)
