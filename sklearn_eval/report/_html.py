@@ -34,7 +34,13 @@ from ._figures import (
     import_pyplot,
     to_png_base64,
 )
-from ._match_inputs import hodge_input, summary_input
+from ._match_inputs import (
+    cyclic_input,
+    hodge_input,
+    nash_game_input,
+    ratings_input,
+    summary_input,
+)
 from ._match_sections import (
     MATCH_SECTION_RENDERERS,
     MATCH_SECTIONS,
@@ -53,7 +59,9 @@ register_section("matches", "rank_sets", RANK_SET_TITLE, rank_sets_section,
 register_section("benchmark", "rank_sets", RANK_SET_TITLE, rank_sets_section,
                  draw=draw_rank_sets, after="ranking", inputs=rank_sets_input)
 # the match report's older sections with their typed inputs (same places)
-for _key, _inputs in (("summary", summary_input), ("hodge", hodge_input)):
+for _key, _inputs in (("summary", summary_input), ("ratings", ratings_input),
+                      ("cyclic", cyclic_input), ("nash", nash_game_input),
+                      ("hodge", hodge_input)):
     register_section("matches", _key, MATCH_SECTIONS[_key],
                      MATCH_SECTION_RENDERERS[_key], inputs=_inputs)
 # the advisor's answer opens either report when the analysis carries one
