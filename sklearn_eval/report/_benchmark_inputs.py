@@ -86,10 +86,10 @@ class RankingInput:
     """What the ranking section shows, one entry per agent of the benchmark.
 
     ``uniform``, ``nash`` and ``nash_probability`` are on the complete
-    block (NaN outside it, or without Nash averaging). ``intervals`` maps
-    ``"ability"``, ``"uniform"`` and ``"nash"`` to their
-    :class:`IntervalColumn` when computed; ``interval_failures`` holds the
-    ``(part, reason)`` of each bootstrap that raised.
+    block (NaN outside it, or without Nash averaging). The three
+    ``*_interval`` are the bootstrap intervals of the three rankings (None
+    when not computed); ``interval_failures`` holds the ``(part, reason)``
+    of each bootstrap that raised.
     """
 
     agents: np.ndarray
@@ -98,7 +98,9 @@ class RankingInput:
     uniform: np.ndarray
     nash: np.ndarray
     nash_probability: np.ndarray
-    intervals: dict
+    ability_interval: IntervalColumn | None
+    uniform_interval: IntervalColumn | None
+    nash_interval: IntervalColumn | None
     interval_failures: tuple
     interval_level: tuple | None  # (confidence level, resamples)
     nash_available: bool
@@ -297,7 +299,10 @@ def ranking_input(analysis):
         nash=nan if nash is None else _on_all(nash.agent_nash, index),
         nash_probability=(nan if nash is None
                           else _on_all(nash.agent_probability, index)),
-        intervals=columns, interval_failures=failures, interval_level=level,
+        ability_interval=columns.get("ability"),
+        uniform_interval=columns.get("uniform"),
+        nash_interval=columns.get("nash"),
+        interval_failures=failures, interval_level=level,
         nash_available=nash is not None, tags=_reference_tags(bench),
         reference=_reference(analysis),
     )

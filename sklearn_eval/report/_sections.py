@@ -111,17 +111,16 @@ def summary_section(page):
 
 def _ranking_rows(r):
     order = np.lexsort((-r.scores, r.ranks))  # by ability within a tie
-    intervals = r.intervals
     rows = [
         (
             r.agents[agent],
             rank_cell(r.ranks[agent]),
             num(r.scores[agent], 2),
-            interval(intervals.get("ability"), agent, 2),
+            interval(r.ability_interval, agent, 2),
             num(r.uniform[agent]),
-            interval(intervals.get("uniform"), agent),
+            interval(r.uniform_interval, agent),
             num(r.nash[agent]),
-            interval(intervals.get("nash"), agent),
+            interval(r.nash_interval, agent),
             num(r.nash_probability[agent]),
         )
         for agent in order
