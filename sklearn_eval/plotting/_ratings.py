@@ -344,9 +344,12 @@ class RatingTableDisplay:
 
 
 def _score_label(estimator):
-    """The x-axis label of a ranker's scores."""
-    if hasattr(estimator, "ratings_") and hasattr(estimator, "scale"):
-        return "Elo rating" if estimator.scale == "elo" else "rating (logit)"
+    """The x-axis label of a ranker's scores: its rating scale, if it has one."""
+    scale = getattr(estimator, "scale", None)
+    if scale == "elo":
+        return "Elo rating"
+    if scale == "logit":
+        return "rating (logit)"
     return f"score ({type(estimator).__name__})"
 
 

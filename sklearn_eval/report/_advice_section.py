@@ -83,7 +83,7 @@ def draw_advice(plotting, plt, analysis):
 
 
 def advice_section(page):
-    data = advice_input(page.analysis)
+    data = page.input  # an AdviceInput
     html = paragraph(data.explanation)
     rows = [
         [check, str(row["value"]), str(row["verdict"])]

@@ -27,6 +27,15 @@ from .. import __version__
 from ..utils._files import write_text_atomic
 from . import _advice_section
 from ._analysis import one_line_reason
+from ._benchmark_inputs import (
+    benchmark_hodge_input,
+    benchmark_nash_input,
+    benchmark_summary_input,
+    generality_input,
+    ranking_input,
+    subset_input,
+    tasks_input,
+)
 from ._degenerate import benchmark_degeneracies
 from ._figures import (
     MissingAnalysis,
@@ -34,7 +43,13 @@ from ._figures import (
     import_pyplot,
     to_png_base64,
 )
-from ._match_inputs import hodge_input, summary_input
+from ._match_inputs import (
+    cyclic_input,
+    hodge_input,
+    nash_game_input,
+    ratings_input,
+    summary_input,
+)
 from ._match_sections import (
     MATCH_SECTION_RENDERERS,
     MATCH_SECTIONS,
@@ -43,7 +58,7 @@ from ._match_sections import (
 from ._pipeline import KINDS, drawers, page_sections, register_section
 from ._rank_set_section import TITLE as RANK_SET_TITLE
 from ._rank_set_section import draw_rank_sets, rank_sets_input, rank_sets_section
-from ._sections import SECTIONS
+from ._sections import SECTION_RENDERERS, SECTIONS
 from ._tables import degenerate_box
 
 # the sections added to the reports' base sets, one registration each (see
@@ -52,10 +67,19 @@ register_section("matches", "rank_sets", RANK_SET_TITLE, rank_sets_section,
                  draw=draw_rank_sets, after="ratings", inputs=rank_sets_input)
 register_section("benchmark", "rank_sets", RANK_SET_TITLE, rank_sets_section,
                  draw=draw_rank_sets, after="ranking", inputs=rank_sets_input)
-# the match report's older sections with their typed inputs (same places)
-for _key, _inputs in (("summary", summary_input), ("hodge", hodge_input)):
+# the match report's sections with their typed inputs (same places)
+for _key, _inputs in (("summary", summary_input), ("ratings", ratings_input),
+                      ("cyclic", cyclic_input), ("nash", nash_game_input),
+                      ("hodge", hodge_input)):
     register_section("matches", _key, MATCH_SECTIONS[_key],
                      MATCH_SECTION_RENDERERS[_key], inputs=_inputs)
+# the benchmark report's sections with their typed inputs (same places)
+for _key, _inputs in (("summary", benchmark_summary_input),
+                      ("ranking", ranking_input), ("nash", benchmark_nash_input),
+                      ("hodge", benchmark_hodge_input), ("tasks", tasks_input),
+                      ("generality", generality_input), ("subset", subset_input)):
+    register_section("benchmark", _key, SECTIONS[_key], SECTION_RENDERERS[_key],
+                     inputs=_inputs)
 # the advisor's answer opens either report when the analysis carries one
 register_section(KINDS, _advice_section.KEY, _advice_section.TITLE,
                  _advice_section.advice_section, draw=_advice_section.draw_advice,

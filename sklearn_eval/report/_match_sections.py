@@ -1,8 +1,10 @@
 """The sections of the match report, one function each, and its degeneracies.
 
 Same contract as :mod:`._sections`: a section function takes the page and
-returns its HTML body, raising :class:`~._figures.MissingAnalysis` when its
-analysis failed (the page then shows an error box); tables come from
+returns its HTML body, reading only its typed input (``page.input``, built
+from the analysis by the section's ``inputs`` function in
+:mod:`._match_inputs`, which raises :class:`~._figures.MissingAnalysis` when
+the analysis failed: the page then shows an error box); tables come from
 :mod:`._tables` (full, sortable, escaped).
 """
 
@@ -10,17 +12,13 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..utils._ranks import agent_ranks
 from ._degenerate import (
     Degeneracy,
     support_copies,
     tie_at_top,
 )
-from ._figures import needs
 from ._match_figures import _MAX_BARS
 from ._tables import (
-    DASH,
-    Cell,
     heading,
     interval,
     note,
@@ -48,15 +46,6 @@ RATING_TOL = 1e-6 * _ELO_PER_LOGIT
 # a game whose log-odds are all within this of 0 is "all players equal": the
 # pairs that never met are filled by mElo, whose optimiser stops near 0, not at it
 GAME_TOL = 1e-4
-
-
-def _tags(analysis, players):
-    matches = analysis.matches
-    mask = matches.get("reference_mask")
-    if mask is None or not np.any(mask):
-        return None
-    marked = set(matches.players[mask])
-    return ["reference" if label in marked else None for label in players]
 
 
 def summary_section(page):
@@ -137,34 +126,23 @@ def _reference_part(ref):
 
 
 def ratings_section(page):
-    analysis = page.analysis
-    ratings = needs(analysis, "ratings")
-    result = analysis.intervals
-    record = ratings.record
-    ranks = agent_ranks(ratings.model)  # the estimator's ranks, ties shared
-    order = np.lexsort((-ratings.ratings, ranks))  # by rating within a tie
-    position = {}
-    if result is not None:
-        position = {str(label): i for i, label in enumerate(result.labels)}
-    rows = []
-    for k in order:
-        i = position.get(str(ratings.players[k]), -1)
-        rows.append(
-            (
-                ratings.players[k],
-                rank_cell(ranks[k]),
-                num(ratings.ratings[k], 1),
-                interval(result, i, 1),
-                rank_range(result.rank_low[i], result.rank_high[i])
-                if i >= 0
-                else Cell(DASH, np.nan),
-                num(record.matches[k], 0),
-                num(record.wins[k], 0),
-                num(record.draws[k], 0),
-                num(record.losses[k], 0),
-                percent(record.score_rate[k], 1),
-            )
+    r = page.input  # a RatingsInput
+    order = np.lexsort((-r.scores, r.ranks))  # by rating within a tie
+    rows = [
+        (
+            r.agents[k],
+            rank_cell(r.ranks[k]),
+            num(r.scores[k], 1),
+            interval(r, k, 1),
+            rank_range(r.rank_low[k], r.rank_high[k]),
+            num(r.matches[k], 0),
+            num(r.wins[k], 0),
+            num(r.draws[k], 0),
+            num(r.losses[k], 0),
+            percent(r.score_rate[k], 1),
         )
+        for k in order
+    ]
     header = (
         "player",
         "rank",
@@ -178,17 +156,18 @@ def ratings_section(page):
         "score rate",
     )
     parts = []
-    if result is None and "intervals" in analysis.failures:
-        parts.append(page.error("rating intervals", analysis.failures["intervals"]))
+    if r.intervals_failure is not None:
+        parts.append(page.error("rating intervals", r.intervals_failure))
     parts.append(
-        table(header, rows, tags=_tags(analysis, ratings.players[order]), key="ratings")
+        table(header, rows, tags=_ordered_tags(r.tags, order), key="ratings")
     )
     how = "No intervals (n_resamples=0). "
+    result = r.intervals
     if result is not None:
         how = (
             f"Intervals: {result.confidence_level:.0%} {result.method} intervals "
             "of the ratings (ranking_intervals); rank intervals from "
-            f"{result.samples.shape[0]} "
+            f"{result.n_samples} "
             + (
                 "resamples. "
                 if result.method == "percentile bootstrap"
@@ -196,17 +175,17 @@ def ratings_section(page):
             )
             + (result.note + " " if result.note else "")
         )
-    prior = ratings.note
+    prior = r.prior_note
     if not prior.startswith("Some players"):
         prior = (
-            f"L2 prior alpha={ratings.alpha:g}. "
-            if ratings.alpha
+            f"L2 prior alpha={r.alpha:g}. "
+            if r.alpha
             else "Maximum likelihood (no prior). "
         ) + prior
-    prior += _extended_text(ratings.model)
+    prior += _extended_text(r.extras)
     parts.append(
         note(
-            f"Bradley-Terry ratings ({' '.join(repr(ratings.model).split())}) "
+            f"Bradley-Terry ratings ({r.model}) "
             "on the 400-point Elo scale (a 400-point gap is 10:1 odds), "
             "centred on 1500. "
             + how
@@ -214,45 +193,45 @@ def ratings_section(page):
             + "Score rate = (wins + draws / 2) / matches."
         )
     )
-    shown = min(len(ratings.players), _MAX_BARS)
+    shown = min(len(r.agents), _MAX_BARS)
     caption = "Ratings with intervals"
-    if shown < len(ratings.players):
-        caption += f" (best {shown} of {len(ratings.players)})"
+    if shown < len(r.agents):
+        caption += f" (best {shown} of {len(r.agents)})"
     parts.append(page.figure("ratings", caption))
     return "".join(parts)
 
 
-def _extended_text(model):
+def _extended_text(extras):
     """The fitted tie parameter, first-player advantage and covariates."""
     parts = []
-    if getattr(model, "tie_param_", None) is not None:
-        parts.append(f"tie parameter ({model.ties}) {model.tie_param_:.3g}")
-    if getattr(model, "first_advantage_se_", None) is not None:
+    if extras.tie_param is not None:
+        parts.append(f"tie parameter ({extras.ties}) {extras.tie_param:.3g}")
+    if extras.first_advantage_se is not None:
         parts.append(
-            f"first-player advantage {model.first_advantage_:.1f} "
-            f"(standard error {model.first_advantage_se_:.1f})"
+            f"first-player advantage {extras.first_advantage:.1f} "
+            f"(standard error {extras.first_advantage_se:.1f})"
         )
-    elif getattr(model, "first_advantage_", 0.0):
-        parts.append(f"first-player advantage {model.first_advantage_:g} (given)")
-    names = getattr(model, "covariate_names_", None)
-    if names is not None:
-        parts += [
-            f"covariate {name}: {coef:.3g} per unit (standard error {se:.2g})"
-            for name, coef, se in zip(
-                names, model.covariate_coef_, model.covariate_se_, strict=True
-            )
-        ]
+    elif extras.first_advantage:
+        parts.append(f"first-player advantage {extras.first_advantage:g} (given)")
+    parts += [
+        f"covariate {name}: {coef:.3g} per unit (standard error {se:.2g})"
+        for name, coef, se in extras.covariates
+    ]
     if not parts:
         return ""
     return "Fitted jointly with the ratings: " + "; ".join(parts) + ". "
 
 
+def _ordered_tags(tags, order):
+    return None if tags is None else [tags[k] for k in order]
+
+
 def cyclic_section(page):
-    melo = needs(page.analysis, "melo")
+    melo = page.input  # a CyclicInput
     order = np.argsort(-melo.radius, kind="stable")
     rows = [
         (
-            melo.players[k],
+            melo.agents[k],
             num(melo.transitive[k], 1),
             num(melo.coordinates[k, 0]),
             num(melo.coordinates[k, 1]),
@@ -274,7 +253,7 @@ def cyclic_section(page):
         + table(
             ("player", "transitive rating", "c1", "c2", "distance from 0"),
             rows,
-            tags=_tags(page.analysis, melo.players[order]),
+            tags=_ordered_tags(melo.tags, order),
             key="cyclic",
         )
         + page.figure(
@@ -286,18 +265,18 @@ def cyclic_section(page):
 
 
 def nash_section(page):
-    nash = needs(page.analysis, "nash")
+    nash = page.input  # a NashGameInput
     order = np.lexsort((-nash.probability, -np.round(nash.skill, 9)))
     rows = [
         (
-            nash.players[k],
+            nash.agents[k],
             num(nash.probability[k]),
             num(nash.skill[k]),
             num(nash.uniform[k]),
         )
         for k in order
     ]
-    n = len(nash.players)
+    n = len(nash.agents)
     single = ""
     if len(nash.core) == 1:
         single = (
@@ -318,7 +297,7 @@ def nash_section(page):
         + table(
             ("player", "Nash probability", "Nash average", "uniform average"),
             rows,
-            tags=_tags(page.analysis, nash.players[order]),
+            tags=_ordered_tags(nash.tags, order),
             key="nash",
         )
         + note("Uniform average: mean log-odds against every player. " + single)

@@ -38,7 +38,13 @@ from ._match_figures import MATCH_DRAWERS
 from ._match_sections import MATCH_SECTION_RENDERERS, MATCH_SECTIONS
 from ._sections import SECTION_RENDERERS, SECTIONS
 
-__all__ = ["KINDS", "Section", "page_sections", "register_section"]
+__all__ = [
+    "KINDS",
+    "Section",
+    "page_sections",
+    "register_section",
+    "registered_sections",
+]
 
 KINDS = ("benchmark", "matches")
 
@@ -125,6 +131,26 @@ def page_sections(kind, analysis):
             _place(order, key, title, before, after)
     sections = []
     for key, title in order.items():
+        inputs, shown = _EXTRAS[kind].get(key, (None, None))
+        sections.append(Section(key, title, renderers[key], inputs, shown))
+    return sections
+
+
+def registered_sections(kind):
+    """Every section registered for a report of ``kind``, shown or not.
+
+    The sections on every page first, in page order, then the conditional
+    ones (shown only when their ``shown(analysis)`` says so).
+    """
+    if kind not in _TABLES:
+        raise ValueError(f"kind must be one of {KINDS}; got {kind!r}.")
+    titles, renderers, _ = _TABLES[kind]
+    everything = dict(titles)
+    everything.update(
+        (key, title) for key, (title, _, _) in _CONDITIONAL[kind].items()
+    )
+    sections = []
+    for key, title in everything.items():
         inputs, shown = _EXTRAS[kind].get(key, (None, None))
         sections.append(Section(key, title, renderers[key], inputs, shown))
     return sections

@@ -1,12 +1,14 @@
 """The sections of the HTML report, one function each.
 
-A section function takes the page being written (``page.analysis``,
+A section function takes the page being written (``page.input``,
 ``page.figure(key, caption)``, ``page.error(what, reason)``) and returns the
-section's HTML body. It raises when its main analysis is missing
-(:class:`~sklearn_eval.report._figures.MissingAnalysis`); the page then shows
-an error box instead of the body. Parts that come from other analyses (the
-Nash columns of the ranking, the bootstrap intervals) degrade to "—" with a
-note, or to an error box inside the section. Tables come from
+section's HTML body, reading only its typed input (``page.input``: a frozen
+dataclass of :mod:`._benchmark_inputs`, built from the analysis before the
+section renders). Building the input raises when the section's main
+analysis is missing (:class:`~sklearn_eval.report._figures.MissingAnalysis`);
+the page then shows an error box instead of the body. Parts that come from
+other analyses (the Nash columns of the ranking, the bootstrap intervals)
+degrade to "—" with a note, or to an error box inside the section. Tables come from
 :mod:`._tables` (full, sortable, every user string escaped).
 """
 
@@ -14,8 +16,6 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..utils import rank_scores
-from ._figures import needs
 from ._tables import (
     DASH,
     Cell,
@@ -44,41 +44,26 @@ SECTIONS = {
 _DASH = DASH
 
 
-def _unavailable(analysis, name, what):
+def _unavailable(available, name, what):
     """A note that ``what`` is missing because the analysis ``name`` failed."""
     from ._analysis import STEPS
 
-    if analysis[name] is not None:
+    if available:
         return ""
     return note(f"{what}: {_DASH} (the {STEPS[name]} failed; see its section).")
 
 
-def _block_index(bench, block):
-    """Row of each agent in the complete block (-1 outside it, or no block)."""
-    index = np.full(len(bench.agents), -1)
-    if block is not None:
-        index[block.agent_mask] = np.arange(block.agent_mask.sum())
-    return index
+def _ordered_tags(tags, order):
+    return None if tags is None else [tags[k] for k in order]
 
 
 # ---------------------------------------------------------------------------
-# Sections
+# Sections (each reads its typed input, page.input: see ._benchmark_inputs)
 # ---------------------------------------------------------------------------
-def _reference_tags(bench):
-    """Per ranked agent: "reference" for an included reference agent, else None."""
-    mask = bench.get("reference_mask")
-    if mask is None or not np.any(mask):
-        return None
-    return ["reference" if flag else None for flag in mask]
-
-
 def summary_section(page):
-    analysis = page.analysis
-    s = analysis.summary
+    s = page.input  # a BenchmarkSummaryInput
     complete = (
-        f"{s.complete_agents} x {s.complete_tasks}"
-        if s.complete_agents is not None
-        else "none"
+        "{} x {}".format(*s.complete_block) if s.complete_block is not None else "none"
     )
     rows = [
         ("agents", s.n_agents),
@@ -88,14 +73,13 @@ def summary_section(page):
         ("success rule (IRT, generality)", s.response_rule),
         ("overall success rate", f"{s.success_rate:.1%}"),
     ]
-    references = s.get("reference_agents", [])
-    if references:
+    if s.reference_agents:
         how = (
             "ranked with the others (marked)"
-            if s.get("reference_included")
+            if s.reference_included
             else "not ranked; shown apart under the ranking"
         )
-        rows.append(("reference agents", f"{', '.join(references)} ({how})"))
+        rows.append(("reference agents", f"{', '.join(s.reference_agents)} ({how})"))
     for label, dropped in (("agents", s.dropped_agents), ("tasks", s.dropped_tasks)):
         if dropped:
             shown = ", ".join(map(str, dropped[:10])) + (
@@ -103,8 +87,8 @@ def summary_section(page):
             )
             rows.append((f"{label} without any result (left out)", shown))
     parts = [table(("quantity", "value"), rows, labels=2)]
-    if analysis.block is None:
-        parts.append(page.error("complete block", analysis.failures["block"]))
+    if s.block_failure is not None:
+        parts.append(page.error("complete block", s.block_failure))
     parts.append(
         note(
             "Nash averaging, uniform averages, the Hodge decomposition and the "
@@ -125,63 +109,27 @@ def summary_section(page):
     return "".join(parts)
 
 
-def _interval_errors(page):
-    """Error boxes for the bootstraps that raised, and the results by key.
-
-    A bootstrap not run because its point estimate failed (Nash averaging)
-    has no box here: that failure has its own section.
-    """
-    analysis = page.analysis
-    if analysis.intervals is None:
-        return "", {}
-    raised = analysis.get("tracebacks", {})
-    boxes = [
-        page.error(
-            f"bootstrap intervals ({key})", analysis.failures[f"intervals.{key}"]
+def _ranking_rows(r):
+    order = np.lexsort((-r.scores, r.ranks))  # by ability within a tie
+    rows = [
+        (
+            r.agents[agent],
+            rank_cell(r.ranks[agent]),
+            num(r.scores[agent], 2),
+            interval(r.ability_interval, agent, 2),
+            num(r.uniform[agent]),
+            interval(r.uniform_interval, agent),
+            num(r.nash[agent]),
+            interval(r.nash_interval, agent),
+            num(r.nash_probability[agent]),
         )
-        for key, result in analysis.intervals.items()
-        if result is None and f"intervals.{key}" in raised
+        for agent in order
     ]
-    found = {k: v for k, v in analysis.intervals.items() if v is not None}
-    return "".join(boxes), found
+    return rows, _ordered_tags(r.tags, order)
 
 
-def _ranking_rows(analysis, intervals):
-    bench, block, nash, irt = (
-        analysis.benchmark,
-        analysis.block,
-        analysis.nash,
-        analysis.irt,
-    )
-    block_index = _block_index(bench, block)
-    uniform = None if block is None else block.scaled.mean(axis=1)
-    ranks = rank_scores(irt.ability)  # the library's rank rule, as agent_table()
-    order = np.lexsort((-irt.ability, ranks))  # by ability within a tie
-    rows = []
-    for agent in order:
-        b = block_index[agent]
-        in_block = b >= 0
-        with_nash = in_block and nash is not None
-        rows.append(
-            (
-                bench.agents[agent],
-                rank_cell(ranks[agent]),
-                num(irt.ability[agent], 2),
-                interval(intervals.get("ability"), agent, 2),
-                num(uniform[b]) if in_block else Cell(_DASH, np.nan),
-                interval(intervals.get("uniform"), b),
-                num(nash.agent_nash[b]) if with_nash else Cell(_DASH, np.nan),
-                interval(intervals.get("nash"), b),
-                num(nash.agent_probability[b]) if with_nash else Cell(_DASH, np.nan),
-            )
-        )
-    tags = _reference_tags(bench)
-    return rows, None if tags is None else [tags[a] for a in order]
-
-
-def _reference_part(analysis):
+def _reference_part(ref):
     """The reference agents' table (they are not ranked unless included)."""
-    ref = analysis.get("reference")
     if ref is None:
         return ""
     scale = "normalised score" if ref.normalized else "score"
@@ -227,10 +175,9 @@ def _reference_part(analysis):
 
 
 def ranking_section(page):
-    analysis = page.analysis
-    needs(analysis, "irt")
-    errors, intervals = _interval_errors(page)
-    rows, tags = _ranking_rows(analysis, intervals)
+    r = page.input  # a RankingInput
+    errors = "".join(page.error(part, reason) for part, reason in r.interval_failures)
+    rows, tags = _ranking_rows(r)
     header = (
         "agent",
         "rank (ability)",
@@ -243,16 +190,16 @@ def ranking_section(page):
         "Nash probability",
     )
     level = ""
-    if intervals:
-        result = next(iter(intervals.values()))
+    if r.interval_level is not None:
+        confidence_level, n_resamples = r.interval_level
         level = (
-            f"Intervals: {result.confidence_level:.0%} percentile bootstrap over "
-            f"{result.samples.shape[0]} resamples of the tasks. "
+            f"Intervals: {confidence_level:.0%} percentile bootstrap over "
+            f"{n_resamples} resamples of the tasks. "
         )
     return (
         errors
         + table(header, rows, tags=tags, key="ranking")
-        + _unavailable(analysis, "nash", "Nash averages")
+        + _unavailable(r.nash_available, "nash", "Nash averages")
         + note(
             level + "Uniform and Nash averages are on the min-max scale of the "
             f"complete block ({_DASH} for agents outside it). No agent's Nash "
@@ -264,34 +211,23 @@ def ranking_section(page):
             "The three rankings with bootstrap intervals: IRT ability (all "
             "agents), uniform and Nash averages (complete block)",
         )
-        + _reference_part(analysis)
+        + _reference_part(r.reference)
     )
 
 
+def _core_rows(labels, probability, nash, uniform, core):
+    return [
+        (labels[k], num(probability[k]), num(nash[k]), num(uniform[k]))
+        for k in core[np.argsort(-probability[core], kind="stable")]
+    ]
+
+
 def nash_section(page):
-    nash, block = needs(page.analysis, "nash", "block")
-    agent_rows = [
-        (
-            block.agents[k],
-            num(nash.agent_probability[k]),
-            num(nash.agent_nash[k]),
-            num(nash.agent_uniform[k]),
-        )
-        for k in nash.core_agents[
-            np.argsort(-nash.agent_probability[nash.core_agents], kind="stable")
-        ]
-    ]
-    task_rows = [
-        (
-            block.tasks[k],
-            num(nash.task_probability[k]),
-            num(nash.task_nash[k]),
-            num(nash.task_uniform[k]),
-        )
-        for k in nash.core_tasks[
-            np.argsort(-nash.task_probability[nash.core_tasks], kind="stable")
-        ]
-    ]
+    nash = page.input  # a BenchmarkNashInput
+    agent_rows = _core_rows(nash.agents, nash.agent_probability, nash.agent_nash,
+                            nash.agent_uniform, nash.core_agents)
+    task_rows = _core_rows(nash.tasks, nash.task_probability, nash.task_nash,
+                           nash.task_uniform, nash.core_tasks)
     return (
         paragraph(
             f"Value of the agent-vs-task game: {nash.value:.4f} (exploitability "
@@ -324,7 +260,7 @@ def nash_section(page):
 
 
 def hodge_section(page):
-    h, block = needs(page.analysis, "hodge", "block")
+    h = page.input  # a BenchmarkHodgeInput
     shares = table(
         ("game", "transitive share", "cyclic share"),
         [
@@ -335,18 +271,13 @@ def hodge_section(page):
             )
         ],
     )
-    order = np.argsort(-h.agent_skill, kind="stable")
-    rows = [
-        (block.agents[k], num(h.agent_skill[k]), num(h.agent_residual[k]))
-        for k in order
-    ]
-    mask = page.analysis.benchmark.get("reference_mask")
-    tags = None
-    if mask is not None and np.any(mask):
-        in_block = np.asarray(mask)[block.agent_mask]
-        tags = ["reference" if in_block[k] else None for k in order]
+    order = np.argsort(-h.skill, kind="stable")
+    rows = [(h.agents[k], num(h.skill[k]), num(h.residual[k])) for k in order]
     agents = table(
-        ("agent", "Hodge skill (div)", "residual RMS"), rows, tags=tags, key="hodge"
+        ("agent", "Hodge skill (div)", "residual RMS"),
+        rows,
+        tags=_ordered_tags(h.tags, order),
+        key="hodge",
     )
     return (
         shares
@@ -369,43 +300,28 @@ def hodge_section(page):
 
 
 def tasks_section(page):
-    analysis = page.analysis
-    irt = needs(analysis, "irt")
-    bench, block = analysis.benchmark, analysis.block
-    selection, nash = analysis.selection, analysis.nash
-    task_index = np.full(len(bench.tasks), -1)
-    if block is not None:
-        task_index[block.task_mask] = np.arange(block.task_mask.sum())
-    picked = {}
-    if selection is not None:
-        picked = {int(t): step for step, t in enumerate(selection.order, start=1)}
-    flags = irt.flags
+    t = page.input  # a TasksInput
+    flags = t.flags
     # hardest first; a negative discrimination reverses what the difficulty
     # means, so those tasks come after the others instead of among the easiest
     reversed_ = flags == "negative discrimination"
-    key = np.where(reversed_, -np.inf, np.nan_to_num(irt.difficulty, nan=-np.inf))
+    key = np.where(reversed_, -np.inf, np.nan_to_num(t.difficulty, nan=-np.inf))
     order = np.lexsort((-key, reversed_))
-    missing = Cell(_DASH, np.nan)
-    rows = []
-    for t in order:
-        b = task_index[t]
-        step = picked.get(int(b)) if b >= 0 else None
-        rows.append(
-            (
-                bench.tasks[t],
-                num(irt.difficulty[t], 2),
-                num(irt.discrimination[t], 2),
-                percent(irt.success_rate[t]),
-                num(selection.information_gain[b], 2)
-                if b >= 0 and selection is not None
-                else missing,
-                num(nash.task_probability[b])
-                if b >= 0 and nash is not None
-                else missing,
-                Cell("", np.nan) if step is None else Cell(str(step), step),
-                flags[t],
-            )
+    rows = [
+        (
+            t.tasks[k],
+            num(t.difficulty[k], 2),
+            num(t.discrimination[k], 2),
+            percent(t.success_rate[k]),
+            num(t.information_gain[k], 2),
+            num(t.nash_probability[k]),
+            Cell("", np.nan)
+            if t.subset_step[k] is None
+            else Cell(str(t.subset_step[k]), t.subset_step[k]),
+            flags[k],
         )
+        for k in order
+    ]
     header = (
         "task",
         "IRT difficulty",
@@ -420,10 +336,10 @@ def tasks_section(page):
         "The 2PL model is fitted with weak priors a ~ N(1, 2), b ~ N(0, 2): with "
         "few agents plain maximum likelihood sends the discrimination of tasks "
         "that separate the agents to infinity. "
-        if irt.prior
+        if t.prior
         else ""
     )
-    left_out = bench.tasks[~np.isfinite(irt.difficulty)]
+    left_out = t.tasks[~np.isfinite(t.difficulty)]
     notes = (
         f"Left out of the IRT model: {', '.join(map(str, left_out))}."
         if left_out.size
@@ -431,8 +347,8 @@ def tasks_section(page):
     )
     return (
         table(header, rows, key="tasks")
-        + _unavailable(analysis, "selection", "Information gain")
-        + _unavailable(analysis, "nash", "Nash probabilities")
+        + _unavailable(t.selection_available, "selection", "Information gain")
+        + _unavailable(t.nash_available, "nash", "Nash probabilities")
         + note(
             prior + "Difficulty is on the ability scale (higher is harder); "
             "information gain is of each task alone, on the complete block. "
@@ -454,19 +370,17 @@ def tasks_section(page):
 
 
 def generality_section(page):
-    analysis = page.analysis
-    irt, gen = needs(analysis, "irt", "generality")
-    bench, values = analysis.benchmark, gen.table
-    order = np.argsort(-irt.ability, kind="stable")
+    g = page.input  # a GeneralityInput
+    order = np.argsort(-g.ability, kind="stable")
     rows = [
         (
-            bench.agents[k],
-            num(irt.ability[k], 2),
-            percent(values["mean_score"][k]),
-            num(values["generality"][k], 2),
-            num(values["capability"][k], 2),
-            num(values["spread"][k], 2),
-            num(values["normalized_generality"][k], 2),
+            g.agents[k],
+            num(g.ability[k], 2),
+            percent(g.success_rate[k]),
+            num(g.generality[k], 2),
+            num(g.capability[k], 2),
+            num(g.spread[k], 2),
+            num(g.normalized_generality[k], 2),
         )
         for k in order
     ]
@@ -479,20 +393,14 @@ def generality_section(page):
         "spread",
         "normalised generality",
     )
-    tags = _reference_tags(bench)
     return (
-        table(
-            header,
-            rows,
-            tags=None if tags is None else [tags[k] for k in order],
-            key="generality",
-        )
+        table(header, rows, tags=_ordered_tags(g.tags, order), key="generality")
         + note(
             "generality = 1 / sum over difficulty bins of the within-bin variance "
             "of the agent's successes (Martinez-Plumed and Hernandez-Orallo, "
             "2018): an agent that solves exactly the easy tasks is general (∞ "
             "for a perfect step). capability and spread are the mean and spread "
-            f"of the agent response curve over {len(gen.bin_points)} difficulty "
+            f"of the agent response curve over {g.n_bins} difficulty "
             "bins; normalised generality is 1 for a decreasing step, 0 for a flat "
             "curve, and negative when the curve rises: the agent succeeds more "
             "often on the harder tasks than on the easier ones (it fails easy "
@@ -507,24 +415,24 @@ def generality_section(page):
 
 
 def subset_section(page):
-    selection, block = needs(page.analysis, "selection", "block")
+    sel = page.input  # a SubsetInput
     rows = [
         (
             step,
-            block.tasks[t],
-            num(selection.information_gain[t], 2),
-            num(selection.cumulative_gain[step - 1], 2),
+            sel.tasks[t],
+            num(sel.information_gain[t], 2),
+            num(sel.cumulative_gain[step - 1], 2),
         )
-        for step, t in enumerate(selection.order, start=1)
+        for step, t in enumerate(sel.order, start=1)
     ]
     parts = [
         paragraph(
             f"Greedy forward selection by continuous information gain "
             f"(Stephenson et al., 2020) keeps {len(rows)} of "
-            f"{len(block.tasks)} tasks, identifying "
-            f"{selection.cumulative_gain[-1]:.2f} of "
-            f"{selection.max_information:.2f} bits (log2 of the number of agents)."
-            + _excluded_text(selection, block)
+            f"{len(sel.tasks)} tasks, identifying "
+            f"{sel.cumulative_gain[-1]:.2f} of "
+            f"{sel.max_information:.2f} bits (log2 of the number of agents)."
+            + _excluded_text(sel.excluded)
         ),
         table(
             ("step", "task", "gain alone (bits)", "cumulative gain (bits)"),
@@ -533,7 +441,7 @@ def subset_section(page):
             key="subset",
         ),
     ]
-    agreement = selection.agreement
+    agreement = sel.agreement
     if agreement is not None:
         parts.append(
             table(
@@ -551,7 +459,7 @@ def subset_section(page):
         )
     parts.append(
         note(
-            f"Spreads: {selection.spread_rule}. Agreement compares the agents' mean "
+            f"Spreads: {sel.spread_rule}. Agreement compares the agents' mean "
             "min-max score over all tasks of the block with their mean over the "
             "subset (subset_agreement)."
         )
@@ -562,14 +470,10 @@ def subset_section(page):
     return "".join(parts)
 
 
-def _excluded_text(selection, block):
-    excluded = selection.get("excluded")
-    if excluded is None or not len(excluded):
+def _excluded_text(excluded):
+    if not excluded:
         return ""
-    listed = ", ".join(
-        f"{block.tasks[t]} ({flag})"
-        for t, flag in zip(excluded, selection.excluded_flags, strict=True)
-    )
+    listed = ", ".join(f"{task} ({flag})" for task, flag in excluded)
     return (
         f" Left out of the candidates as flagged (see the tasks section): {listed}."
     )

@@ -11,7 +11,6 @@ import html
 import re
 
 import numpy as np
-import pytest
 
 from sklearn_eval.datasets import load_atari, load_international_football
 from sklearn_eval.game import NashAverager, complete_submatrix
@@ -111,7 +110,6 @@ def test_tied_ratings_share_a_rank_in_python_cli_and_report(tmp_path, capsys):
     assert code == 0
     assert _cli_ranks(out) == python
 
-    pytest.importorskip("matplotlib")
     report = tmp_path / "r.html"
     code, _, _ = run(["report", path, "--format", "matches", *columns, "-o", report,
                       "--no-figures", "--n-resamples", "0", "-q"], capsys)

@@ -25,6 +25,7 @@ import io
 import warnings
 
 import numpy as np
+import pandas as pd
 import pytest
 from numpy.testing import assert_allclose
 from scipy.special import expit
@@ -43,8 +44,6 @@ from sklearn_eval.irt import AdaptiveTester
 from sklearn_eval.selection import SubsetScoreEstimator
 from sklearn_eval.utils.estimator_checks import assert_same_outputs
 from tests.common.test_malformed_input import MATCH_CASES, MATRIX_CASES, _with
-
-pd = pytest.importorskip("pandas")
 
 ERRORS = (ValueError, TypeError)
 VOTING_METHODS = sorted(VotingRanker._parameter_constraints["method"][0].options)

@@ -5,6 +5,7 @@ import io
 import matplotlib.pyplot as plt
 import numpy as np
 import pytest
+from PIL import Image
 
 from sklearn_eval.datasets import load_international_football
 from sklearn_eval.report import analyze_matches, prepare_matches
@@ -17,8 +18,6 @@ from sklearn_eval.report._figures import (
 )
 from sklearn_eval.report._match_figures import MATCH_DRAWERS, MATCH_FIGURES
 from tests.report.pages import decode_png
-
-Image = pytest.importorskip("PIL.Image")
 
 # the page's content is 1100 CSS pixels wide: a wider image would be shrunk
 PAGE_PIXELS = 1100

@@ -7,11 +7,9 @@ labelled by what is ranked (``agent`` or ``task``).
 import re
 
 import numpy as np
-import pytest
+import pandas as pd
 
 from sklearn_eval.uncertainty import bootstrap_ranking, summarize_samples
-
-pd = pytest.importorskip("pandas")
 
 
 def _result(n_items=100, n_draws=300, seed=0):

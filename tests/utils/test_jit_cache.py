@@ -5,6 +5,7 @@ where ``NUMBA_CACHE_DIR`` points, else to the user cache directory.
 """
 
 import os
+import platform
 import subprocess
 import sys
 from pathlib import Path
@@ -13,7 +14,11 @@ import pytest
 
 import sklearn_eval
 
-pytest.importorskip("numba")
+# numba is a dependency on CPython only (pyproject.toml)
+pytestmark = pytest.mark.skipif(
+    platform.python_implementation() != "CPython",
+    reason="numba is a dependency on CPython only",
+)
 
 PACKAGE = Path(sklearn_eval.__file__).resolve().parent
 SCRIPT = (

@@ -6,12 +6,19 @@ function; the library then takes its vectorised paths, as with
 """
 
 import os
+import platform
 import subprocess
 import sys
 
 import pytest
 
 from sklearn_eval.utils._jit import numba_wanted
+
+# numba is a dependency on CPython only (pyproject.toml)
+NUMBA = pytest.mark.skipif(
+    platform.python_implementation() != "CPython",
+    reason="numba is a dependency on CPython only",
+)
 
 SCRIPT = (
     "import warnings\n"
@@ -48,16 +55,16 @@ def _run(**switches):
 
 
 @pytest.mark.parametrize("value, wanted", [("1", False), ("0", True), ("", True)])
+@NUMBA
 def test_numba_disable_jit_is_honoured(monkeypatch, value, wanted):
-    pytest.importorskip("numba")
     monkeypatch.delenv("SKLEARN_EVAL_DISABLE_NUMBA", raising=False)
     monkeypatch.setenv("NUMBA_DISABLE_JIT", value)
     assert numba_wanted() is wanted
 
 
 @pytest.mark.slow
+@NUMBA
 def test_jit_off_gives_the_same_answers_without_warnings():
-    pytest.importorskip("numba")
     compiled = _run()
     interpreted = _run(NUMBA_DISABLE_JIT="1")
     vectorised = _run(SKLEARN_EVAL_DISABLE_NUMBA="1")
