@@ -34,6 +34,33 @@ __all__ = ["COMPILED_FROM", "HAVE_NUMBA", "compiled_for", "kernel"]
 COMPILED_FROM = 1 << 22
 
 
+def agent_posterior(indptr, cols, i, log_pt, log_w, post):
+    """Agent ``i``'s normalised posterior into ``post``; returns its log-likelihood.
+
+    The agent's columns of ``log_pt`` are added to a zero row, then the prior
+    log-weights (the order of the numpy path's sparse product).
+    """
+    n_nodes = log_w.shape[0]
+    for q in range(n_nodes):
+        post[q] = 0.0
+    for e in range(indptr[i], indptr[i + 1]):
+        c = cols[e]
+        for q in range(n_nodes):
+            post[q] += log_pt[c, q]
+    peak = -np.inf
+    for q in range(n_nodes):
+        post[q] += log_w[q]
+        if post[q] > peak:
+            peak = post[q]
+    mass = 0.0
+    for q in range(n_nodes):
+        post[q] = math.exp(post[q] - peak)
+        mass += post[q]
+    for q in range(n_nodes):
+        post[q] /= mass
+    return peak + math.log(mass)
+
+
 def posterior_rows(indptr, cols, log_pt, log_w, nodes, counts, moments, r,
                    lse, mean, sd):
     """E-step sums of the agents of a CSR block; returns their log-likelihood.
@@ -48,25 +75,8 @@ def posterior_rows(indptr, cols, log_pt, log_w, nodes, counts, moments, r,
     post = np.empty(n_nodes)
     total = 0.0
     for i in range(indptr.shape[0] - 1):
-        for q in range(n_nodes):
-            post[q] = 0.0
-        for e in range(indptr[i], indptr[i + 1]):
-            c = cols[e]
-            for q in range(n_nodes):
-                post[q] += log_pt[c, q]
-        peak = -np.inf
-        for q in range(n_nodes):
-            post[q] += log_w[q]
-            if post[q] > peak:
-                peak = post[q]
-        mass = 0.0
-        for q in range(n_nodes):
-            post[q] = math.exp(post[q] - peak)
-            mass += post[q]
-        value = peak + math.log(mass)
+        value = _posterior_jit(indptr, cols, i, log_pt, log_w, post)
         total += value
-        for q in range(n_nodes):
-            post[q] /= mass
         if counts:
             for e in range(indptr[i], indptr[i + 1]):
                 c = cols[e]
@@ -97,23 +107,7 @@ def score_rows(indptr, cols, log_pt, log_w, g, outer):
     post = np.empty(n_nodes)
     expected = np.empty(n_params)
     for i in range(indptr.shape[0] - 1):
-        for q in range(n_nodes):
-            post[q] = 0.0
-        for e in range(indptr[i], indptr[i + 1]):
-            c = cols[e]
-            for q in range(n_nodes):
-                post[q] += log_pt[c, q]
-        peak = -np.inf
-        for q in range(n_nodes):
-            post[q] += log_w[q]
-            if post[q] > peak:
-                peak = post[q]
-        mass = 0.0
-        for q in range(n_nodes):
-            post[q] = math.exp(post[q] - peak)
-            mass += post[q]
-        for q in range(n_nodes):
-            post[q] /= mass
+        _posterior_jit(indptr, cols, i, log_pt, log_w, post)
         for e in range(indptr[i], indptr[i + 1]):
             c = cols[e]
             for p in range(n_params):
@@ -141,5 +135,12 @@ def kernel(name):
     if not HAVE_NUMBA:
         return _PYTHON[name]
     if not _COMPILED:
+        global _posterior_jit
+        # the shared helper first: the loops resolve it when they compile
+        _posterior_jit = jit_kernel(agent_posterior)
         _COMPILED.update({key: jit_kernel(f) for key, f in _PYTHON.items()})
     return _COMPILED[name]
+
+
+# the pure-Python loops call the helper as it is
+_posterior_jit = agent_posterior
