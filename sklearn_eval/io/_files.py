@@ -16,6 +16,7 @@ from ._long import check_long_table
 
 __all__ = [
     "arrow_column",
+    "arrow_inferred",
     "arrow_json",
     "arrow_json_lines",
     "claim_run",
@@ -175,11 +176,17 @@ _FIRST_ELEMENT = re.compile(rb'[ \t\n\r]*\[[ \t\n\r]*(\{[ \t\n\r]*"(?:[^"\\]|\\.
 
 
 def _parse_document(pa, pa_json, wrapped, field_type):
-    """``{"v": ...}`` bytes parsed by pyarrow as ``field_type``: the array, or None."""
-    options = pa_json.ParseOptions(
-        explicit_schema=pa.schema([("v", field_type)]),
-        unexpected_field_behavior="ignore", newlines_in_values=True,
-    )
+    """``{"v": ...}`` bytes parsed by pyarrow as ``field_type``: the array, or None.
+
+    ``field_type`` None: the type pyarrow infers from the values.
+    """
+    if field_type is None:
+        options = pa_json.ParseOptions(newlines_in_values=True)
+    else:
+        options = pa_json.ParseOptions(
+            explicit_schema=pa.schema([("v", field_type)]),
+            unexpected_field_behavior="ignore", newlines_in_values=True,
+        )
     read = pa_json.ReadOptions(block_size=len(wrapped) + 1, use_threads=False)
     try:
         table = pa_json.read_json(pa.py_buffer(wrapped), read_options=read,
@@ -220,6 +227,45 @@ def arrow_json(data, field_type):
     None, to parse with the standard library instead, as in
     :func:`arrow_json_lines`.
     """
+    parts = _arrow_parts(data, field_type)
+    if parts is None:
+        return None
+    import pyarrow as pa
+
+    values = pa.concat_arrays([part.flatten() for part in parts])
+    return pa.ListArray.from_arrays(pa.array([0, len(values)], pa.int32()), values)
+
+
+def arrow_inferred(data):
+    """A JSON list of objects (bytes) parsed by pyarrow, its types inferred.
+
+    A list of struct arrays, the elements of each run of whole elements (as
+    in :func:`arrow_json`, in parallel threads), each with the fields and
+    types pyarrow infers from the run's elements (a field of two runs may
+    differ in type, or be absent from one): every key of every element is
+    parsed, so none is missed. None, to parse with the standard library
+    instead, as in :func:`arrow_json`, and when an element is null or not an
+    object, or a field's values are of types pyarrow does not unify (text
+    and numbers, say).
+    """
+    parts = _arrow_parts(data, None)
+    if parts is None:
+        return None
+    import pyarrow as pa
+
+    runs = []
+    for part in parts:
+        if not pa.types.is_struct(part.type.value_type):
+            return None
+        values = part.flatten()
+        if values.null_count:
+            return None
+        runs.append(values)
+    return runs
+
+
+def _arrow_parts(data, field_type):
+    """The list's runs parsed as list arrays (``field_type`` None: inferred)."""
     modules = _pyarrow_json()
     if modules is None:
         return None
@@ -239,10 +285,7 @@ def arrow_json(data, field_type):
     if parts is None and len(pieces) > 1:  # a cut inside an element: whole
         parts = _parse_pieces(pa, pa_json, data, [(pieces[0][0], pieces[-1][1])],
                               field_type)
-    if parts is None:
-        return None
-    values = pa.concat_arrays([part.flatten() for part in parts])
-    return pa.ListArray.from_arrays(pa.array([0, len(values)], pa.int32()), values)
+    return parts
 
 
 def _parse_pieces(pa, pa_json, data, pieces, field_type):
