@@ -6,6 +6,7 @@ import math
 import os
 import re
 import warnings
+from collections import deque
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
@@ -33,7 +34,8 @@ CHUNK_BYTES = 1 << 25
 BLOCK_BYTES = 1 << 23
 # a JSON document larger than this is parsed in pieces, in parallel threads
 SPLIT_BYTES = 1 << 22
-# the threads that parse it (None: the machine's cores, at most 8)
+# the threads that parse it, and the blocks of JSON lines parsed at a time
+# (None: the machine's cores, at most 8)
 N_THREADS = None
 # set to False to read with the standard library only (the tested fallback)
 USE_ARROW = True
@@ -108,6 +110,8 @@ def arrow_json_lines(file, fields):
     ``fields`` maps a top-level key to its Arrow type; other keys are skipped
     without building Python objects, and the file is read in blocks of
     :data:`CHUNK_BYTES` (memory bounded by the block and the kept columns).
+    The blocks are parsed in parallel threads (:data:`N_THREADS`), as many
+    at a time as there are threads, while the next one is read.
     Returns None (read the file with the standard library instead, which
     gives the same table or names the line at fault) without pyarrow, when
     pyarrow refuses a block (a value of another type, a duplicated key, bad
@@ -122,19 +126,32 @@ def arrow_json_lines(file, fields):
     options = pa_json.ParseOptions(
         explicit_schema=schema, unexpected_field_behavior="ignore"
     )
-    tables = []
-    with open(file, "rb") as handle:
+
+    def parse(block, end):
+        table = _parse_block(pa, pa_json, block, end, options)
+        lines = block.count(b"\n", 0, end) + (block[end - 1:end] != b"\n")
+        return table if table is not None and table.num_rows == lines else None
+
+    workers = n_threads()
+    tables, pending = [], deque()
+    with open(file, "rb") as handle, ThreadPoolExecutor(workers) as pool:
         for block, end in _chunks(handle, CHUNK_BYTES):
-            table = _parse_block(pa, pa_json, block, end, options)
-            if table is None:
-                return None
-            lines = block.count(b"\n", 0, end) + (block[end - 1:end] != b"\n")
-            if table.num_rows != lines:
-                return None
-            tables.append(table)
-    if not tables:
+            pending.append(pool.submit(parse, block, end))
+            del block
+            while len(pending) >= workers or (pending and pending[0].done()):
+                tables.append(pending.popleft().result())
+                if tables[-1] is None:
+                    pool.shutdown(cancel_futures=True)
+                    return None
+        tables.extend(future.result() for future in pending)
+    if not tables or any(table is None for table in tables):
         return None
     return pa.concat_tables(tables).combine_chunks()
+
+
+def n_threads():
+    """The threads that parse: :data:`N_THREADS`, or the machine's cores (<= 8)."""
+    return N_THREADS or min(os.cpu_count() or 1, 8)
 
 
 def _array_pieces(data, n_pieces):
@@ -277,7 +294,7 @@ def _arrow_parts(data, field_type):
             return None
         if _BOM in data:
             return None
-    workers = N_THREADS or min(os.cpu_count() or 1, 8)
+    workers = n_threads()
     pieces = _array_pieces(data, workers if len(data) > SPLIT_BYTES else 1)
     if pieces is None:
         return None

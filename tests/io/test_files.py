@@ -246,10 +246,13 @@ def test_lm_eval_both_parsers_agree_on_generated_files(n_files, tmp_path,
                   tmp_path, monkeypatch, n_files, 0)
 
 
-def test_lm_eval_small_blocks_read_alike(tmp_path, monkeypatch):
-    # blocks of a few lines, lines longer than a block: the same table
+@pytest.mark.parametrize("n_threads", [1, 3])
+def test_lm_eval_small_blocks_read_alike(n_threads, tmp_path, monkeypatch):
+    # blocks of a few lines, lines longer than a block, several blocks parsed
+    # at a time by parallel threads: the same table
     monkeypatch.setattr(_files, "CHUNK_BYTES", 700)
     monkeypatch.setattr(_files, "BLOCK_BYTES", 300)
+    monkeypatch.setattr(_files, "N_THREADS", n_threads)
     _check_corpus(read_lm_eval, _write_lm_eval, (_lm_eval, "_arrow_samples"),
                   tmp_path, monkeypatch, 40, 1)
 
