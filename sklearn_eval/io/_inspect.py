@@ -248,20 +248,25 @@ def _arrow_target(target, n):
     return None
 
 
-def _arrow_frame(data, model, task):
-    """``(long table, samples)`` of a summaries document parsed by pyarrow, or None.
+def _arrow_frame(documents, model, task):
+    """``(long table, samples)`` of summaries documents parsed by pyarrow, or None.
 
-    Every key of every summary is parsed (:func:`~._files.arrow_inferred`):
-    the scorers are the keys of the ``scores`` objects. The common case that
+    ``documents`` are the bytes of JSON lists of summaries (``summaries.json``,
+    or the journal's members in order). Every key of every summary is parsed
+    (:func:`~._files.arrow_inferred`): the scorers are the keys of the
+    ``scores`` objects. The common case that
     :func:`_fast_columns` reads (every sample with the same scorers, an id,
     an integer epoch, text or list targets, the values numbers or letters)
     gives the same table; anything else returns None, and the standard
     library reads the document (the same table, or the error naming the
     sample and field).
     """
-    runs = arrow_inferred(data)
-    if runs is None:
-        return None
+    runs = []
+    for data in documents:  # each one a list: none is valid only joined
+        parsed = arrow_inferred(data)
+        if parsed is None:
+            return None
+        runs += parsed
     import pyarrow as pa
 
     scorers, id_type, columns = None, None, []
@@ -342,12 +347,17 @@ def _read_eval(path):
         )
         if "summaries.json" in names:  # the per-sample summaries hold the scores
             raw = _member_bytes(archive, path, "summaries.json")
-            fast = _arrow_frame(raw, model, task)
+            fast = _arrow_frame([raw], model, task)
             if fast is not None:
                 return (*fast, status)
             samples = _member_json(archive, path, "summaries.json", raw)
         elif journal:  # a run that did not finish: the summaries written so far
-            samples = [s for n in journal for s in _member_json(archive, path, n)]
+            raws = [_member_bytes(archive, path, n) for n in journal]
+            fast = _arrow_frame(raws, model, task)
+            if fast is not None:
+                return (*fast, status)
+            samples = [s for n, raw in zip(journal, raws, strict=True)
+                       for s in _member_json(archive, path, n, raw)]
         else:  # sample by sample, member by member
             samples = (
                 _member_json(archive, path, n) for n in names

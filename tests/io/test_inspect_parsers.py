@@ -1,6 +1,7 @@
 """inspect_ai summaries read alike by pyarrow's JSON reader and the standard library.
 
-The per-sample summaries of an ``.eval`` archive (``summaries.json``) are
+The per-sample summaries of an ``.eval`` archive (``summaries.json``, or
+the journal's batches of a run that did not finish) are
 parsed by pyarrow with the types it infers (the scorers are the keys of
 each sample's ``scores``); anything unusual is read with the standard
 library. Both paths run here on the real fixtures and on a seeded corpus of
@@ -45,10 +46,20 @@ def test_both_parsers_read_the_fixtures_alike(monkeypatch):
 
 
 def test_the_fixtures_take_the_pyarrow_path():
+    # the summaries and the journal's batches, each read as the other path does
     for log in sorted((DATA / "eval").glob("*.eval")):
         with zipfile.ZipFile(log) as archive:
-            data = _inspect._member_bytes(archive, log, "summaries.json")
-        assert _inspect._arrow_frame(data, "m", "t") is not None, log
+            journal = sorted(n for n in archive.namelist()
+                             if n.startswith("_journal/summaries/"))
+            summaries = [_inspect._member_bytes(archive, log, "summaries.json")]
+            batches = [_inspect._member_bytes(archive, log, n) for n in journal]
+        whole = _inspect._arrow_frame(summaries, "m", "t")
+        joined = _inspect._arrow_frame(batches, "m", "t")
+        assert whole is not None and joined is not None, log
+        assert len(batches) > 1 and whole[1] == joined[1] == 8
+        columns = ["item", "epoch", "metric", "score", "target", "answer"]
+        assert sorted(whole[0][columns].itertuples(index=False)) == sorted(
+            joined[0][columns].itertuples(index=False))
 
 
 _LETTERS = ['"C"', '"I"', '"P"', '"N"']
@@ -149,15 +160,22 @@ def _write_inspect(folder, rng):
             pass
     header = {"version": 2, "status": "success",
               "eval": {"model": "mockllm/m", "task": "t"}}
-    summaries = _document_accident(text, rng)
-    path = _zip(folder / "run.eval",
-                [("header.json", json.dumps(header).encode()),
-                 ("summaries.json", summaries)], rng.random() < 0.8)
+    members = [("header.json", json.dumps(header).encode())]
+    if rng.random() < 0.3:  # a run that did not finish: the journal's batches
+        cuts = sorted({len(samples), *rng.sample(range(1, len(samples) + 1),
+                                                 min(len(samples), 2))})
+        batches = [samples[a:b] for a, b in zip([0, *cuts[:-1]], cuts, strict=True)]
+        members += [(f"_journal/summaries/{k + 1}.json", _document_accident(
+            "[" + ", ".join(batch) + "]", rng)) for k, batch in enumerate(batches)]
+        rng.shuffle(members)
+    else:
+        members.append(("summaries.json", _document_accident(text, rng)))
+    path = _zip(folder / "run.eval", members, rng.random() < 0.8)
     if rng.hostile and rng.random() < 0.05:  # a member cut short
         raw = path.read_bytes()
         with zipfile.ZipFile(path) as archive:
-            info = archive.getinfo("summaries.json")
-        start = info.header_offset + 30 + len("summaries.json")
+            info = archive.infolist()[-1]
+        start = info.header_offset + 30 + len(info.filename)
         cut = start + info.compress_size // 2
         path.write_bytes(raw[:cut] + b"\0" * (info.compress_size - cut + start)
                          + raw[start + info.compress_size:])
