@@ -24,6 +24,7 @@ __all__ = [
     "constant_column",
     "input_files",
     "long_table",
+    "ordered_map",
     "read_json",
     "score_of",
 ]
@@ -147,6 +148,34 @@ def arrow_json_lines(file, fields):
     if not tables or any(table is None for table in tables):
         return None
     return pa.concat_tables(tables).combine_chunks()
+
+
+def ordered_map(function, items):
+    """``function(item)`` of every item, in order, computed by parallel threads.
+
+    The files of a folder are read this way: :func:`n_threads` at a time
+    (memory bounded by the items in flight), the results yielded in the
+    items' order. An exception is raised where the loop over the items
+    would raise it (the first failing item's), the work on later items
+    dropped; ``function`` must leave shared state alone (the caller merges
+    what each item gives, in order) and warn nothing.
+    """
+    items = list(items)
+    workers = min(n_threads(), len(items))
+    if workers <= 1:
+        yield from map(function, items)
+        return
+    pool = ThreadPoolExecutor(workers)
+    try:
+        pending = deque()
+        for item in items:
+            pending.append(pool.submit(function, item))
+            if len(pending) >= workers:
+                yield pending.popleft().result()
+        while pending:
+            yield pending.popleft().result()
+    finally:
+        pool.shutdown(cancel_futures=True)
 
 
 def n_threads():

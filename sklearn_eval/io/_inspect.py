@@ -11,7 +11,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from ._files import arrow_column, arrow_inferred, constant_column
+from ._files import arrow_column, arrow_inferred, constant_column, ordered_map
 from ._long import LONG_COLUMNS, check_long_table
 
 __all__ = ["read_inspect"]
@@ -446,12 +446,17 @@ def read_inspect(path):
         files = [path]
     else:
         raise ValueError(f"{path}: no such file or folder")
-    parts = []
     for file in files:
         if file.suffix not in (".eval", ".json"):
             raise ValueError(f"{file}: not an inspect_ai log (.eval or .json)")
-        read = _read_eval if file.suffix == ".eval" else _read_json
-        found, n_samples, status = read(file)
+
+    def read(file):
+        return (_read_eval if file.suffix == ".eval" else _read_json)(file)
+
+    parts = []
+    for file, (found, n_samples, status) in zip(
+        files, ordered_map(read, files), strict=True
+    ):
         if n_samples == 0:
             raise ValueError(f"{file}: the log has no samples (status {status!r})")
         if status != "success":

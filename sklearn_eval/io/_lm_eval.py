@@ -14,6 +14,7 @@ from ._files import (
     constant_column,
     input_files,
     long_table,
+    ordered_map,
     read_json,
     score_of,
 )
@@ -259,15 +260,24 @@ def _read_run(results_file, skipped):
     tasks = _task_metrics(results, results_file)
     versions = results.get("versions") or {}
     stamp = results_file.stem[len("results_"):]
-    parts, read, absent = [], 0, []
+    parts, read, absent, present = [], 0, [], []
     for task, filters in tasks.items():
         file = _samples_file(results_file.parent, task, stamp)
-        if not file.is_file():
+        if file.is_file():
+            present.append((task, filters, file))
+        else:
             absent.append(task)
-            continue
-        items, targets, hashes, metrics, scores = _read_samples(
-            file, task, filters, skipped
-        )
+
+    def read_task(entry):  # a task's samples file, its own skipped metrics
+        task, filters, file = entry
+        own = set()
+        return _read_samples(file, task, filters, own), own
+
+    for (task, _, file), (columns, own) in zip(
+        present, ordered_map(read_task, present), strict=True
+    ):
+        items, targets, hashes, metrics, scores = columns
+        skipped |= own
         if not len(items) and not skipped:
             raise ValueError(f"{file}: the samples file has no samples")
         n = len(items)
@@ -296,8 +306,7 @@ def _read_run(results_file, skipped):
             UserWarning,
             stacklevel=3,
         )
-    present = [task for task in tasks if task not in absent]
-    return model, {task: versions.get(task) for task in present}, parts
+    return model, {task: versions.get(task) for task, _, _ in present}, parts
 
 
 def read_lm_eval(path):

@@ -410,3 +410,85 @@ def test_a_samples_line_that_is_not_utf8_is_named(tmp_path, monkeypatch):
         outcome = _outcome(read_lm_eval, tmp_path, monkeypatch, arrow)
         assert outcome[0] == "error"
         assert f"{samples}: line {len(lines)} is not UTF-8" in outcome[2]
+
+
+def test_ordered_map_keeps_the_order_and_raises_the_first_error(monkeypatch):
+    import threading
+    import time
+
+    monkeypatch.setattr(_files, "N_THREADS", 3)
+    running, most, lock = [0], [0], threading.Lock()
+
+    def work(k):
+        with lock:
+            running[0] += 1
+            most[0] = max(most[0], running[0])
+        time.sleep(0.001 * (k % 4))  # later items may finish first
+        with lock:
+            running[0] -= 1
+        if k in (7, 9):
+            raise ValueError(f"item {k}")
+        return k * k
+
+    assert list(_files.ordered_map(work, range(7))) == [k * k for k in range(7)]
+    assert 1 < most[0] <= 3  # parallel, never more items in flight than threads
+    with pytest.raises(ValueError, match="item 7"):
+        list(_files.ordered_map(work, range(12)))
+    monkeypatch.setattr(_files, "N_THREADS", 1)
+    assert list(_files.ordered_map(work, [2, 1])) == [4, 1]
+
+
+def _write_lm_eval_tasks(folder, rng):
+    # one run of several tasks, some without their samples file
+    filters = {"none": ["acc", "acc_norm"], "strict": ["exact_match"]}
+    tasks = [f"t{k}" for k in range(rng.randint(2, 5))]
+    table = {"acc,none": 0.5, "acc_norm,none": 0.5, "exact_match,strict": 0.5}
+    (folder / "results_1.json").write_text(json.dumps({
+        "results": dict.fromkeys(tasks, table), "configs": dict.fromkeys(tasks, {}),
+        "versions": dict.fromkeys(tasks, 1), "config": {"model": "m"},
+        "model_name": "m"}))
+    for task in tasks:
+        if rng.random() < 0.9:
+            lines = [_lm_eval_line(rng, k, filters) for k in range(rng.randint(1, 30))]
+            (folder / f"samples_{task}_1.jsonl").write_bytes(_corrupt(lines, rng))
+
+
+def _write_helm_runs(folder, rng):
+    for k in range(rng.randint(2, 5)):
+        (folder / str(k)).mkdir()
+        _write_helm(folder / str(k), rng)
+        (folder / str(k) / "run" / "run_spec.json").write_text(json.dumps(
+            {"name": f"qa{k}:model=m", "adapter_spec": {"model": "m"}}))
+
+
+def _write_alpaca_files(folder, rng):
+    for k in range(rng.randint(2, 5)):
+        (folder / str(k)).mkdir()
+        _write_alpaca(folder / str(k), rng)
+
+
+@pytest.mark.parametrize("read, write, seed", [
+    (read_lm_eval, _write_lm_eval_tasks, 9), (read_helm, _write_helm_runs, 10),
+    (read_alpaca_eval, _write_alpaca_files, 11),
+])
+def test_folders_read_by_parallel_threads_read_alike(read, write, seed, tmp_path,
+                                                    monkeypatch):
+    # the files of a folder read by several threads: the same table, warnings
+    # and first error as one file after the other
+    rng = random.Random(seed)
+    outcomes = []
+    for k in range(15):
+        folder = tmp_path / str(k)
+        folder.mkdir()
+        rng.hostile = rng.random() < 0.5
+        write(folder, rng)
+        monkeypatch.setattr(_files, "N_THREADS", 1)
+        one = _outcome(read, folder, monkeypatch, True)
+        monkeypatch.setattr(_files, "N_THREADS", 3)
+        several = _outcome(read, folder, monkeypatch, True)
+        assert one[0] == several[0], (one, several)
+        if one[0] == "table":
+            pd.testing.assert_frame_equal(one[1], several[1], check_exact=True)
+        assert one[2:] == several[2:]
+        outcomes.append(one[0])
+    assert "table" in outcomes

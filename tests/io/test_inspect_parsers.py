@@ -13,11 +13,13 @@ the error) must be the same.
 """
 
 import json
+import random
 import struct
 import zipfile
 import zlib
 from pathlib import Path
 
+import pandas as pd
 import pytest
 import zstandard
 
@@ -31,6 +33,7 @@ from .test_files import (
     _check_corpus,
     _document_accident,
     _dumps,
+    _outcome,
     _score,
     _text,
     _value,
@@ -143,7 +146,7 @@ def _zip(path, members, zstd):
     return path
 
 
-def _write_inspect(folder, rng):
+def _write_inspect(folder, rng, model="mockllm/m"):
     style = {
         "scorers": rng.choice([["match"], ["match", "includes"],
                                ["a", "b", "c"]]),
@@ -159,7 +162,9 @@ def _write_inspect(folder, rng):
         except ValueError:
             pass
     header = {"version": 2, "status": "success",
-              "eval": {"model": "mockllm/m", "task": "t"}}
+              "eval": {"model": model, "task": "t"}}
+    if rng.hostile and rng.random() < 0.1:  # a run that did not finish
+        header["status"] = "cancelled"
     members = [("header.json", json.dumps(header).encode())]
     if rng.random() < 0.3:  # a run that did not finish: the journal's batches
         cuts = sorted({len(samples), *rng.sample(range(1, len(samples) + 1),
@@ -170,7 +175,8 @@ def _write_inspect(folder, rng):
         rng.shuffle(members)
     else:
         members.append(("summaries.json", _document_accident(text, rng)))
-    path = _zip(folder / "run.eval", members, rng.random() < 0.8)
+    path = _zip(folder / f"{model.replace('/', '_')}.eval", members,
+                rng.random() < 0.8)
     if rng.hostile and rng.random() < 0.05:  # a member cut short
         raw = path.read_bytes()
         with zipfile.ZipFile(path) as archive:
@@ -212,3 +218,26 @@ def test_numbers_are_the_floats_python_reads(value, tmp_path, monkeypatch):
                                  ("summaries.json", text.encode())], True)
     expected = "error" if value == "1e400" else "table"  # an infinite score
     assert _assert_same(read_inspect, tmp_path, monkeypatch) == expected
+
+
+def test_logs_read_by_parallel_threads_read_alike(tmp_path, monkeypatch):
+    # the logs of a folder read by several threads: the same table, warnings
+    # and first error as one log after the other
+    rng = random.Random(12)
+    outcomes = []
+    for k in range(15):
+        folder = tmp_path / str(k)
+        folder.mkdir()
+        rng.hostile = rng.random() < 0.5
+        for model in range(rng.randint(2, 4)):
+            _write_inspect(folder, rng, f"mockllm/m{model}")
+        monkeypatch.setattr(_files, "N_THREADS", 1)
+        one = _outcome(read_inspect, folder, monkeypatch, True)
+        monkeypatch.setattr(_files, "N_THREADS", 3)
+        several = _outcome(read_inspect, folder, monkeypatch, True)
+        assert one[0] == several[0], (one, several)
+        if one[0] == "table":
+            pd.testing.assert_frame_equal(one[1], several[1], check_exact=True)
+        assert one[2:] == several[2:]
+        outcomes.append(one[0])
+    assert {"table", "error"} <= set(outcomes)
