@@ -349,15 +349,35 @@ def test_documents_cut_in_pieces_read_alike(read, write, seed, tmp_path,
     # a document parsed in pieces of whole elements, by several threads
     monkeypatch.setattr(_files, "SPLIT_BYTES", 100)
     monkeypatch.setattr(_files, "N_THREADS", 3)
+    outcomes = _generated(write, tmp_path, seed, 40,
+                          lambda folder: _assert_same(read, folder, monkeypatch))
+    assert {"table", "error"} <= set(outcomes)
+
+
+def _generated(write, tmp_path, seed, n_folders, check):
+    """``check(folder)`` of ``n_folders`` folders written by ``write``, half hostile."""
     rng = random.Random(seed)
     outcomes = []
-    for k in range(40):
+    for k in range(n_folders):
         folder = tmp_path / str(k)
         folder.mkdir()
         rng.hostile = rng.random() < 0.5
         write(folder, rng)
-        outcomes.append(_assert_same(read, folder, monkeypatch))
-    assert {"table", "error"} <= set(outcomes)
+        outcomes.append(check(folder))
+    return outcomes
+
+
+def _threads_alike(read, folder, monkeypatch):
+    """Reading ``folder`` on one thread and on three: the same outcome."""
+    monkeypatch.setattr(_files, "N_THREADS", 1)
+    one = _outcome(read, folder, monkeypatch, True)
+    monkeypatch.setattr(_files, "N_THREADS", 3)
+    several = _outcome(read, folder, monkeypatch, True)
+    assert one[0] == several[0], (one, several)
+    if one[0] == "table":
+        pd.testing.assert_frame_equal(one[1], several[1], check_exact=True)
+    assert one[2:] == several[2:]
+    return one[0]
 
 
 def test_a_document_is_cut_only_between_elements():
@@ -475,20 +495,6 @@ def test_folders_read_by_parallel_threads_read_alike(read, write, seed, tmp_path
                                                     monkeypatch):
     # the files of a folder read by several threads: the same table, warnings
     # and first error as one file after the other
-    rng = random.Random(seed)
-    outcomes = []
-    for k in range(15):
-        folder = tmp_path / str(k)
-        folder.mkdir()
-        rng.hostile = rng.random() < 0.5
-        write(folder, rng)
-        monkeypatch.setattr(_files, "N_THREADS", 1)
-        one = _outcome(read, folder, monkeypatch, True)
-        monkeypatch.setattr(_files, "N_THREADS", 3)
-        several = _outcome(read, folder, monkeypatch, True)
-        assert one[0] == several[0], (one, several)
-        if one[0] == "table":
-            pd.testing.assert_frame_equal(one[1], several[1], check_exact=True)
-        assert one[2:] == several[2:]
-        outcomes.append(one[0])
+    outcomes = _generated(write, tmp_path, seed, 15,
+                          lambda folder: _threads_alike(read, folder, monkeypatch))
     assert "table" in outcomes

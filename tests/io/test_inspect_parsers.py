@@ -13,13 +13,11 @@ the error) must be the same.
 """
 
 import json
-import random
 import struct
 import zipfile
 import zlib
 from pathlib import Path
 
-import pandas as pd
 import pytest
 import zstandard
 
@@ -33,9 +31,10 @@ from .test_files import (
     _check_corpus,
     _document_accident,
     _dumps,
-    _outcome,
+    _generated,
     _score,
     _text,
+    _threads_alike,
     _value,
 )
 
@@ -220,24 +219,14 @@ def test_numbers_are_the_floats_python_reads(value, tmp_path, monkeypatch):
     assert _assert_same(read_inspect, tmp_path, monkeypatch) == expected
 
 
+def _write_logs(folder, rng):
+    for model in range(rng.randint(2, 4)):
+        _write_inspect(folder, rng, f"mockllm/m{model}")
+
+
 def test_logs_read_by_parallel_threads_read_alike(tmp_path, monkeypatch):
     # the logs of a folder read by several threads: the same table, warnings
     # and first error as one log after the other
-    rng = random.Random(12)
-    outcomes = []
-    for k in range(15):
-        folder = tmp_path / str(k)
-        folder.mkdir()
-        rng.hostile = rng.random() < 0.5
-        for model in range(rng.randint(2, 4)):
-            _write_inspect(folder, rng, f"mockllm/m{model}")
-        monkeypatch.setattr(_files, "N_THREADS", 1)
-        one = _outcome(read_inspect, folder, monkeypatch, True)
-        monkeypatch.setattr(_files, "N_THREADS", 3)
-        several = _outcome(read_inspect, folder, monkeypatch, True)
-        assert one[0] == several[0], (one, several)
-        if one[0] == "table":
-            pd.testing.assert_frame_equal(one[1], several[1], check_exact=True)
-        assert one[2:] == several[2:]
-        outcomes.append(one[0])
+    outcomes = _generated(_write_logs, tmp_path, 12, 15, lambda folder:
+                          _threads_alike(read_inspect, folder, monkeypatch))
     assert {"table", "error"} <= set(outcomes)
