@@ -2,7 +2,8 @@
 
 Writes, in a temporary folder, the output of an lm-evaluation-harness run
 (``results_*.json`` and a ``samples_*.jsonl`` whose lines have the fields the
-tool logs: doc, arguments, responses, hashes, metrics), an inspect_ai
+tool logs: doc, arguments, responses, hashes, metrics; once in one task, once
+in 50 tasks whose small files are read by parallel threads), an inspect_ai
 ``.eval`` archive (zstandard members, ``summaries.json`` as inspect_ai
 writes), a HELM run folder, an AlpacaEval annotations file and a lighteval
 details table (parquet; skipped without pyarrow), then times each reader.
@@ -52,20 +53,35 @@ from sklearn_eval.io import (
 STAMP = "2026-01-01T00-00-00.000000"
 
 
-def write_lm_eval(folder, n):
-    run = folder / "lm_eval" / "model"
+def write_lm_eval(folder, n, n_tasks=1, name="lm_eval"):
+    """A run of ``n`` samples in ``n_tasks`` tasks (one samples file each)."""
+    run = folder / name / "model"
     run.mkdir(parents=True)
+    tasks = [f"mcq{t}" if n_tasks > 1 else "mcq" for t in range(n_tasks)]
+    table = {"acc,none": 0.5, "acc_stderr,none": 0.01, "acc_norm,none": 0.5,
+             "acc_norm_stderr,none": 0.01}
     results = {
-        "results": {"mcq": {"alias": "mcq", "acc,none": 0.5,
-                            "acc_stderr,none": 0.01, "acc_norm,none": 0.5,
-                            "acc_norm_stderr,none": 0.01}},
-        "configs": {"mcq": {"task": "mcq"}}, "versions": {"mcq": 1.0},
+        "results": {task: {"alias": task, **table} for task in tasks},
+        "configs": {task: {"task": task} for task in tasks},
+        "versions": dict.fromkeys(tasks, 1.0),
         "config": {"model": "hf", "model_args": "pretrained=m"},
         "model_name": "m",
     }
     (run / f"results_{STAMP}.json").write_text(json.dumps(results))
-    with open(run / f"samples_mcq_{STAMP}.jsonl", "w") as handle:
-        for k in range(n):
+    for t, task in enumerate(tasks):
+        _write_samples(run / f"samples_{task}_{STAMP}.jsonl",
+                       range(t * n // n_tasks, (t + 1) * n // n_tasks))
+    return run.parent
+
+
+def write_lm_eval_tasks(folder, n):
+    """A run of 50 tasks: small files, read by parallel threads one file each."""
+    return write_lm_eval(folder, n, 50, "lm_eval_tasks")
+
+
+def _write_samples(path, docs):
+    with open(path, "w") as handle:
+        for k in docs:
             context = f"Question {k}: which of these is right? Answer:"
             handle.write(json.dumps({
                 "doc_id": k, "doc": {"question": context, "choices": ["a", "b"],
@@ -79,7 +95,6 @@ def write_lm_eval(folder, n):
                 "doc_hash": "0" * 64, "prompt_hash": "1" * 64,
                 "target_hash": "2" * 64, "acc": float(k % 2), "acc_norm": 1.0,
             }) + "\n")
-    return run.parent
 
 
 def _zstd_zip(path, members):
@@ -234,6 +249,7 @@ def main(n=200_000, repeats=3):
         folder = Path(tmp)
         cases = [
             ("read_lm_eval", read_lm_eval, write_lm_eval),
+            ("read_lm_eval", read_lm_eval, write_lm_eval_tasks),
             ("read_inspect", read_inspect, write_inspect),
             ("read_helm", read_helm, write_helm),
             ("read_alpaca_eval", read_alpaca_eval, write_alpaca),
@@ -247,7 +263,8 @@ def main(n=200_000, repeats=3):
               f"{'samples/cpu s':>14} {'parse-only samples/cpu s':>25}")
         for name, read, write in cases:
             path = write(folder, n)
-            size = sum(p.stat().st_size for p in path.rglob("*") if p.is_file())
+            files = [p for p in path.rglob("*") if p.is_file()]
+            size = sum(p.stat().st_size for p in files)
             bound = parse_only(name, path)
             runs = [("stdlib", False, 1)] if name != "read_leaderboard_details" \
                 else []
@@ -263,7 +280,7 @@ def main(n=200_000, repeats=3):
                 print(f"{name:<24} {parser:<8} {n_jobs:>6} {n:>9,} {len(long):>9,} "
                       f"{seconds:>7.2f} {n / seconds:>10,.0f} {cpu:>7.2f} "
                       f"{n / cpu:>14,.0f} {n / bound:>25,.0f}   "
-                      f"({size / 1e6:.0f} MB)")
+                      f"({size / 1e6:.0f} MB, {len(files)} files)")
             _files.USE_ARROW, _files.N_THREADS = True, None
             assert all(t.equals(tables[0]) for t in tables[1:]), name
             shutil.rmtree(path)

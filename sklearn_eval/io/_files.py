@@ -133,9 +133,21 @@ def arrow_json_lines(file, fields):
         lines = block.count(b"\n", 0, end) + (block[end - 1:end] != b"\n")
         return table if table is not None and table.num_rows == lines else None
 
+    with open(file, "rb") as handle:
+        if os.fstat(handle.fileno()).st_size <= CHUNK_BYTES:  # one block
+            tables = [parse(block, end) for block, end in _chunks(handle, CHUNK_BYTES)]
+        else:
+            tables = _parse_blocks(handle, parse)
+    if not tables or any(table is None for table in tables):
+        return None
+    return pa.concat_tables(tables).combine_chunks()
+
+
+def _parse_blocks(handle, parse):
+    """``parse(block, end)`` of the blocks of ``handle``, in parallel threads."""
     workers = n_threads()
     tables, pending = [], deque()
-    with open(file, "rb") as handle, ThreadPoolExecutor(workers) as pool:
+    with ThreadPoolExecutor(workers) as pool:
         for block, end in _chunks(handle, CHUNK_BYTES):
             pending.append(pool.submit(parse, block, end))
             del block
@@ -143,11 +155,9 @@ def arrow_json_lines(file, fields):
                 tables.append(pending.popleft().result())
                 if tables[-1] is None:
                     pool.shutdown(cancel_futures=True)
-                    return None
+                    return tables
         tables.extend(future.result() for future in pending)
-    if not tables or any(table is None for table in tables):
-        return None
-    return pa.concat_tables(tables).combine_chunks()
+    return tables
 
 
 def ordered_map(function, items):

@@ -163,6 +163,7 @@ def _arrow_samples(file, filters):
     gives the same table or names the line at fault.
     """
     import pyarrow as pa
+    import pyarrow.compute as pc
 
     metrics = list(dict.fromkeys(m for names in filters.values() for m in names))
     if not filters or set(metrics) & set(_KEPT):
@@ -174,10 +175,10 @@ def _arrow_samples(file, filters):
             or table.column("filter").null_count:
         return None
     names = list(filters)
-    codes = table.column("filter").to_numpy(zero_copy_only=False)
-    code = pd.Categorical(codes, categories=names).codes
-    if (code < 0).any():  # a filter the results file does not report
+    code = pc.index_in(table.column("filter"), value_set=pa.array(names))
+    if code.null_count:  # a filter the results file does not report
         return None
+    code = code.to_numpy()
     counts = np.array([len(filters[name]) for name in names])[code]
     starts = np.concatenate(([0], np.cumsum(counts)[:-1]))
     n_rows = int(counts.sum())
