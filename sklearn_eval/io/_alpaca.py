@@ -178,23 +178,20 @@ def _arrow_columns(path, data, skipped):
 
 
 def _read_file(file):
-    """The table of an annotations file, and the generators judged against
-    themselves that it leaves out."""
+    """``(table, generators judged against themselves)`` of an annotations file."""
     try:
         with open(file, "rb") as handle:
             data = handle.read()
     except OSError as exc:
         raise ValueError(f"{file}: not a readable annotations file ({exc})") \
             from exc
-    skipped = []
+    skipped = []  # the fast paths add to it only when they give the table
     part = _arrow_columns(file, data, skipped)
     if part is not None:
         return part, skipped
     annotations = read_json(file, "annotations file", data)
-    skipped = []
     part = _fast_columns(file, annotations, skipped)
     if part is None:
-        skipped = []
         part = pd.DataFrame(list(_rows(file, annotations, skipped)),
                             columns=_COLUMNS)
     return part, skipped
