@@ -1,15 +1,15 @@
 """inspect_ai summaries read alike by pyarrow's JSON reader and the standard library.
 
 The per-sample summaries of an ``.eval`` archive (``summaries.json``, or
-the journal's batches of a run that did not finish) are
-parsed by pyarrow with the types it infers (the scorers are the keys of
-each sample's ``scores``); anything unusual is read with the standard
-library. Both paths run here on the real fixtures and on a seeded corpus of
-generated archives, half of them hostile (missing fields, values of other
-types, scorers that differ between samples, null, unicode, huge strings,
-duplicated keys, samples repeated across epochs, truncated or extended
-documents, broken members): the outcome (the table with its warnings, or
-the error) must be the same.
+the journal's batches of a run that did not finish) are parsed by pyarrow
+with the types it infers (the scorers are the keys of each sample's
+``scores``); anything unusual is read with the standard library. Both paths
+run here on the real fixtures and on a seeded corpus of generated archives,
+half of them hostile (missing fields, values of other types, scorers that
+differ between samples, null, unicode, bytes that are not UTF-8, huge
+strings, duplicated keys, samples repeated across epochs, truncated or
+extended documents, broken members): the outcome (the table with its
+warnings, or the error) must be the same.
 """
 
 import json
@@ -173,7 +173,10 @@ def _write_inspect(folder, rng, model="mockllm/m"):
             "[" + ", ".join(batch) + "]", rng)) for k, batch in enumerate(batches)]
         rng.shuffle(members)
     else:
-        members.append(("summaries.json", _document_accident(text, rng)))
+        summaries = _document_accident(text, rng)
+        if rng.hostile and rng.random() < 0.05:  # bytes that are not UTF-8
+            summaries = summaries.replace(b"text", b"t\xffxt", 1)
+        members.append(("summaries.json", summaries))
     path = _zip(folder / f"{model.replace('/', '_')}.eval", members,
                 rng.random() < 0.8)
     if rng.hostile and rng.random() < 0.05:  # a member cut short
