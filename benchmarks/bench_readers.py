@@ -2,27 +2,35 @@
 
 Writes, in a temporary folder, the output of an lm-evaluation-harness run
 (``results_*.json`` and a ``samples_*.jsonl`` whose lines have the fields the
-tool logs: doc, arguments, responses, hashes, metrics), an inspect_ai
+tool logs: doc, arguments, responses, hashes, metrics; once in one task, once
+in 50 tasks whose small files are read by parallel threads), an inspect_ai
 ``.eval`` archive (zstandard members, ``summaries.json`` as inspect_ai
 writes), a HELM run folder, an AlpacaEval annotations file and a lighteval
 details table (parquet; skipped without pyarrow), then times each reader.
 Reports samples per second (one sample = one logged
 document/instance/annotation, whatever its number of metrics), per second
-of wall time and of the process's CPU time (the latter less sensitive to
-other load on the machine), and the CPU time of the parsing alone (the
-stdlib ``json.loads`` of the files, lines or members the reader must parse;
-``pyarrow.parquet.read_table`` of the whole table): the bound of a reader
-that builds its table in Python from the parsed JSON.
+of wall time and of the process's CPU time (all its threads: the latter is
+less sensitive to other load on the machine, the former shows what the
+threads gain), each the best of ``repeats`` reads, and the CPU time of the
+parsing alone (the stdlib ``json.loads`` of the files, lines or members the
+reader must parse; ``pyarrow.parquet.read_table`` of the whole table): the
+bound of a reader that builds its table in Python from the parsed JSON. The
+load average is printed before and after: on a shared machine the wall
+times are only as good as the cores left free.
 
-With pyarrow installed each JSON reader is timed twice: with the standard
+With pyarrow installed each JSON reader is timed with the standard
 library's parser (``USE_ARROW`` off, the path without pyarrow) and with
-pyarrow's JSON reader, which parses only the fields the table needs; the
-two tables are checked equal.
+pyarrow's JSON reader (only the fields the table needs; inspect_ai's
+summaries with inferred types) on ``n_jobs`` = 1 thread and on all the
+cores (``N_THREADS``); the tables are checked equal.
 
-Run: ``python benchmarks/bench_readers.py [n_samples]`` (default 200,000).
+Run: ``python benchmarks/bench_readers.py [n_samples] [repeats]`` (default
+200,000 samples, best of 3).
 """
 
 import json
+import os
+import shutil
 import struct
 import sys
 import tempfile
@@ -45,20 +53,35 @@ from sklearn_eval.io import (
 STAMP = "2026-01-01T00-00-00.000000"
 
 
-def write_lm_eval(folder, n):
-    run = folder / "lm_eval" / "model"
+def write_lm_eval(folder, n, n_tasks=1, name="lm_eval"):
+    """A run of ``n`` samples in ``n_tasks`` tasks (one samples file each)."""
+    run = folder / name / "model"
     run.mkdir(parents=True)
+    tasks = [f"mcq{t}" if n_tasks > 1 else "mcq" for t in range(n_tasks)]
+    table = {"acc,none": 0.5, "acc_stderr,none": 0.01, "acc_norm,none": 0.5,
+             "acc_norm_stderr,none": 0.01}
     results = {
-        "results": {"mcq": {"alias": "mcq", "acc,none": 0.5,
-                            "acc_stderr,none": 0.01, "acc_norm,none": 0.5,
-                            "acc_norm_stderr,none": 0.01}},
-        "configs": {"mcq": {"task": "mcq"}}, "versions": {"mcq": 1.0},
+        "results": {task: {"alias": task, **table} for task in tasks},
+        "configs": {task: {"task": task} for task in tasks},
+        "versions": dict.fromkeys(tasks, 1.0),
         "config": {"model": "hf", "model_args": "pretrained=m"},
         "model_name": "m",
     }
     (run / f"results_{STAMP}.json").write_text(json.dumps(results))
-    with open(run / f"samples_mcq_{STAMP}.jsonl", "w") as handle:
-        for k in range(n):
+    for t, task in enumerate(tasks):
+        _write_samples(run / f"samples_{task}_{STAMP}.jsonl",
+                       range(t * n // n_tasks, (t + 1) * n // n_tasks))
+    return run.parent
+
+
+def write_lm_eval_tasks(folder, n):
+    """A run of 50 tasks: small files, read by parallel threads one file each."""
+    return write_lm_eval(folder, n, 50, "lm_eval_tasks")
+
+
+def _write_samples(path, docs):
+    with open(path, "w") as handle:
+        for k in docs:
             context = f"Question {k}: which of these is right? Answer:"
             handle.write(json.dumps({
                 "doc_id": k, "doc": {"question": context, "choices": ["a", "b"],
@@ -72,7 +95,6 @@ def write_lm_eval(folder, n):
                 "doc_hash": "0" * 64, "prompt_hash": "1" * 64,
                 "target_hash": "2" * 64, "acc": float(k % 2), "acc_norm": 1.0,
             }) + "\n")
-    return run.parent
 
 
 def _zstd_zip(path, members):
@@ -193,13 +215,25 @@ def parse_only(name, path):
     return time.process_time() - start
 
 
-def _timed(read, path):
-    start, cpu = time.perf_counter(), time.process_time()
-    long = read(path)
-    return long, time.perf_counter() - start, time.process_time() - cpu
+def _timed(read, path, repeats):
+    """The table, and the best wall and CPU seconds of ``repeats`` reads."""
+    walls, cpus = [], []
+    for _ in range(repeats):
+        start, cpu = time.perf_counter(), time.process_time()
+        long = read(path)
+        walls.append(time.perf_counter() - start)
+        cpus.append(time.process_time() - cpu)
+    return long, min(walls), min(cpus)
 
 
-def main(n=200_000):
+def _load():
+    try:
+        return "load average " + " ".join(f"{x:.2f}" for x in os.getloadavg())
+    except OSError:
+        return "load average unknown"
+
+
+def main(n=200_000, repeats=3):
     try:
         import pyarrow  # noqa: F401
     except ImportError:
@@ -208,10 +242,14 @@ def main(n=200_000):
               "read_leaderboard_details not timed")
     else:
         has_arrow = True
+    cores = os.cpu_count() or 1
+    jobs = sorted({1, min(cores, 8)})
+    print(f"{cores} cores, best of {repeats} reads; {_load()}")
     with tempfile.TemporaryDirectory() as tmp:
         folder = Path(tmp)
         cases = [
             ("read_lm_eval", read_lm_eval, write_lm_eval),
+            ("read_lm_eval", read_lm_eval, write_lm_eval_tasks),
             ("read_inspect", read_inspect, write_inspect),
             ("read_helm", read_helm, write_helm),
             ("read_alpaca_eval", read_alpaca_eval, write_alpaca),
@@ -220,28 +258,34 @@ def main(n=200_000):
             cases.append(("read_leaderboard_details", read_leaderboard_details,
                           write_details))
             read_lm_eval(write_lm_eval(folder / "warm", 10))  # imports apart
-        print(f"{'reader':<24} {'parser':<8} {'samples':>9} {'rows':>9} "
-              f"{'wall s':>8} {'samples/s':>10} {'cpu s':>7} {'samples/cpu s':>14} "
-              f"{'parse-only samples/cpu s':>25}")
+        print(f"{'reader':<24} {'parser':<8} {'n_jobs':>6} {'samples':>9} "
+              f"{'rows':>9} {'wall s':>7} {'samples/s':>10} {'cpu s':>7} "
+              f"{'samples/cpu s':>14} {'parse-only samples/cpu s':>25}")
         for name, read, write in cases:
             path = write(folder, n)
-            size = sum(p.stat().st_size for p in path.rglob("*") if p.is_file())
+            files = [p for p in path.rglob("*") if p.is_file()]
+            size = sum(p.stat().st_size for p in files)
             bound = parse_only(name, path)
-            parsers = [("stdlib", False)] + ([("pyarrow", True)] if has_arrow else [])
-            if name == "read_leaderboard_details":
-                parsers = [("parquet", True)]
+            runs = [("stdlib", False, 1)] if name != "read_leaderboard_details" \
+                else []
+            if has_arrow:
+                parser = "parquet" if name == "read_leaderboard_details" \
+                    else "pyarrow"
+                runs += [(parser, True, j) for j in jobs]
             tables = []
-            for parser, arrow in parsers:
-                _files.USE_ARROW = arrow
-                long, seconds, cpu = _timed(read, path)
+            for parser, arrow, n_jobs in runs:
+                _files.USE_ARROW, _files.N_THREADS = arrow, n_jobs
+                long, seconds, cpu = _timed(read, path, repeats)
                 tables.append(long)
-                print(f"{name:<24} {parser:<8} {n:>9,} {len(long):>9,} "
-                      f"{seconds:>8.2f} {n / seconds:>10,.0f} {cpu:>7.2f} "
+                print(f"{name:<24} {parser:<8} {n_jobs:>6} {n:>9,} {len(long):>9,} "
+                      f"{seconds:>7.2f} {n / seconds:>10,.0f} {cpu:>7.2f} "
                       f"{n / cpu:>14,.0f} {n / bound:>25,.0f}   "
-                      f"({size / 1e6:.0f} MB)")
-            _files.USE_ARROW = True
+                      f"({size / 1e6:.0f} MB, {len(files)} files)")
+            _files.USE_ARROW, _files.N_THREADS = True, None
             assert all(t.equals(tables[0]) for t in tables[1:]), name
+            shutil.rmtree(path)
+    print(_load())
 
 
 if __name__ == "__main__":
-    main(int(sys.argv[1]) if len(sys.argv) > 1 else 200_000)
+    main(*(int(arg) for arg in sys.argv[1:3]))

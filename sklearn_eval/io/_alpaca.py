@@ -6,7 +6,14 @@ import warnings
 import numpy as np
 import pandas as pd
 
-from ._files import arrow_column, arrow_records, constant_column, input_files, read_json
+from ._files import (
+    arrow_column,
+    arrow_records,
+    constant_column,
+    input_files,
+    ordered_map,
+    read_json,
+)
 from ._judged import JUDGED_COLUMNS
 from ._long import LONG_COLUMNS, check_long_table
 
@@ -170,6 +177,26 @@ def _arrow_columns(path, data, skipped):
     })
 
 
+def _read_file(file):
+    """``(table, generators judged against themselves)`` of an annotations file."""
+    try:
+        with open(file, "rb") as handle:
+            data = handle.read()
+    except OSError as exc:
+        raise ValueError(f"{file}: not a readable annotations file ({exc})") \
+            from exc
+    skipped = []  # the fast paths add to it only when they give the table
+    part = _arrow_columns(file, data, skipped)
+    if part is not None:
+        return part, skipped
+    annotations = read_json(file, "annotations file", data)
+    part = _fast_columns(file, annotations, skipped)
+    if part is None:
+        part = pd.DataFrame(list(_rows(file, annotations, skipped)),
+                            columns=_COLUMNS)
+    return part, skipped
+
+
 def read_alpaca_eval(path):
     """Read AlpacaEval pairwise judge annotations into a long table.
 
@@ -235,23 +262,9 @@ def read_alpaca_eval(path):
         path, lambda p: p.name == "annotations.json", "AlpacaEval annotations.json"
     )
     parts, skipped = [], []
-    for file in files:
-        try:
-            with open(file, "rb") as handle:
-                data = handle.read()
-        except OSError as exc:
-            raise ValueError(f"{file}: not a readable annotations file ({exc})") \
-                from exc
-        part = _arrow_columns(file, data, skipped)
-        if part is not None:
-            parts.append(part)
-            continue
-        annotations = read_json(file, "annotations file", data)
-        part = _fast_columns(file, annotations, skipped)
-        if part is None:
-            part = pd.DataFrame(list(_rows(file, annotations, skipped)),
-                                columns=_COLUMNS)
+    for part, own in ordered_map(_read_file, files):
         parts.append(part)
+        skipped += own
     if skipped:
         warnings.warn(
             f"{len(skipped)} annotation(s) compare a generator with itself "

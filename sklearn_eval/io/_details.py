@@ -24,7 +24,7 @@ import re
 import numpy as np
 import pandas as pd
 
-from ._files import claim_run, input_files, long_table
+from ._files import claim_run, constant_column, input_files, long_table
 from ._long import LONG_COLUMNS
 
 __all__ = ["is_details_file", "read_leaderboard_details"]
@@ -124,6 +124,22 @@ def _text(values):
     return out
 
 
+def _target_text(pa, column):
+    """:func:`_text` of an arrow column, as an object array (text joined in arrow)."""
+    import pyarrow.compute as pc
+
+    column = column.combine_chunks()
+    kind = column.type
+    if kind in (pa.string(), pa.large_string()):
+        return column.to_numpy(zero_copy_only=False)
+    if (pa.types.is_list(kind) or pa.types.is_large_list(kind)) \
+            and kind.value_type in (pa.string(), pa.large_string()) \
+            and not column.flatten().null_count:  # None in a list: str(None)
+        separator = pa.scalar(" | ", kind.value_type)
+        return pc.binary_join(column, separator).to_numpy(zero_copy_only=False)
+    return np.asarray(_text(column.to_pylist()), dtype=object)
+
+
 def _metric_fields(pa, file, metrics):
     """``{metric: arrow array}`` of the ``metrics`` column of a lighteval table."""
     if pa.types.is_struct(metrics.type):
@@ -202,8 +218,8 @@ def _read_lighteval(pa, pq, file, names, skipped, task):
         _check_complete(pa, file, name, values)
         metrics.append(name)
         scores.append(_floats(values))
-    target = _text(table.column("gold").to_pylist()) if "gold" in names \
-        else [None] * n
+    target = _target_text(pa, table.column("gold")) if "gold" in names \
+        else np.full(n, None, dtype=object)
     example = (table.column("example").to_numpy(zero_copy_only=False)
                if "example" in names else None)
     k = len(metrics)
@@ -211,8 +227,8 @@ def _read_lighteval(pa, pq, file, names, skipped, task):
         "item": np.tile(np.arange(n, dtype=np.int64), k),
         "metric": np.repeat(np.asarray(metrics, dtype=object), n),
         "score": np.concatenate(scores) if k else np.zeros(0),
-        "target": target * k,
-        "doc_hash": [None] * (n * k),
+        "target": np.tile(target, k),
+        "doc_hash": np.full(n * k, None, dtype=object),
     }, example, metrics
 
 
@@ -263,7 +279,7 @@ def _read_samples(pa, pq, file, names, skipped, task):
     values = pq.read_table(file, columns=wanted) if wanted else None
     filters = np.asarray(filters, dtype=object)
     doc_id = table.column("doc_id").to_numpy(zero_copy_only=False)
-    target = np.asarray(_text(table.column("target").to_pylist()), dtype=object) \
+    target = _target_text(pa, table.column("target")) \
         if "target" in names else np.full(len(doc_id), None, dtype=object)
     doc_hash = table.column("doc_hash").to_numpy(zero_copy_only=False) \
         if "doc_hash" in names else np.full(len(doc_id), None, dtype=object)
@@ -430,15 +446,15 @@ def read_leaderboard_details(path, *, model=None):
             raise ValueError(f"{file}: the table has no samples")
         n = len(columns["item"])
         parts.append(pd.DataFrame({
-            "model": np.full(n, name, dtype=object),
-            "task": np.full(n, task, dtype=object),
+            "model": constant_column(name, n),
+            "task": constant_column(task, n),
             "item": columns["item"],
             "epoch": np.ones(n, dtype=np.int64),
             "metric": columns["metric"],
             "score": np.asarray(columns["score"], dtype=np.float64),
             "target": columns["target"],
             "doc_hash": columns["doc_hash"],
-            "file": np.full(n, file.name, dtype=object),
+            "file": constant_column(file.name, n),
         }))
     return long_table(parts, skipped, _COLUMNS,
                       f"{path}: no per-sample score in the details tables")

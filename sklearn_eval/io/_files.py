@@ -6,6 +6,7 @@ import math
 import os
 import re
 import warnings
+from collections import deque
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
@@ -16,12 +17,14 @@ from ._long import check_long_table
 
 __all__ = [
     "arrow_column",
+    "arrow_inferred",
     "arrow_json",
     "arrow_json_lines",
     "claim_run",
     "constant_column",
     "input_files",
     "long_table",
+    "ordered_map",
     "read_json",
     "score_of",
 ]
@@ -32,7 +35,8 @@ CHUNK_BYTES = 1 << 25
 BLOCK_BYTES = 1 << 23
 # a JSON document larger than this is parsed in pieces, in parallel threads
 SPLIT_BYTES = 1 << 22
-# the threads that parse it (None: the machine's cores, at most 8)
+# the threads that parse it, and the blocks of JSON lines parsed at a time
+# (None: the machine's cores, at most 8)
 N_THREADS = None
 # set to False to read with the standard library only (the tested fallback)
 USE_ARROW = True
@@ -107,6 +111,8 @@ def arrow_json_lines(file, fields):
     ``fields`` maps a top-level key to its Arrow type; other keys are skipped
     without building Python objects, and the file is read in blocks of
     :data:`CHUNK_BYTES` (memory bounded by the block and the kept columns).
+    The blocks are parsed in parallel threads (:data:`N_THREADS`), as many
+    at a time as there are threads, while the next one is read.
     Returns None (read the file with the standard library instead, which
     gives the same table or names the line at fault) without pyarrow, when
     pyarrow refuses a block (a value of another type, a duplicated key, bad
@@ -121,19 +127,70 @@ def arrow_json_lines(file, fields):
     options = pa_json.ParseOptions(
         explicit_schema=schema, unexpected_field_behavior="ignore"
     )
-    tables = []
+
+    def parse(block, end):
+        table = _parse_block(pa, pa_json, block, end, options)
+        lines = block.count(b"\n", 0, end) + (block[end - 1:end] != b"\n")
+        return table if table is not None and table.num_rows == lines else None
+
     with open(file, "rb") as handle:
-        for block, end in _chunks(handle, CHUNK_BYTES):
-            table = _parse_block(pa, pa_json, block, end, options)
-            if table is None:
-                return None
-            lines = block.count(b"\n", 0, end) + (block[end - 1:end] != b"\n")
-            if table.num_rows != lines:
-                return None
-            tables.append(table)
-    if not tables:
+        if os.fstat(handle.fileno()).st_size <= CHUNK_BYTES:  # one block
+            tables = [parse(block, end) for block, end in _chunks(handle, CHUNK_BYTES)]
+        else:
+            tables = _parse_blocks(handle, parse)
+    if not tables or any(table is None for table in tables):
         return None
     return pa.concat_tables(tables).combine_chunks()
+
+
+def _parse_blocks(handle, parse):
+    """``parse(block, end)`` of the blocks of ``handle``, in parallel threads."""
+    workers = n_threads()
+    tables, pending = [], deque()
+    with ThreadPoolExecutor(workers) as pool:
+        for block, end in _chunks(handle, CHUNK_BYTES):
+            pending.append(pool.submit(parse, block, end))
+            del block
+            while len(pending) >= workers or (pending and pending[0].done()):
+                tables.append(pending.popleft().result())
+                if tables[-1] is None:
+                    pool.shutdown(cancel_futures=True)
+                    return tables
+        tables.extend(future.result() for future in pending)
+    return tables
+
+
+def ordered_map(function, items):
+    """``function(item)`` of every item, in order, computed by parallel threads.
+
+    The files of a folder are read this way: :func:`n_threads` at a time
+    (memory bounded by the items in flight), the results yielded in the
+    items' order. An exception is raised where the loop over the items
+    would raise it (the first failing item's), the work on later items
+    dropped; ``function`` must leave shared state alone (the caller merges
+    what each item gives, in order) and warn nothing.
+    """
+    items = list(items)
+    workers = min(n_threads(), len(items))
+    if workers <= 1:
+        yield from map(function, items)
+        return
+    pool = ThreadPoolExecutor(workers)
+    try:
+        pending = deque()
+        for item in items:
+            pending.append(pool.submit(function, item))
+            if len(pending) >= workers:
+                yield pending.popleft().result()
+        while pending:
+            yield pending.popleft().result()
+    finally:
+        pool.shutdown(cancel_futures=True)
+
+
+def n_threads():
+    """The threads that parse: :data:`N_THREADS`, or the machine's cores (<= 8)."""
+    return N_THREADS or min(os.cpu_count() or 1, 8)
 
 
 def _array_pieces(data, n_pieces):
@@ -175,11 +232,17 @@ _FIRST_ELEMENT = re.compile(rb'[ \t\n\r]*\[[ \t\n\r]*(\{[ \t\n\r]*"(?:[^"\\]|\\.
 
 
 def _parse_document(pa, pa_json, wrapped, field_type):
-    """``{"v": ...}`` bytes parsed by pyarrow as ``field_type``: the array, or None."""
-    options = pa_json.ParseOptions(
-        explicit_schema=pa.schema([("v", field_type)]),
-        unexpected_field_behavior="ignore", newlines_in_values=True,
-    )
+    """``{"v": ...}`` bytes parsed by pyarrow as ``field_type``: the array, or None.
+
+    ``field_type`` None: the type pyarrow infers from the values.
+    """
+    if field_type is None:
+        options = pa_json.ParseOptions(newlines_in_values=True)
+    else:
+        options = pa_json.ParseOptions(
+            explicit_schema=pa.schema([("v", field_type)]),
+            unexpected_field_behavior="ignore", newlines_in_values=True,
+        )
     read = pa_json.ReadOptions(block_size=len(wrapped) + 1, use_threads=False)
     try:
         table = pa_json.read_json(pa.py_buffer(wrapped), read_options=read,
@@ -220,6 +283,45 @@ def arrow_json(data, field_type):
     None, to parse with the standard library instead, as in
     :func:`arrow_json_lines`.
     """
+    parts = _arrow_parts(data, field_type)
+    if parts is None:
+        return None
+    import pyarrow as pa
+
+    values = pa.concat_arrays([part.flatten() for part in parts])
+    return pa.ListArray.from_arrays(pa.array([0, len(values)], pa.int32()), values)
+
+
+def arrow_inferred(data):
+    """A JSON list of objects (bytes) parsed by pyarrow, its types inferred.
+
+    A list of struct arrays, the elements of each run of whole elements (as
+    in :func:`arrow_json`, in parallel threads), each with the fields and
+    types pyarrow infers from the run's elements (a field of two runs may
+    differ in type, or be absent from one): every key of every element is
+    parsed, so none is missed. None, to parse with the standard library
+    instead, as in :func:`arrow_json`, and when an element is null or not an
+    object, or a field's values are of types pyarrow does not unify (text
+    and numbers, say).
+    """
+    parts = _arrow_parts(data, None)
+    if parts is None:
+        return None
+    import pyarrow as pa
+
+    runs = []
+    for part in parts:
+        if not pa.types.is_struct(part.type.value_type):
+            return None
+        values = part.flatten()
+        if values.null_count:
+            return None
+        runs.append(values)
+    return runs
+
+
+def _arrow_parts(data, field_type):
+    """The list's runs parsed as list arrays (``field_type`` None: inferred)."""
     modules = _pyarrow_json()
     if modules is None:
         return None
@@ -231,7 +333,7 @@ def arrow_json(data, field_type):
             return None
         if _BOM in data:
             return None
-    workers = N_THREADS or min(os.cpu_count() or 1, 8)
+    workers = n_threads()
     pieces = _array_pieces(data, workers if len(data) > SPLIT_BYTES else 1)
     if pieces is None:
         return None
@@ -239,10 +341,7 @@ def arrow_json(data, field_type):
     if parts is None and len(pieces) > 1:  # a cut inside an element: whole
         parts = _parse_pieces(pa, pa_json, data, [(pieces[0][0], pieces[-1][1])],
                               field_type)
-    if parts is None:
-        return None
-    values = pa.concat_arrays([part.flatten() for part in parts])
-    return pa.ListArray.from_arrays(pa.array([0, len(values)], pa.int32()), values)
+    return parts
 
 
 def _parse_pieces(pa, pa_json, data, pieces, field_type):
@@ -258,7 +357,9 @@ def _parse_pieces(pa, pa_json, data, pieces, field_type):
 
     def parse(piece):
         start, end = piece
-        if _CLOSE_THEN_KEY.search(view, start, end):
+        # (a list's end first: the pattern's rarest byte, absent from many files)
+        if data.find(b"]", start, end) >= 0 and _CLOSE_THEN_KEY.search(view, start,
+                                                                      end):
             return None  # maybe `[...], "key": [...`, an object once wrapped
         part = _parse_document(pa, pa_json, b"".join(
             (b'{"v": [', view[start:end], b"\n]}")), field_type)

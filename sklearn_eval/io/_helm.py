@@ -9,6 +9,7 @@ from ._files import (
     claim_run,
     constant_column,
     input_files,
+    ordered_map,
     read_json,
     score_of,
 )
@@ -248,8 +249,9 @@ def read_helm(path):
         )
     })
     parts, seen = [], {}
-    for folder in folders:
-        model, task, found = _read_run(folder)
+    for folder, (model, task, found) in zip(
+        folders, ordered_map(_read_run, folders), strict=True
+    ):
         claim_run(seen, model, task, folder)
         parts.append(found)
     return check_long_table(pd.concat(parts, ignore_index=True)[_COLUMNS])

@@ -5,10 +5,13 @@ import math
 import struct
 import warnings
 import zipfile
+import zlib
 from pathlib import Path
 
+import numpy as np
 import pandas as pd
 
+from ._files import arrow_column, arrow_inferred, constant_column, ordered_map
 from ._long import LONG_COLUMNS, check_long_table
 
 __all__ = ["read_inspect"]
@@ -35,15 +38,29 @@ def _zstd_member(path, info):
     return zstandard.ZstdDecompressor().decompress(raw, max_output_size=info.file_size)
 
 
-def _member_json(archive, path, name):
+def _member_bytes(archive, path, name):
+    import zstandard
+
     info = archive.getinfo(name)
     try:
         if info.compress_type == _ZSTD:
-            raw = _zstd_member(path, info)
-        else:
-            raw = archive.read(name)
+            return _zstd_member(path, info)
+        return archive.read(name)
+    except (ValueError, zipfile.BadZipFile, OSError, zlib.error,
+            zstandard.ZstdError) as exc:
+        raise ValueError(
+            f"{path}: member {name!r} is not readable JSON ({exc})"
+        ) from exc
+
+
+def _member_json(archive, path, name, raw=None):
+    try:
+        if raw is None:
+            raw = _member_bytes(archive, path, name)
         return json.loads(raw)
-    except (ValueError, zipfile.BadZipFile, OSError) as exc:
+    except ValueError as exc:
+        if str(path) in str(exc):
+            raise
         raise ValueError(
             f"{path}: member {name!r} is not readable JSON ({exc})"
         ) from exc
@@ -91,6 +108,11 @@ def _sample_rows(sample, model, task, path):
         item, epoch, scores = sample["id"], sample["epoch"], sample.get("scores")
     except (KeyError, TypeError) as exc:
         raise ValueError(f"{path}: a sample lacks the field {exc}") from exc
+    if scores and not isinstance(scores, dict):
+        raise ValueError(
+            f"{path}: sample {item!r} epoch {epoch}: field 'scores' is not an "
+            "object of scorers"
+        )
     target = sample.get("target")
     if isinstance(target, list):
         target = " | ".join(map(str, target))
@@ -175,6 +197,122 @@ def _fast_columns(samples, model, task):
             "answer": [a for row in zip(*answers, strict=True) for a in row]}
 
 
+def _arrow_scorer(entry):
+    """``(scores, answers)`` of one scorer's entries parsed by pyarrow, or None.
+
+    The common case only, as :func:`_fast_columns` reads it: every entry an
+    object whose ``value`` is a number, or every one a letter C/I/P/N, and
+    whose ``answer`` is text, null or absent.
+    """
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    if not pa.types.is_struct(entry.type) or entry.null_count:
+        return None
+    fields = dict(zip([f.name for f in entry.type], entry.flatten(), strict=True))
+    value, answer = fields.get("value"), fields.get("answer")
+    if value is None or value.null_count:
+        return None
+    if value.type in (pa.int64(), pa.float64()):
+        # int64 to float64 rounds to the nearest, as Python's float(int)
+        scores = value.to_numpy().astype(np.float64)
+    elif value.type == pa.string():
+        code = pc.index_in(value, value_set=pa.array(list(_LETTERS)))
+        if code.null_count:
+            return None
+        scores = np.array(list(_LETTERS.values()))[code.to_numpy()]
+    else:
+        return None
+    if answer is None:
+        answer = pa.nulls(len(entry), pa.string())
+    elif answer.type not in (pa.string(), pa.null()):
+        return None
+    return scores, answer.cast(pa.string())
+
+
+def _arrow_target(target, n):
+    """The samples' targets as text (lists joined by " | "), or None if unusual."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    if target is None:
+        return pa.nulls(n, pa.string())
+    if target.type in (pa.string(), pa.null()):
+        return target.cast(pa.string())
+    if pa.types.is_list(target.type) and target.type.value_type in (
+        pa.string(), pa.null()
+    ):
+        if target.flatten().null_count:  # None in a list: str(None) in the join
+            return None
+        return pc.binary_join(target.cast(pa.list_(pa.string())), " | ")
+    return None
+
+
+def _arrow_frame(documents, model, task):
+    """``(long table, samples)`` of summaries documents parsed by pyarrow, or None.
+
+    ``documents`` are the bytes of JSON lists of summaries (``summaries.json``,
+    or the journal's members in order). Every key of every summary is parsed
+    (:func:`~._files.arrow_inferred`): the scorers are the keys of the
+    ``scores`` objects. The common case that
+    :func:`_fast_columns` reads (every sample with the same scorers, an id,
+    an integer epoch, text or list targets, the values numbers or letters)
+    gives the same table; anything else returns None, and the standard
+    library reads the document (the same table, or the error naming the
+    sample and field).
+    """
+    runs = []
+    for data in documents:  # each one a list: none is valid only joined
+        parsed = arrow_inferred(data)
+        if parsed is None:
+            return None
+        runs += parsed
+    import pyarrow as pa
+
+    scorers, id_type, columns = None, None, []
+    for run in runs:
+        fields = dict(zip([f.name for f in run.type], run.flatten(), strict=True))
+        ids, epochs, scores = (fields.get(k) for k in ("id", "epoch", "scores"))
+        if ids is None or epochs is None or scores is None \
+                or ids.null_count or epochs.null_count or scores.null_count \
+                or ids.type not in (pa.string(), pa.int64()) \
+                or epochs.type != pa.int64() or not pa.types.is_struct(scores.type):
+            return None
+        names = [f.name for f in scores.type]
+        scorers = scorers or names
+        id_type = id_type or ids.type
+        if not names or sorted(names) != sorted(scorers) or ids.type != id_type:
+            return None
+        entries = dict(zip(names, scores.flatten(), strict=True))
+        parsed = [_arrow_scorer(entries[name]) for name in scorers]
+        target = _arrow_target(fields.get("target"), len(run))
+        if target is None or any(p is None for p in parsed):
+            return None
+        columns.append((ids, epochs, target, parsed))
+    n, m = sum(len(c[0]) for c in columns), len(scorers)
+    # rows sample by sample, the scorers in order: row k * m + j
+    sample = np.repeat(np.arange(n), m)
+    answers = pa.concat_arrays([p[j][1] for j in range(m) for p in
+                                (c[3] for c in columns)])
+    frame = pd.DataFrame({
+        "model": constant_column(model, n * m),
+        "task": constant_column(task, n * m),
+        "item": arrow_column(pa.concat_arrays([c[0] for c in columns])
+                             .take(sample)),
+        "epoch": np.concatenate([c[1].to_numpy() for c in columns])[sample],
+        "metric": arrow_column(pa.DictionaryArray.from_arrays(
+            pa.array(np.tile(np.arange(m), n)), pa.array(scorers))
+            .dictionary_decode()) if m > 1 else constant_column(scorers[0], n),
+        "score": np.column_stack([np.concatenate([c[3][j][0] for c in columns])
+                                  for j in range(m)]).ravel(),
+        "target": arrow_column(pa.concat_arrays([c[2] for c in columns])
+                               .take(sample)),
+        "answer": arrow_column(answers.take(
+            (np.arange(m)[None, :] * n + np.arange(n)[:, None]).ravel())),
+    })
+    return frame, n
+
+
 def _frame(samples, model, task, path):
     """The long table of a log's samples, and their number."""
     columns = _fast_columns(samples, model, task) if isinstance(samples, list) \
@@ -208,9 +346,18 @@ def _read_eval(path):
             key=lambda n: int(n.rsplit("/", 1)[1].split(".")[0]),
         )
         if "summaries.json" in names:  # the per-sample summaries hold the scores
-            samples = _member_json(archive, path, "summaries.json")
+            raw = _member_bytes(archive, path, "summaries.json")
+            fast = _arrow_frame([raw], model, task)
+            if fast is not None:
+                return (*fast, status)
+            samples = _member_json(archive, path, "summaries.json", raw)
         elif journal:  # a run that did not finish: the summaries written so far
-            samples = [s for n in journal for s in _member_json(archive, path, n)]
+            raws = [_member_bytes(archive, path, n) for n in journal]
+            fast = _arrow_frame(raws, model, task)
+            if fast is not None:
+                return (*fast, status)
+            samples = [s for n, raw in zip(journal, raws, strict=True)
+                       for s in _member_json(archive, path, n, raw)]
         else:  # sample by sample, member by member
             samples = (
                 _member_json(archive, path, n) for n in names
@@ -299,12 +446,17 @@ def read_inspect(path):
         files = [path]
     else:
         raise ValueError(f"{path}: no such file or folder")
-    parts = []
     for file in files:
         if file.suffix not in (".eval", ".json"):
             raise ValueError(f"{file}: not an inspect_ai log (.eval or .json)")
-        read = _read_eval if file.suffix == ".eval" else _read_json
-        found, n_samples, status = read(file)
+
+    def read(file):
+        return (_read_eval if file.suffix == ".eval" else _read_json)(file)
+
+    parts = []
+    for file, (found, n_samples, status) in zip(
+        files, ordered_map(read, files), strict=True
+    ):
         if n_samples == 0:
             raise ValueError(f"{file}: the log has no samples (status {status!r})")
         if status != "success":

@@ -14,6 +14,7 @@ from ._files import (
     constant_column,
     input_files,
     long_table,
+    ordered_map,
     read_json,
     score_of,
 )
@@ -162,6 +163,7 @@ def _arrow_samples(file, filters):
     gives the same table or names the line at fault.
     """
     import pyarrow as pa
+    import pyarrow.compute as pc
 
     metrics = list(dict.fromkeys(m for names in filters.values() for m in names))
     if not filters or set(metrics) & set(_KEPT):
@@ -173,10 +175,10 @@ def _arrow_samples(file, filters):
             or table.column("filter").null_count:
         return None
     names = list(filters)
-    codes = table.column("filter").to_numpy(zero_copy_only=False)
-    code = pd.Categorical(codes, categories=names).codes
-    if (code < 0).any():  # a filter the results file does not report
+    code = pc.index_in(table.column("filter"), value_set=pa.array(names))
+    if code.null_count:  # a filter the results file does not report
         return None
+    code = code.to_numpy()
     counts = np.array([len(filters[name]) for name in names])[code]
     starts = np.concatenate(([0], np.cumsum(counts)[:-1]))
     n_rows = int(counts.sum())
@@ -259,15 +261,24 @@ def _read_run(results_file, skipped):
     tasks = _task_metrics(results, results_file)
     versions = results.get("versions") or {}
     stamp = results_file.stem[len("results_"):]
-    parts, read, absent = [], 0, []
+    parts, read, absent, present = [], 0, [], []
     for task, filters in tasks.items():
         file = _samples_file(results_file.parent, task, stamp)
-        if not file.is_file():
+        if file.is_file():
+            present.append((task, filters, file))
+        else:
             absent.append(task)
-            continue
-        items, targets, hashes, metrics, scores = _read_samples(
-            file, task, filters, skipped
-        )
+
+    def read_task(entry):  # a task's samples file, its own skipped metrics
+        task, filters, file = entry
+        own = set()
+        return _read_samples(file, task, filters, own), own
+
+    for (task, _, file), (columns, own) in zip(
+        present, ordered_map(read_task, present), strict=True
+    ):
+        items, targets, hashes, metrics, scores = columns
+        skipped |= own
         if not len(items) and not skipped:
             raise ValueError(f"{file}: the samples file has no samples")
         n = len(items)
@@ -296,8 +307,7 @@ def _read_run(results_file, skipped):
             UserWarning,
             stacklevel=3,
         )
-    present = [task for task in tasks if task not in absent]
-    return model, {task: versions.get(task) for task in present}, parts
+    return model, {task: versions.get(task) for task, _, _ in present}, parts
 
 
 def read_lm_eval(path):

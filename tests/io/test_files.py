@@ -246,10 +246,13 @@ def test_lm_eval_both_parsers_agree_on_generated_files(n_files, tmp_path,
                   tmp_path, monkeypatch, n_files, 0)
 
 
-def test_lm_eval_small_blocks_read_alike(tmp_path, monkeypatch):
-    # blocks of a few lines, lines longer than a block: the same table
+@pytest.mark.parametrize("n_threads", [1, 3])
+def test_lm_eval_small_blocks_read_alike(n_threads, tmp_path, monkeypatch):
+    # blocks of a few lines, lines longer than a block, several blocks parsed
+    # at a time by parallel threads: the same table
     monkeypatch.setattr(_files, "CHUNK_BYTES", 700)
     monkeypatch.setattr(_files, "BLOCK_BYTES", 300)
+    monkeypatch.setattr(_files, "N_THREADS", n_threads)
     _check_corpus(read_lm_eval, _write_lm_eval, (_lm_eval, "_arrow_samples"),
                   tmp_path, monkeypatch, 40, 1)
 
@@ -346,15 +349,35 @@ def test_documents_cut_in_pieces_read_alike(read, write, seed, tmp_path,
     # a document parsed in pieces of whole elements, by several threads
     monkeypatch.setattr(_files, "SPLIT_BYTES", 100)
     monkeypatch.setattr(_files, "N_THREADS", 3)
+    outcomes = _generated(write, tmp_path, seed, 40,
+                          lambda folder: _assert_same(read, folder, monkeypatch))
+    assert {"table", "error"} <= set(outcomes)
+
+
+def _generated(write, tmp_path, seed, n_folders, check):
+    """``check(folder)`` of ``n_folders`` folders written by ``write``, half hostile."""
     rng = random.Random(seed)
     outcomes = []
-    for k in range(40):
+    for k in range(n_folders):
         folder = tmp_path / str(k)
         folder.mkdir()
         rng.hostile = rng.random() < 0.5
         write(folder, rng)
-        outcomes.append(_assert_same(read, folder, monkeypatch))
-    assert {"table", "error"} <= set(outcomes)
+        outcomes.append(check(folder))
+    return outcomes
+
+
+def _threads_alike(read, folder, monkeypatch):
+    """Reading ``folder`` on one thread and on three: the same outcome."""
+    monkeypatch.setattr(_files, "N_THREADS", 1)
+    one = _outcome(read, folder, monkeypatch, True)
+    monkeypatch.setattr(_files, "N_THREADS", 3)
+    several = _outcome(read, folder, monkeypatch, True)
+    assert one[0] == several[0], (one, several)
+    if one[0] == "table":
+        pd.testing.assert_frame_equal(one[1], several[1], check_exact=True)
+    assert one[2:] == several[2:]
+    return one[0]
 
 
 def test_a_document_is_cut_only_between_elements():
@@ -407,3 +430,71 @@ def test_a_samples_line_that_is_not_utf8_is_named(tmp_path, monkeypatch):
         outcome = _outcome(read_lm_eval, tmp_path, monkeypatch, arrow)
         assert outcome[0] == "error"
         assert f"{samples}: line {len(lines)} is not UTF-8" in outcome[2]
+
+
+def test_ordered_map_keeps_the_order_and_raises_the_first_error(monkeypatch):
+    import threading
+    import time
+
+    monkeypatch.setattr(_files, "N_THREADS", 3)
+    running, most, lock = [0], [0], threading.Lock()
+
+    def work(k):
+        with lock:
+            running[0] += 1
+            most[0] = max(most[0], running[0])
+        time.sleep(0.001 * (k % 4))  # later items may finish first
+        with lock:
+            running[0] -= 1
+        if k in (7, 9):
+            raise ValueError(f"item {k}")
+        return k * k
+
+    assert list(_files.ordered_map(work, range(7))) == [k * k for k in range(7)]
+    assert 1 < most[0] <= 3  # parallel, never more items in flight than threads
+    with pytest.raises(ValueError, match="item 7"):
+        list(_files.ordered_map(work, range(12)))
+    monkeypatch.setattr(_files, "N_THREADS", 1)
+    assert list(_files.ordered_map(work, [2, 1])) == [4, 1]
+
+
+def _write_lm_eval_tasks(folder, rng):
+    # one run of several tasks, some without their samples file
+    filters = {"none": ["acc", "acc_norm"], "strict": ["exact_match"]}
+    tasks = [f"t{k}" for k in range(rng.randint(2, 5))]
+    table = {"acc,none": 0.5, "acc_norm,none": 0.5, "exact_match,strict": 0.5}
+    (folder / "results_1.json").write_text(json.dumps({
+        "results": dict.fromkeys(tasks, table), "configs": dict.fromkeys(tasks, {}),
+        "versions": dict.fromkeys(tasks, 1), "config": {"model": "m"},
+        "model_name": "m"}))
+    for task in tasks:
+        if rng.random() < 0.9:
+            lines = [_lm_eval_line(rng, k, filters) for k in range(rng.randint(1, 30))]
+            (folder / f"samples_{task}_1.jsonl").write_bytes(_corrupt(lines, rng))
+
+
+def _write_helm_runs(folder, rng):
+    for k in range(rng.randint(2, 5)):
+        (folder / str(k)).mkdir()
+        _write_helm(folder / str(k), rng)
+        (folder / str(k) / "run" / "run_spec.json").write_text(json.dumps(
+            {"name": f"qa{k}:model=m", "adapter_spec": {"model": "m"}}))
+
+
+def _write_alpaca_files(folder, rng):
+    for k in range(rng.randint(2, 5)):
+        (folder / str(k)).mkdir()
+        _write_alpaca(folder / str(k), rng)
+
+
+@pytest.mark.parametrize("read, write, seed", [
+    (read_lm_eval, _write_lm_eval_tasks, 9), (read_helm, _write_helm_runs, 10),
+    (read_alpaca_eval, _write_alpaca_files, 11),
+])
+def test_folders_read_by_parallel_threads_read_alike(read, write, seed, tmp_path,
+                                                    monkeypatch):
+    # the files of a folder read by several threads: the same table, warnings
+    # and first error as one file after the other
+    outcomes = _generated(write, tmp_path, seed, 15,
+                          lambda folder: _threads_alike(read, folder, monkeypatch))
+    assert "table" in outcomes

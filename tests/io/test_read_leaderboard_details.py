@@ -293,3 +293,25 @@ def test_any_metrics_struct_reads_back_as_written(tmp_path_factory, metrics,
             score = long[(long["item"] == k) & (long["metric"] == metric)]["score"]
             assert len(score) == 1
             np.testing.assert_equal(score.iloc[0], float(value))
+
+
+_GOLD = st.one_of(
+    st.none(), st.text(max_size=5),
+    st.lists(st.one_of(st.text(max_size=3), st.none()), max_size=3),
+)
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(_GOLD, min_size=1, max_size=6), st.booleans())
+def test_targets_are_joined_in_arrow_as_in_python(golds, large):
+    # the gold answers of a table: text, lists of text (joined by " | "), nulls
+    from sklearn_eval.io._details import _target_text, _text
+
+    try:
+        column = pa.chunked_array([pa.array(golds)])
+    except (pa.ArrowInvalid, pa.ArrowTypeError):  # text and lists mixed
+        return
+    if large and pa.types.is_list(column.type):
+        column = column.cast(pa.large_list(pa.large_string()))
+    expected = _text(golds)
+    assert _target_text(pa, column).tolist() == expected
