@@ -85,7 +85,7 @@ def _part_agent_mean(part):
     return mean_categories(_part_cells(part))[1]
 
 
-def _part_store(part, name, coding, what, labels, chunk_size, n_nodes):
+def _part_store(part, name, coding, labels, what, chunk_size, n_nodes):
     """The partition's indicator store; unknown categories name the partition."""
     try:
         csr = indicators(_part_cells(part), coding, what, labels)

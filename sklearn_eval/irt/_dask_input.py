@@ -180,7 +180,7 @@ def _check_block(block, index, offset, n_items, kind="binary"):
                 else _ALLOWED[kind])
         raise ValueError(
             f"Chunk {index}: X must hold {what}; row "
-            f"{offset + row}, column {column} holds {values[row, column]!r}."
+            f"{offset + row}, column {column} holds {_plain(values[row, column])!r}."
         )
     empty = np.flatnonzero(np.isnan(values).all(axis=1))
     if empty.size:
