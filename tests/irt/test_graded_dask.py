@@ -102,10 +102,12 @@ def test_long_table_fit_equals_in_memory_fit_by_label(dask_client, model):
     """Shuffled rows spread over partitions, an unobserved category below an
     item's highest (collapsed) and an item in one category (left out): the
     same coding, the same warnings and the same fit, label by label."""
-    X = _graded(300, 12, 0.5, seed=11)
-    X[X[:, 3] == 1, 3] = 2  # category 1 of item 3 never observed
-    X[~np.isnan(X[:, 7]), 7] = 2  # item 7 in one category
-    table = _long(X)
+    def recoded(X):
+        X[X[:, 3] == 1, 3] = 2  # category 1 of item 3 never observed
+        X[~np.isnan(X[:, 7]), 7] = 2  # item 7 in one category
+        return X
+
+    table = _long(recoded(_graded(300, 12, 0.5, seed=11)))
     memory = long_to_result_matrix(table, task="item", sparse=True)
     params = {"model": model, "tol": 1e-9}
     memory_fit, memory_warnings = _fit_recording(params, memory)
@@ -116,7 +118,7 @@ def test_long_table_fit_equals_in_memory_fit_by_label(dask_client, model):
     assert any("'item007'" in m and "left out" in m for m in dask_warnings)
     np.testing.assert_array_equal(fit.feature_names_in_, memory_fit.tasks_)
     # new agents' long table, against the same responses in memory
-    new = _long(_graded(60, 12, 0.5, seed=12))
+    new = _long(recoded(_graded(60, 12, 0.5, seed=12)))
     new_memory = long_to_result_matrix(new, task="item", sparse=True)
     _assert_same_fit(fit, memory_fit, dd.from_pandas(new, npartitions=2, sort=False),
                      new_memory)
