@@ -444,6 +444,13 @@ def fit_continuous(cells, n_agents, labels, keep, rate, *, model, grid,
     dense = {"dense": True, "sparse": False}.get(algorithm)
     store = ScoreStore(cells, n_agents, keep, model, dense=dense,
                        parallel=parallel, chunk_size=chunk_size)
+    return fit_score_store(store, labels, keep, rate, grid=grid, max_iter=max_iter,
+                           tol=tol)
+
+
+def fit_score_store(store, labels, keep, rate, *, grid, max_iter, tol):
+    """:func:`fit_continuous` on a built store (per-agent results: Dask
+    arrays for a store on Dask workers)."""
     params = start_params(store)
     params, state, n_iter, converged = em(store, grid, params, max_iter, tol)
     if not converged:

@@ -19,6 +19,13 @@ them, and they are small next to the responses.
 import numpy as np
 
 from ..utils._dask import is_dask_collection
+from ._continuous import CONTINUOUS_MODELS
+from ._dask_continuous import (
+    continuous_dask_data,
+    continuous_dask_pass,
+    continuous_dask_predict,
+    fit_continuous_dask,
+)
 from ._dask_graded import (
     fit_graded_dask,
     graded_dask_data,
@@ -28,12 +35,21 @@ from ._dask_graded import (
 from ._dask_input import long_columns, read_dask_array, read_long_table, summary_of
 from ._graded import GRADED_MODELS
 
-__all__ = ["check_dask_model", "dask_fit_data", "dask_graded_fit_data", "dask_input",
-           "fit_graded_dask", "graded_dask_pass", "graded_dask_proba",
-           "is_dask_collection", "stack_columns"]
+__all__ = ["check_dask_model", "continuous_dask_pass", "continuous_dask_predict",
+           "dask_continuous_fit_data", "dask_fit_data", "dask_graded_fit_data",
+           "dask_input", "fit_continuous_dask", "fit_graded_dask", "graded_dask_pass",
+           "graded_dask_proba", "is_dask_collection", "stack_columns"]
 
-# the models of IRT that read Dask input with one ability: binary and graded
-DASK_MODELS = ("1PL", "2PL", "3PL", "4PL", *GRADED_MODELS)
+# the models of IRT that read Dask input with one ability: binary, graded and
+# continuous
+DASK_MODELS = ("1PL", "2PL", "3PL", "4PL", *GRADED_MODELS, *CONTINUOUS_MODELS)
+
+
+def _kind(model):
+    """What the scores of ``model`` are (the validation on the workers)."""
+    if model in GRADED_MODELS:
+        return "graded"
+    return "continuous" if model in CONTINUOUS_MODELS else "binary"
 
 
 def _read(X, *, items=None, n_items=None, kind="binary"):
@@ -81,12 +97,16 @@ def dask_graded_fit_data(X, model):
     return graded_dask_data(_read(X, kind="graded"), model)
 
 
+def dask_continuous_fit_data(X, clip):
+    """``summarise_scores`` for Dask input (beta, logit-normal), on the workers."""
+    return continuous_dask_data(_read(X, kind="continuous"), clip)
+
+
 def check_dask_model(estimator):
     """ValueError naming the model unless :class:`IRT` reads Dask input for it.
 
-    The binary (1PL to 4PL) and graded (GRM, GPCM) one-factor models run on
-    the distributed stores; the continuous and multi-factor models need
-    their data in memory.
+    The one-factor models (binary, graded, continuous) run on the
+    distributed stores; the multi-factor models need their data in memory.
     """
     model, n_factors = estimator.model, estimator.n_factors
     if model not in DASK_MODELS or n_factors != 1:
@@ -94,8 +114,8 @@ def check_dask_model(estimator):
                 else f"n_factors={n_factors}")
         raise ValueError(
             f"IRT with {what} does not read Dask input: only the one-factor "
-            "binary (1PL, 2PL, 3PL, 4PL) and graded (GRM, GPCM) models run on "
-            "a Dask cluster. "
+            "binary (1PL, 2PL, 3PL, 4PL), graded (GRM, GPCM) and continuous "
+            "(beta, logit-normal) models run on a Dask cluster. "
             "Collect the data first (X.compute()) or choose one of those."
         )
 
@@ -104,7 +124,7 @@ def dask_input(X, estimator):
     """New Dask input coded on the workers against a fitted estimator's items."""
     return _read(X, items=estimator.tasks_ if hasattr(X, "columns") else None,
                  n_items=estimator.n_features_in_,
-                 kind="graded" if estimator.model in GRADED_MODELS else "binary")
+                 kind=_kind(estimator.model))
 
 
 def stack_columns(*columns):

@@ -61,12 +61,16 @@ def _not_allowed(values, kind):
         with np.errstate(invalid="ignore"):
             return ~(np.isnan(values) | ((values == np.round(values))
                                          & (values >= 0.0)))
+    if kind == "continuous":
+        return ~(np.isnan(values) | ((values >= 0.0) & (values <= 1.0)))
     return ~(np.isnan(values) | (values == 0.0) | (values == 1.0))
 
 
 # what each kind of score must be, for the messages
 _ALLOWED = {"binary": "binary (0, 1, or NaN for missing)",
-            "graded": "ordered categories coded 0, 1, 2, ... (NaN for missing)"}
+            "graded": "ordered categories coded 0, 1, 2, ... (NaN for missing)",
+            "continuous": "in [0, 1] (NaN for missing)"}
+_NUMERIC = {"binary": "0, 1", "graded": "0, 1, 2, ...", "continuous": "in [0, 1]"}
 
 
 def _scores_of(frame, index, columns, kind="binary"):
@@ -81,7 +85,7 @@ def _scores_of(frame, index, columns, kind="binary"):
             except (TypeError, ValueError):
                 raise TypeError(
                     f"Partition {index}: score must be numeric "
-                    f"({'0, 1' if kind == 'binary' else '0, 1, 2, ...'} or NaN); "
+                    f"({_NUMERIC[kind]} or NaN); "
                     f"{_describe_row(frame, position, columns)}."
                 ) from None
         raise
@@ -176,8 +180,9 @@ def _check_block(block, index, offset, n_items, kind="binary"):
     bad = _not_allowed(values, kind)
     if bad.any():
         row, column = (int(v[0]) for v in np.nonzero(bad))
-        what = ("binary responses (0, 1, or NaN)" if kind == "binary"
-                else _ALLOWED[kind])
+        what = {"binary": "binary responses (0, 1, or NaN)",
+                "continuous": "scores in [0, 1] (NaN for missing)"}.get(
+                    kind, _ALLOWED[kind])
         raise ValueError(
             f"Chunk {index}: X must hold {what}; row "
             f"{offset + row}, column {column} holds {_plain(values[row, column])!r}."

@@ -86,9 +86,13 @@ def _small_part(moments):
 
     ``n`` is left out where it is ``r`` itself (the graded store's).
     """
-    keys = [key for key in ("loglik", "mass", "r", "n") if key in moments
+    keys = [key for key in _SUMMED if key in moments
             and not (key == "n" and moments["n"] is moments.get("r"))]
     return {key: np.array(moments[key]) for key in keys}
+
+
+# what an E-step sums over the agents: binary, graded and continuous stores
+_SUMMED = ("loglik", "mass", "r", "n", "N", "S1", "S2", "S11", "S12", "S22")
 
 
 def _pick(result, key):
@@ -287,6 +291,24 @@ class _DaskStore:
             out[key] = self._agent_array(pieces)
         return out
 
+    def should_flip(self, theta, proportion):
+        """``_should_flip`` from sums computed on the workers."""
+        futures = [self.client.submit(_part_flip_sums, t, p, workers=[worker],
+                                      allow_other_workers=False, pure=False)
+                   for t, p, worker in zip(self._blocks_of(theta),
+                                           self._blocks_of(proportion),
+                                           self.workers, strict=True)]
+        sums = self._reduce(futures)
+        n, st, sp, stt, spp, stp = sums
+        if n < 2:
+            return False
+        var_t = stt / n - (st / n) ** 2
+        var_p = spp / n - (sp / n) ** 2
+        if var_t <= 0 or var_p <= 0:
+            return False
+        return stp / n - st / n * sp / n < 0
+
+
     def release(self):
         """Let the workers drop the partitions (no result depends on them)."""
         self.stores = []
@@ -375,23 +397,6 @@ class _DaskResponses(_DaskStore):
             "item_fit needs every response of an item at once; it is not "
             "offered on Dask input (collect a sample of agents first)."
         )
-
-    def should_flip(self, theta, proportion):
-        """``_should_flip`` from sums computed on the workers."""
-        futures = [self.client.submit(_part_flip_sums, t, p, workers=[worker],
-                                      allow_other_workers=False, pure=False)
-                   for t, p, worker in zip(self._blocks_of(theta),
-                                           self._blocks_of(proportion),
-                                           self.workers, strict=True)]
-        sums = self._reduce(futures)
-        n, st, sp, stt, spp, stp = sums
-        if n < 2:
-            return False
-        var_t = stt / n - (st / n) ** 2
-        var_p = spp / n - (sp / n) ** 2
-        if var_t <= 0 or var_p <= 0:
-            return False
-        return stp / n - st / n * sp / n < 0
 
 
 def _finish(out, counts):
