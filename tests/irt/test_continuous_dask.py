@@ -8,12 +8,17 @@ import copy
 import warnings
 
 import numpy as np
-import pandas as pd
 import pytest
 from numpy.testing import assert_allclose
 
 from sklearn_eval.irt import IRT
 from sklearn_eval.utils import long_to_result_matrix
+from tests.irt.dask_helpers import (
+    assert_same_agents,
+    assert_same_passes,
+    long_table,
+    transfer_bytes,
+)
 from tests.irt.simulate import simulate_scores
 
 pytest.importorskip("distributed")
@@ -30,17 +35,6 @@ def _scores(n_agents, n_items, missing, seed):
     X = simulate_scores(n_agents, n_items, missing=missing, seed=seed)
     X[X < 0.02] = 0.0
     return X[~np.isnan(X).all(axis=1)]
-
-
-def _long(X):
-    """The long table (agent, item, score) of X's observed scores, shuffled."""
-    rows, columns = np.nonzero(~np.isnan(X))
-    table = pd.DataFrame({
-        "agent": [f"agent{r:04d}" for r in rows],
-        "item": [f"item{c:03d}" for c in columns],
-        "score": X[rows, columns],
-    })
-    return table.sample(frac=1.0, random_state=0).reset_index(drop=True)
 
 
 def _recording(function, *args):
@@ -66,30 +60,15 @@ def _assert_same_fit(fit, memory_fit, X_dask, X_memory):
     for name in ("discrimination_se_", "difficulty_se_", f"{scale}_se_"):
         assert_allclose(getattr(fit, name), getattr(memory_fit, name), rtol=1e-8,
                         err_msg=name)
-    for name in ("abilities_", "abilities_sd_"):
-        value = getattr(fit, name)
-        assert isinstance(value, da.Array), name  # stays on the workers
-        assert_allclose(value.compute(), getattr(memory_fit, name), rtol=1e-10,
-                        atol=1e-10, err_msg=name)
-    np.testing.assert_array_equal(fit.agents_, memory_fit.agents_)
-    np.testing.assert_array_equal(fit.tasks_, memory_fit.tasks_)
+    assert_same_agents(fit, memory_fit, "mean_score")
     memory_fit = copy.deepcopy(memory_fit)
     memory_fit._item_params = fit._item_params.copy()
-    (out, dask_warnings), (expected, memory_warnings) = (
+    (_, dask_warnings), (_, memory_warnings) = (
         _recording(fit.transform, X_dask), _recording(memory_fit.transform, X_memory))
     assert dask_warnings == memory_warnings  # the clipping of new scores
-    assert isinstance(out, da.Array)
-    assert_allclose(out.compute(), expected, rtol=1e-10, atol=1e-10)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", UserWarning)  # the clipping, as above
-        predicted = fit.predict(X_dask)
-        assert isinstance(predicted, da.Array)
-        assert_allclose(predicted.compute(), memory_fit.predict(X_memory),
-                        rtol=1e-10, atol=1e-12)
-        assert_allclose(fit.score(X_dask), memory_fit.score(X_memory), rtol=1e-10)
-    table, memory_table = fit.agent_table(), memory_fit.agent_table()
-    assert_allclose(table.loc[memory_table.index, "mean_score"],
-                    memory_table["mean_score"], rtol=1e-12)
+        assert_same_passes(fit, memory_fit, X_dask, X_memory, "predict")
 
 
 @pytest.mark.parametrize("model", ["beta", "logit-normal"])
@@ -108,7 +87,7 @@ def test_long_table_fit_equals_in_memory_fit_by_label(dask_client):
     score (left out): the same warnings and the same fit, label by label."""
     X = _scores(200, 10, 0.5, seed=5)
     X[~np.isnan(X[:, 4]), 4] = 0.5
-    table = _long(X)
+    table = long_table(X)
     memory = long_to_result_matrix(table, task="item", sparse=True)
     memory_fit, memory_warnings = _recording(IRT(model="beta", tol=1e-9).fit,
                                              memory)
@@ -120,15 +99,9 @@ def test_long_table_fit_equals_in_memory_fit_by_label(dask_client):
     np.testing.assert_array_equal(fit.feature_names_in_, memory_fit.tasks_)
     new = _scores(50, 10, 0.5, seed=6)
     new[~np.isnan(new[:, 4]), 4] = 0.5
-    new = _long(new)
+    new = long_table(new)
     _assert_same_fit(fit, memory_fit, dd.from_pandas(new, npartitions=2, sort=False),
                      long_to_result_matrix(new, task="item", sparse=True))
-
-
-def _transfer_bytes(client):
-    """Bytes the workers sent (to each other and to the client): Dask's counter."""
-    totals = client.run(lambda dask_worker: dask_worker.transfer_outgoing_bytes_total)
-    return sum(totals.values())
 
 
 def test_traffic_per_e_step_is_the_node_tables_at_any_number_of_agents(dask_client):
@@ -150,10 +123,10 @@ def test_traffic_per_e_step_is_the_node_tables_at_any_number_of_agents(dask_clie
         store = _located_stores(data, keep, "beta", dense, None, 1e-3)
         tables = store.model.tables(params, grid.nodes)
         store.e_step(tables, grid)
-        before = _transfer_bytes(dask_client)
+        before = transfer_bytes(dask_client)
         for _ in range(3):
             store.e_step(tables, grid)
-        per_e_step.append((_transfer_bytes(dask_client) - before) / 3)
+        per_e_step.append((transfer_bytes(dask_client) - before) / 3)
     table = n_items * len(grid) * 8
     for value in per_e_step:
         # N, S1, S2 (n_nodes x n_items) from each of 2 workers
@@ -162,7 +135,7 @@ def test_traffic_per_e_step_is_the_node_tables_at_any_number_of_agents(dask_clie
 
 
 def test_scores_outside_the_unit_interval_name_a_partition_and_row(dask_client):
-    table = _long(_scores(60, 6, 0.0, seed=8))
+    table = long_table(_scores(60, 6, 0.0, seed=8))
     table.loc[200, "score"] = 1.5
     with pytest.raises(ValueError, match=r"Partition 1: scores must be in \[0, 1\]"
                                          r".*row 200 \(agent="):

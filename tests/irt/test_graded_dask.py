@@ -13,6 +13,12 @@ from numpy.testing import assert_allclose
 
 from sklearn_eval.irt import IRT
 from sklearn_eval.utils import long_to_result_matrix
+from tests.irt.dask_helpers import (
+    assert_same_agents,
+    assert_same_passes,
+    long_table,
+    transfer_bytes,
+)
 from tests.irt.simulate import simulate_graded
 
 pytest.importorskip("distributed")
@@ -26,17 +32,6 @@ def _graded(n_agents, n_items, missing, seed, K=4):
     """Category codes 0..K-1 without empty agents."""
     X = simulate_graded(n_agents, n_items, K=K, missing=missing, seed=seed)
     return X[~np.isnan(X).all(axis=1)]
-
-
-def _long(X):
-    """The long table (agent, item, score) of X's observed responses, shuffled."""
-    rows, columns = np.nonzero(~np.isnan(X))
-    table = pd.DataFrame({
-        "agent": [f"agent{r:04d}" for r in rows],
-        "item": [f"item{c:03d}" for c in columns],
-        "score": X[rows, columns],
-    })
-    return table.sample(frac=1.0, random_state=0).reset_index(drop=True)
 
 
 def _fit_recording(params, X):
@@ -63,28 +58,11 @@ def _assert_same_fit(fit, memory_fit, X_dask, X_memory):
     for name in ("discrimination_se_", "difficulty_se_", _column(fit)[:-1] + "_se_"):
         assert_allclose(getattr(fit, name), getattr(memory_fit, name), rtol=1e-8,
                         err_msg=name)
-    for name in ("abilities_", "abilities_sd_"):
-        value = getattr(fit, name)
-        assert isinstance(value, da.Array), name  # stays on the workers
-        assert_allclose(value.compute(), getattr(memory_fit, name), rtol=1e-10,
-                        atol=1e-10, err_msg=name)
+    assert_same_agents(fit, memory_fit, "mean_category")
     np.testing.assert_array_equal(fit.n_categories_, memory_fit.n_categories_)
     for ours, theirs in zip(fit.categories_, memory_fit.categories_, strict=True):
         np.testing.assert_array_equal(ours, theirs)
-    np.testing.assert_array_equal(fit.agents_, memory_fit.agents_)
-    np.testing.assert_array_equal(fit.tasks_, memory_fit.tasks_)
-    out = fit.transform(X_dask)
-    assert isinstance(out, da.Array)
-    assert_allclose(out.compute(), memory_fit.transform(X_memory), rtol=1e-10,
-                    atol=1e-10)
-    proba = fit.predict_proba(X_dask)
-    assert isinstance(proba, da.Array)
-    assert_allclose(proba.compute(), memory_fit.predict_proba(X_memory),
-                    rtol=1e-10, atol=1e-12)
-    assert_allclose(fit.score(X_dask), memory_fit.score(X_memory), rtol=1e-10)
-    table, memory_table = fit.agent_table(), memory_fit.agent_table()
-    assert_allclose(table.loc[memory_table.index, "mean_category"],
-                    memory_table["mean_category"], rtol=1e-12)
+    assert_same_passes(fit, memory_fit, X_dask, X_memory, "predict_proba")
 
 
 @pytest.mark.parametrize("model", ["GRM", "GPCM"])
@@ -107,7 +85,7 @@ def test_long_table_fit_equals_in_memory_fit_by_label(dask_client, model):
         X[~np.isnan(X[:, 7]), 7] = 2  # item 7 in one category
         return X
 
-    table = _long(recoded(_graded(300, 12, 0.5, seed=11)))
+    table = long_table(recoded(_graded(300, 12, 0.5, seed=11)))
     memory = long_to_result_matrix(table, task="item", sparse=True)
     params = {"model": model, "tol": 1e-9}
     memory_fit, memory_warnings = _fit_recording(params, memory)
@@ -118,7 +96,7 @@ def test_long_table_fit_equals_in_memory_fit_by_label(dask_client, model):
     assert any("'item007'" in m and "left out" in m for m in dask_warnings)
     np.testing.assert_array_equal(fit.feature_names_in_, memory_fit.tasks_)
     # new agents' long table, against the same responses in memory
-    new = _long(recoded(_graded(60, 12, 0.5, seed=12)))
+    new = long_table(recoded(_graded(60, 12, 0.5, seed=12)))
     new_memory = long_to_result_matrix(new, task="item", sparse=True)
     _assert_same_fit(fit, memory_fit, dd.from_pandas(new, npartitions=2, sort=False),
                      new_memory)
@@ -152,12 +130,6 @@ def test_category_coding_equals_the_in_memory_coding(dask_client, seed):
         np.testing.assert_array_equal(ours, theirs)
 
 
-def _transfer_bytes(client):
-    """Bytes the workers sent (to each other and to the client): Dask's counter."""
-    totals = client.run(lambda dask_worker: dask_worker.transfer_outgoing_bytes_total)
-    return sum(totals.values())
-
-
 def test_traffic_per_e_step_is_the_category_table_at_any_number_of_agents(
         dask_client):
     """Per E-step only (n_nodes x indicator columns) counts travel: the bytes
@@ -181,10 +153,10 @@ def test_traffic_per_e_step_is_the_category_table_at_any_number_of_agents(
         counts = np.ones(coding.valid.shape)
         log_p = tables("GRM", start_values("GRM", counts), coding, grid.nodes)
         store.e_step(log_p, grid)
-        before = _transfer_bytes(dask_client)
+        before = transfer_bytes(dask_client)
         for _ in range(3):
             store.e_step(log_p, grid)
-        per_e_step.append((_transfer_bytes(dask_client) - before) / 3)
+        per_e_step.append((transfer_bytes(dask_client) - before) / 3)
     table = int(coding.n_categories.sum()) * len(grid) * 8
     for value in per_e_step:
         # the expected counts (n_nodes x columns) from each of 2 workers
@@ -193,7 +165,7 @@ def test_traffic_per_e_step_is_the_category_table_at_any_number_of_agents(
 
 
 def _table(**overrides):
-    table = _long(_graded(60, 6, 0.0, seed=8))
+    table = long_table(_graded(60, 6, 0.0, seed=8))
     for key, value in overrides.items():
         table[key] = value
     return table
