@@ -235,3 +235,13 @@ def test_a_failed_dask_fit_leaves_the_fitted_state(dask_client):
         model.fit(da.from_array(bad, chunks=(40, 6)))
     assert model.log_likelihood_ == before
     assert isinstance(model.abilities_, da.Array)
+
+
+def test_item_fit_of_dask_input_says_it_needs_the_data_in_memory(dask_client):
+    """The item fit groups every response of an item at once (user guide,
+    "More data than one machine"): refused on Dask input, as for the binary
+    models, rather than collecting the data."""
+    X = _graded(80, 6, 0.0, seed=13)
+    model = IRT(model="GRM").fit(X)
+    with pytest.raises(NotImplementedError, match="not offered on Dask input"):
+        model.item_fit(da.from_array(X, chunks=(40, 6)))
