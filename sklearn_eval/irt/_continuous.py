@@ -91,15 +91,19 @@ def clip_scores(data, clip, labels, cols, *, warn=True):
     """Exact 0 and 1 moved to ``clip`` and ``1 - clip``, with a warning."""
     exact = (data == 0.0) | (data == 1.0)
     if warn and exact.any():
-        items = np.unique(cols[exact])
-        warnings.warn(
-            f"{int(exact.sum())} score(s) exactly 0 or 1 were moved to "
-            f"score_clip={clip} or 1 - score_clip (the continuous models have "
-            f"densities on (0, 1)); items: "
-            f"{', '.join(str(v) for v in labels[items][:10])}"
-            + (" ..." if items.size > 10 else ""),
-            UserWarning, stacklevel=find_stack_level())
+        warn_clipped(int(exact.sum()), np.unique(cols[exact]), clip, labels)
     return np.where(exact, np.clip(data, clip, 1.0 - clip), data)
+
+
+def warn_clipped(n_exact, items, clip, labels):
+    """The warning of :func:`clip_scores`: ``n_exact`` scores of ``items``."""
+    warnings.warn(
+        f"{n_exact} score(s) exactly 0 or 1 were moved to "
+        f"score_clip={clip} or 1 - score_clip (the continuous models have "
+        f"densities on (0, 1)); items: "
+        f"{', '.join(str(v) for v in labels[items][:10])}"
+        + (" ..." if items.size > 10 else ""),
+        UserWarning, stacklevel=find_stack_level())
 
 
 def summarise_scores(values, labels, clip, *, what="IRT.fit"):
@@ -111,12 +115,24 @@ def summarise_scores(values, labels, clip, *, what="IRT.fit"):
     rows_kept = check_empty_agents(values, None, what=what)
     indptr, cols, data = _cells(values)
     data = clip_scores(data, clip, labels, cols)
+    keep, rate = kept_items(*item_sums(cols, data, n_items), labels)
+    return rows_kept, (indptr, cols, data), keep, rate
+
+
+def item_sums(cols, data, n_items):
+    """Per item: responses, sum, lowest and highest (clipped) score."""
     count = np.bincount(cols, minlength=n_items).astype(float)
     total = np.bincount(cols, weights=data, minlength=n_items)
     low = np.full(n_items, np.inf)
     high = np.full(n_items, -np.inf)
     np.minimum.at(low, cols, data)
     np.maximum.at(high, cols, data)
+    return count, total, low, high
+
+
+def kept_items(count, total, low, high, labels):
+    """The estimated items and the mean score per item (warning, errors)."""
+    n_items = count.size
     keep = (count >= 2) & (high > low)
     with np.errstate(invalid="ignore", divide="ignore"):
         rate = np.where(count > 0, total / count, np.nan)
@@ -131,7 +147,7 @@ def summarise_scores(values, labels, clip, *, what="IRT.fit"):
             f"{', '.join(str(v) for v in labels[~keep][:10])}"
             + (" ..." if (~keep).sum() > 10 else ""),
             UserWarning, stacklevel=find_stack_level())
-    return rows_kept, (indptr, cols, data), keep, rate
+    return keep, rate
 
 
 # ------------------------------------------------------------------ storage
@@ -249,34 +265,77 @@ def _score(store):
 
 
 # ----------------------------------------------------------------------- EM
-def start_params(store):
-    """Regression of each item's logit score on standardised mean logit scores."""
-    z = store.t1 if store.model.name != "beta" else store.t1 - store.t2
-    x = _score(store)
-    row_mean = np.bincount(store.rows, weights=z, minlength=store.n_agents) / \
+def _logit_scores(store):
+    return store.t1 if store.model.name != "beta" else store.t1 - store.t2
+
+
+def _row_means(store):
+    z = _logit_scores(store)
+    return np.bincount(store.rows, weights=z, minlength=store.n_agents) / \
         np.maximum(store.counts, 1)
-    sd = row_mean.std()
-    theta = (row_mean - row_mean.mean()) / sd if sd > 0 else np.zeros_like(row_mean)
-    t = theta[store.rows]
-    J, cols = store.n_items, store.cols
 
-    def per_item(v):
-        return np.bincount(cols, weights=v, minlength=J)
 
-    n, st, szz = per_item(np.ones_like(t)), per_item(t), per_item(t * t)
-    sz, stz = per_item(z), per_item(t * z)
+def row_mean_sums(store, center=None):
+    """Agents and the sum of their mean logit scores (``center`` None), or of
+    their squared deviations from ``center``."""
+    row_mean = _row_means(store)
+    if center is None:
+        return np.array([row_mean.size, row_mean.sum()])
+    return np.array([row_mean.size, np.sum((row_mean - center) ** 2)])
+
+
+def _standardised(store, center, sd):
+    """Every observed cell's standardised mean logit score of its agent."""
+    row_mean = _row_means(store)
+    theta = (row_mean - center) / sd if sd > 0 else np.zeros_like(row_mean)
+    return theta[store.rows]
+
+
+def _per_item(store, v):
+    return np.bincount(store.cols, weights=v, minlength=store.n_items)
+
+
+def start_sums(store, center, sd):
+    """Per item: n, sum t, sum t^2, sum z, sum t z (t standardised, z logit)."""
+    t, z = _standardised(store, center, sd), _logit_scores(store)
+    return np.stack([_per_item(store, v) for v in (np.ones_like(t), t, t * t, z,
+                                                   t * z)])
+
+
+def scale_sums(store, center, sd, a, d):
+    """Per item, the residual sums the start of the scale parameter needs."""
+    t, z = _standardised(store, center, sd), _logit_scores(store)
+    eta = a[store.cols] * t + d[store.cols]
+    if store.model.name == "beta":
+        x = _score(store)
+        mu = 1.0 / (1.0 + np.exp(-eta))
+        return np.stack([_per_item(store, (x - mu) ** 2),
+                         _per_item(store, mu * (1 - mu))])
+    return np.stack([_per_item(store, (z - eta) ** 2)])
+
+
+def start_params(store):
+    """Regression of each item's logit score on standardised mean logit scores.
+
+    Built from sums over the agents (:func:`row_mean_sums`,
+    :func:`start_sums`, :func:`scale_sums`), which a store on Dask workers
+    adds up across its partitions.
+    """
+    sums = getattr(store, "sums", None) or (lambda f, *args: f(store, *args))
+    n_rows, total = sums(row_mean_sums)
+    center = total / n_rows
+    sd = float(np.sqrt(sums(row_mean_sums, center)[1] / n_rows))
+    n, st, szz, sz, stz = sums(start_sums, center, sd)
     det = n * szz - st * st
     a = np.where(det > 1e-12, (n * stz - st * sz) / np.where(det > 1e-12, det, 1),
                  0.0)
     a = np.where(np.abs(a) < 0.05, 0.05, a)
     d = (sz - a * st) / n
-    eta = a[cols] * t + d[cols]
+    residual = sums(scale_sums, center, sd, a, d)
     if store.model.name == "beta":
-        mu = 1.0 / (1.0 + np.exp(-eta))
-        s = store.model.start_scale(per_item((x - mu) ** 2) / n,
-                                    per_item(mu * (1 - mu)) / n)
+        s = store.model.start_scale(residual[0] / n, residual[1] / n)
     else:
-        s = store.model.start_scale(per_item((z - eta) ** 2) / n, None)
+        s = store.model.start_scale(residual[0] / n, None)
     return np.column_stack([a, d, s])
 
 
@@ -316,9 +375,6 @@ def louis_covariance(store, grid, params):
     agent's posterior (the items' blocks, as for the binary models).
     """
     model, nodes = store.model, grid.nodes
-    state = store.e_step(model.tables(params, nodes), grid, post=True,
-                         squares=True)
-    _, hess = gradient_hessian(model, params, nodes, state)
     der = model.derivatives(params, nodes)
     t = nodes[:, None]
 
@@ -326,6 +382,9 @@ def louis_covariance(store, grid, params):
         return np.stack([t * first[0], first[0], first[1]], axis=-1)
 
     g0, g1, g2 = vec(der["c0"][0]), vec(der["A"][0]), vec(der["B"][0])
+    sums = getattr(store, "sums", None) or (lambda f, *args: f(store, *args))
+    state = sums(louis_sums, model.tables(params, nodes), grid, g0, g1, g2)
+    _, hess = gradient_hessian(model, params, nodes, state)
 
     def outer(u, v, w):  # sum over nodes of w * (u v^T + v u^T) / 2
         return 0.5 * (np.einsum("kj,kjp,kjq->jpq", w, u, v)
@@ -334,9 +393,30 @@ def louis_covariance(store, grid, params):
     second = (outer(g0, g0, state["N"]) + 2 * outer(g0, g1, state["S1"])
               + 2 * outer(g0, g2, state["S2"]) + outer(g1, g1, state["S11"])
               + 2 * outer(g1, g2, state["S12"]) + outer(g2, g2, state["S22"]))
-    J, K = store.n_items, len(nodes)
+    J = store.n_items
+    info = -hess - second + state["mean_outer"]
+    cov = np.full((J, 3, 3), np.nan)
+    for j in range(J):
+        try:
+            w = np.linalg.eigvalsh(info[j])
+            if w[0] > 1e-10 * max(w[-1], 1e-300):
+                cov[j] = np.linalg.inv(info[j])
+        except np.linalg.LinAlgError:
+            pass
+    return cov
+
+
+def louis_sums(store, tables, grid, g0, g1, g2):
+    """The E-step sums of Louis' information and ``sum_i E_i[s] E_i[s]^T``.
+
+    ``g0``, ``g1``, ``g2``: the scores in ``(a, d, s)`` of the three tables,
+    (n_nodes, n_items, 3). Sums over the agents (``N`` ... ``S22`` and
+    ``mean_outer``), without the posteriors.
+    """
+    state = store.e_step(tables, grid, post=True, squares=True)
+    J, K = store.n_items, len(grid)
     mean_outer = np.zeros((J, 3, 3))
-    post = state["post"]
+    post = state.pop("post")
     # per observed cell: E_i[s_ij] = sum_k post_ik (g0 + T1 g1 + T2 g2)[k, j],
     # in chunks of cells (O(observed x nodes), dense or sparse alike)
     step = max(1, _BLOCK_ENTRIES // (3 * K))
@@ -353,16 +433,9 @@ def louis_covariance(store, grid, params):
                 mean_outer[:, p, q] += v
                 if q != p:
                     mean_outer[:, q, p] += v
-    info = -hess - second + mean_outer
-    cov = np.full((J, 3, 3), np.nan)
-    for j in range(J):
-        try:
-            w = np.linalg.eigvalsh(info[j])
-            if w[0] > 1e-10 * max(w[-1], 1e-300):
-                cov[j] = np.linalg.inv(info[j])
-        except np.linalg.LinAlgError:
-            pass
-    return cov
+    keys = ("N", "S1", "S2", "S11", "S12", "S22")
+    return {"loglik": state["loglik"], **{key: state[key] for key in keys},
+            "mean_outer": mean_outer}
 
 
 def fit_continuous(cells, n_agents, labels, keep, rate, *, model, grid,
@@ -371,6 +444,13 @@ def fit_continuous(cells, n_agents, labels, keep, rate, *, model, grid,
     dense = {"dense": True, "sparse": False}.get(algorithm)
     store = ScoreStore(cells, n_agents, keep, model, dense=dense,
                        parallel=parallel, chunk_size=chunk_size)
+    return fit_score_store(store, labels, keep, rate, grid=grid, max_iter=max_iter,
+                           tol=tol)
+
+
+def fit_score_store(store, labels, keep, rate, *, grid, max_iter, tol):
+    """:func:`fit_continuous` on a built store (per-agent results: Dask
+    arrays for a store on Dask workers)."""
     params = start_params(store)
     params, state, n_iter, converged = em(store, grid, params, max_iter, tol)
     if not converged:
@@ -380,7 +460,8 @@ def fit_continuous(cells, n_agents, labels, keep, rate, *, model, grid,
     spec = store.model
     moments = store.e_step(spec.tables(params, grid.nodes), grid, stats=False,
                            moments=True)
-    if _should_flip(moments["mean"], store.mean_score()):
+    if getattr(store, "should_flip", _should_flip)(moments["mean"],
+                                                  store.mean_score()):
         params[:, 0] *= -1.0
         moments = store.e_step(spec.tables(params, grid.nodes), grid,
                                stats=False, moments=True)

@@ -20,6 +20,13 @@ from ._continuous import (
     summarise_scores,
 )
 from ._continuous_models import MODELS
+from ._dask_fit import (
+    continuous_dask_pass,
+    continuous_dask_predict,
+    dask_continuous_fit_data,
+    fit_continuous_dask,
+    is_dask_collection,
+)
 from ._quadrature import make_grid
 from ._responses import _check_input_features, _input_features
 
@@ -51,6 +58,8 @@ class _ContinuousIRTMixin:
         if not 0.0 < self.score_clip < 0.5:
             raise ValueError(
                 f"score_clip must lie in (0, 0.5); got {self.score_clip!r}.")
+        if is_dask_collection(X):  # coded and kept on the workers
+            return X, dask_continuous_fit_data(X, self.score_clip)
         values, _, tasks = check_scores(X)
         labels = (np.asarray(tasks, dtype=object) if tasks is not None
                   else column_labels(X, values.shape[1]))
@@ -59,6 +68,11 @@ class _ContinuousIRTMixin:
         return X, (values.shape[0], labels, rows_kept, cells, keep, rate)
 
     def _solve_continuous(self, checked):
+        if is_dask_collection(checked[0]):
+            return fit_continuous_dask(
+                checked[1], model=self.model, grid=self._continuous_grid(),
+                max_iter=self.max_iter, tol=self.tol, algorithm=self.algorithm,
+                chunk_size=self.chunk_size, clip=self.score_clip)
         X, (n_agents, labels, rows_kept, cells, keep, rate) = checked
         with self._executor() as parallel:
             fitted = fit_continuous(
@@ -80,6 +94,8 @@ class _ContinuousIRTMixin:
 
     def _continuous_pass(self, values, *, moments=True):
         grid = self._continuous_grid()
+        if hasattr(values, "fit_with"):  # Dask input: rows stay on the workers
+            return continuous_dask_pass(self, values, grid, moments=moments)
         spec = MODELS[self.model]
         with self._executor() as parallel:
             store = self._continuous_store(values, parallel)
@@ -123,6 +139,7 @@ class _ContinuousIRTMixin:
         Returns
         -------
         expected : ndarray of shape (n_agents, n_items)
+            A Dask array (rows on the workers) for Dask input.
 
         Examples
         --------
@@ -139,6 +156,9 @@ class _ContinuousIRTMixin:
         check_is_fitted(self, "_item_params")
         if not self._is_continuous():
             return self.predict_proba(X)
+        if is_dask_collection(X):  # rows stay on the workers: a Dask array
+            return continuous_dask_predict(self, self._validate_new(X),
+                                           self._continuous_grid())
         return self._continuous_predict(self._continuous_values(X))
 
     def _continuous_task_columns(self):

@@ -19,22 +19,46 @@ them, and they are small next to the responses.
 import numpy as np
 
 from ..utils._dask import is_dask_collection
+from ._continuous import CONTINUOUS_MODELS
+from ._dask_continuous import (
+    continuous_dask_data,
+    continuous_dask_pass,
+    continuous_dask_predict,
+    fit_continuous_dask,
+)
+from ._dask_graded import (
+    fit_graded_dask,
+    graded_dask_data,
+    graded_dask_pass,
+    graded_dask_proba,
+)
 from ._dask_input import long_columns, read_dask_array, read_long_table, summary_of
+from ._graded import GRADED_MODELS
 
-__all__ = ["check_dask_model", "dask_fit_data", "dask_input", "is_dask_collection",
-           "stack_columns"]
+__all__ = ["check_dask_model", "continuous_dask_pass", "continuous_dask_predict",
+           "dask_continuous_fit_data", "dask_fit_data", "dask_graded_fit_data",
+           "dask_input", "fit_continuous_dask", "fit_graded_dask", "graded_dask_pass",
+           "graded_dask_proba", "is_dask_collection", "stack_columns"]
 
-# the models of IRT that read Dask input: binary, one ability
-DASK_MODELS = ("1PL", "2PL", "3PL", "4PL")
+# the models of IRT that read Dask input with one ability: binary, graded and
+# continuous
+DASK_MODELS = ("1PL", "2PL", "3PL", "4PL", *GRADED_MODELS, *CONTINUOUS_MODELS)
 
 
-def _read(X, *, items=None, n_items=None):
+def _kind(model):
+    """What the scores of ``model`` are (the validation on the workers)."""
+    if model in GRADED_MODELS:
+        return "graded"
+    return "continuous" if model in CONTINUOUS_MODELS else "binary"
+
+
+def _read(X, *, items=None, n_items=None, kind="binary"):
     """Coded Dask input: a Dask array or a Dask DataFrame long table."""
     if hasattr(X, "columns") and hasattr(X, "to_delayed"):
         long_columns(X)
-        return read_long_table(X, items)
+        return read_long_table(X, items, kind=kind)
     if hasattr(X, "chunks") and hasattr(X, "to_delayed"):
-        return read_dask_array(X, n_items)
+        return read_dask_array(X, n_items, kind=kind)
     raise TypeError(
         "Dask input must be a Dask array (agents x items) or a Dask DataFrame "
         f"long table (agent, item, score); got {type(X).__name__}."
@@ -68,19 +92,30 @@ def dask_fit_data(X, drop_empty=False, *, name="IRT2PL"):
     return data, labels, summary, agents
 
 
+def dask_graded_fit_data(X, model):
+    """``check_graded_fit`` for Dask input (GRM, GPCM), coded on the workers."""
+    return graded_dask_data(_read(X, kind="graded"), model)
+
+
+def dask_continuous_fit_data(X, clip):
+    """``summarise_scores`` for Dask input (beta, logit-normal), on the workers."""
+    return continuous_dask_data(_read(X, kind="continuous"), clip)
+
+
 def check_dask_model(estimator):
     """ValueError naming the model unless :class:`IRT` reads Dask input for it.
 
-    The binary one-factor models (1PL to 4PL) run on the distributed store;
-    the graded, continuous and multi-factor models need their data in memory.
+    The one-factor models (binary, graded, continuous) run on the
+    distributed stores; the multi-factor models need their data in memory.
     """
     model, n_factors = estimator.model, estimator.n_factors
     if model not in DASK_MODELS or n_factors != 1:
         what = (f"model={model!r}" if model not in DASK_MODELS
                 else f"n_factors={n_factors}")
         raise ValueError(
-            f"IRT with {what} does not read Dask input: only the binary "
-            "one-factor models (1PL, 2PL, 3PL, 4PL) run on a Dask cluster. "
+            f"IRT with {what} does not read Dask input: only the one-factor "
+            "binary (1PL, 2PL, 3PL, 4PL), graded (GRM, GPCM) and continuous "
+            "(beta, logit-normal) models run on a Dask cluster. "
             "Collect the data first (X.compute()) or choose one of those."
         )
 
@@ -88,7 +123,8 @@ def check_dask_model(estimator):
 def dask_input(X, estimator):
     """New Dask input coded on the workers against a fitted estimator's items."""
     return _read(X, items=estimator.tasks_ if hasattr(X, "columns") else None,
-                 n_items=estimator.n_features_in_)
+                 n_items=estimator.n_features_in_,
+                 kind=_kind(estimator.model))
 
 
 def stack_columns(*columns):

@@ -22,7 +22,10 @@ The long table is read in three passes, all on the workers:
    repeated (agent, item) rows, and stored as the library's own dense or
    sparse response store, which stays on its worker for the whole fit.
 
-Errors found on a worker name the partition and an example row.
+Errors found on a worker name the partition and an example row. The
+scores are binary (``kind="binary"``, the 1PL to 4PL) or ordered category
+codes 0, 1, 2, ... (``kind="graded"``, the GRM and GPCM: see
+:mod:`._dask_graded`).
 """
 
 import numpy as np
@@ -52,7 +55,25 @@ def _describe_row(frame, position, columns):
     return f"row {frame.index[position]!r} ({shown})"
 
 
-def _scores_of(frame, index, columns):
+def _not_allowed(values, kind):
+    """Mask of the scores ``kind`` does not allow (NaN is missing)."""
+    if kind == "graded":
+        with np.errstate(invalid="ignore"):
+            return ~(np.isnan(values) | ((values == np.round(values))
+                                         & (values >= 0.0)))
+    if kind == "continuous":
+        return ~(np.isnan(values) | ((values >= 0.0) & (values <= 1.0)))
+    return ~(np.isnan(values) | (values == 0.0) | (values == 1.0))
+
+
+# what each kind of score must be, for the messages
+_ALLOWED = {"binary": "binary (0, 1, or NaN for missing)",
+            "graded": "ordered categories coded 0, 1, 2, ... (NaN for missing)",
+            "continuous": "in [0, 1] (NaN for missing)"}
+_NUMERIC = {"binary": "0, 1", "graded": "0, 1, 2, ...", "continuous": "in [0, 1]"}
+
+
+def _scores_of(frame, index, columns, kind="binary"):
     """float64 scores of a partition; errors name the partition and a row."""
     agent, item, score = columns
     try:
@@ -63,16 +84,17 @@ def _scores_of(frame, index, columns):
                 float(frame[score].iloc[position])
             except (TypeError, ValueError):
                 raise TypeError(
-                    f"Partition {index}: score must be numeric (0, 1 or NaN); "
+                    f"Partition {index}: score must be numeric "
+                    f"({_NUMERIC[kind]} or NaN); "
                     f"{_describe_row(frame, position, columns)}."
                 ) from None
         raise
-    bad = ~(np.isnan(values) | (values == 0.0) | (values == 1.0))
+    bad = _not_allowed(values, kind)
     if bad.any():
         position = int(np.flatnonzero(bad)[0])
         raise ValueError(
-            f"Partition {index}: scores must be binary (0, 1, or NaN for "
-            f"missing); {int(bad.sum())} row(s) are not, e.g. "
+            f"Partition {index}: scores must be {_ALLOWED[kind]}; "
+            f"{int(bad.sum())} row(s) are not, e.g. "
             f"{_describe_row(frame, position, columns)}."
         )
     for name in (agent, item):
@@ -86,9 +108,9 @@ def _scores_of(frame, index, columns):
     return values
 
 
-def _scan_partition(frame, index, columns):
+def _scan_partition(frame, index, columns, kind="binary"):
     """Validate a partition; its sorted distinct agents and items (worker)."""
-    scores = _scores_of(frame, index, columns)
+    scores = _scores_of(frame, index, columns, kind)
     observed = ~np.isnan(scores)
     agents = np.unique(frame[columns[0]].to_numpy()[observed])
     items = np.unique(frame[columns[1]].to_numpy()[observed])
@@ -107,13 +129,13 @@ def _range_of(part):
     return (agents.size, agents[0], agents[-1]) if agents.size else (0, None, None)
 
 
-def _code_partition(frame, index, columns, agents, items):
+def _code_partition(frame, index, columns, agents, items, kind="binary"):
     """CSR of a partition's observed responses: local agents x global items.
 
     Returns ``(csr, first_agent_code)`` (worker side). Raises on a repeated
     (agent, item) pair or an item unknown to ``items``.
     """
-    scores = _scores_of(frame, index, columns)
+    scores = _scores_of(frame, index, columns, kind)
     observed = np.flatnonzero(~np.isnan(scores))
     agent_labels = frame[columns[0]].to_numpy()[observed]
     item_labels = frame[columns[1]].to_numpy()[observed]
@@ -147,7 +169,7 @@ def _code_partition(frame, index, columns, agents, items):
     return csr, local
 
 
-def _check_block(block, index, offset, n_items):
+def _check_block(block, index, offset, n_items, kind="binary"):
     """Validate a chunk of a Dask array of responses (worker side)."""
     values = np.asarray(block, dtype=np.float64)
     if values.ndim != 2 or values.shape[1] != n_items:
@@ -155,12 +177,15 @@ def _check_block(block, index, offset, n_items):
             f"Chunk {index}: expected a 2-D chunk with {n_items} columns; got "
             f"shape {values.shape}."
         )
-    bad = ~(np.isnan(values) | (values == 0.0) | (values == 1.0))
+    bad = _not_allowed(values, kind)
     if bad.any():
         row, column = (int(v[0]) for v in np.nonzero(bad))
+        what = {"binary": "binary responses (0, 1, or NaN)",
+                "continuous": "scores in [0, 1] (NaN for missing)"}.get(
+                    kind, _ALLOWED[kind])
         raise ValueError(
-            f"Chunk {index}: X must hold binary responses (0, 1, or NaN); row "
-            f"{offset + row}, column {column} holds {values[row, column]!r}."
+            f"Chunk {index}: X must hold {what}; row "
+            f"{offset + row}, column {column} holds {_plain(values[row, column])!r}."
         )
     empty = np.flatnonzero(np.isnan(values).all(axis=1))
     if empty.size:
@@ -196,9 +221,12 @@ class _DaskInput:
     ``totals`` the successes and observed responses per item.
     """
 
-    def __init__(self, client, parts, workers, n_rows, n_items, agents, items):
+    def __init__(self, client, parts, workers, n_rows, n_items, agents, items,
+                 indices=None):
         self.client = client
         self.parts = parts
+        # the input's partition of every coded part (for the messages)
+        self.indices = list(range(len(parts))) if indices is None else indices
         self.workers = workers
         self.n_rows = n_rows
         self.n_items = n_items
@@ -239,6 +267,14 @@ class _DaskInput:
         self.release()
         fitted = fit(store, labels, keep, rate, store.n_agents,
                      should_flip=store.should_flip, **kwargs)
+        return self.finish(fitted, store, labels)
+
+    def finish(self, fitted, store, labels):
+        """A fit's attributes with its per-agent Dask arrays persisted.
+
+        The arrays are computed and kept on the workers before the store
+        ``store`` is released; the input attributes come from the labels.
+        """
         names = [key for key, value in fitted.items() if is_dask_collection(value)]
         values = self.client.persist([fitted[key] for key in names])
         wait(values)
@@ -269,7 +305,7 @@ def _located(client, futures):
     return [sorted(holders[future.key])[0] for future in futures]
 
 
-def read_dask_array(X, n_items=None):
+def read_dask_array(X, n_items=None, *, kind="binary"):
     """Chunks of a Dask array of responses, validated on the workers."""
     client = get_client()
     if X.ndim != 2:
@@ -287,7 +323,7 @@ def read_dask_array(X, n_items=None):
     offsets = np.concatenate([[0], np.cumsum(chunk_rows)[:-1]])
     raw = client.compute(blocks)
     parts = [client.submit(_check_block, block, i, int(offsets[i]), X.shape[1],
-                           pure=False) for i, block in enumerate(raw)]
+                           kind, pure=False) for i, block in enumerate(raw)]
     workers = _located(client, parts)
     del raw  # the workers drop them
     return _DaskInput(client, parts, workers, chunk_rows, int(X.shape[1]), None,
@@ -320,7 +356,7 @@ def _tree(client, function, futures):
     return level[0]
 
 
-def read_long_table(frame, items=None, *, _regrouped=False):
+def read_long_table(frame, items=None, *, kind="binary", _regrouped=False):
     """A Dask DataFrame long table, validated and coded on the workers.
 
     ``items``: the fitted item labels (new data in ``transform``); None in
@@ -329,7 +365,7 @@ def read_long_table(frame, items=None, *, _regrouped=False):
     client = get_client()
     columns = long_columns(frame)
     raw = client.compute(list(frame.to_delayed()))
-    scans = [client.submit(_scan_partition, part, i, columns, pure=False)
+    scans = [client.submit(_scan_partition, part, i, columns, kind, pure=False)
              for i, part in enumerate(raw)]
     agents, labels_of_items = client.gather(_tree(client, _merge_labels, scans))
     ranges = client.gather([client.submit(_range_of, scan, pure=False)
@@ -349,11 +385,11 @@ def read_long_table(frame, items=None, *, _regrouped=False):
             raise RuntimeError("Regrouping the long table by agent failed.")
         del raw  # the workers drop them
         return read_long_table(_regroup(frame, agents, len(used)), items,
-                               _regrouped=True)
+                               kind=kind, _regrouped=True)
     item_labels = labels_of_items if items is None else np.asarray(items)
     # the labels go to every worker once, not once per partition
     shared = client.scatter([agents, item_labels], broadcast=True)
-    coded = [client.submit(_code_partition, raw[i], i, columns, *shared,
+    coded = [client.submit(_code_partition, raw[i], i, columns, *shared, kind,
                            pure=False) for i in order]
     workers = _located(client, coded)
     del raw  # the workers drop them
@@ -361,7 +397,7 @@ def read_long_table(frame, items=None, *, _regrouped=False):
                                           pure=False)
                             for part, worker in zip(coded, workers, strict=True)])
     return _DaskInput(client, coded, workers, n_rows, item_labels.size, agents,
-                      item_labels)
+                      item_labels, indices=order)
 
 
 def _regroup(frame, agents, n_partitions):

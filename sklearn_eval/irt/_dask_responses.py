@@ -82,9 +82,17 @@ def _part_moments(store, a, b, grid, tables, counts=False):
 
 
 def _small_part(moments):
-    """The summed part of an E-step with moments: what leaves the worker."""
-    keys = ("loglik", "mass", "r", "n") if "r" in moments else ("loglik", "mass")
+    """The summed part of an E-step with moments: what leaves the worker.
+
+    ``n`` is left out where it is ``r`` itself (the graded store's).
+    """
+    keys = [key for key in _SUMMED if key in moments
+            and not (key == "n" and moments["n"] is moments.get("r"))]
     return {key: np.array(moments[key]) for key in keys}
+
+
+# what an E-step sums over the agents: binary, graded and continuous stores
+_SUMMED = ("loglik", "mass", "r", "n", "N", "S1", "S2", "S11", "S12", "S22")
 
 
 def _pick(result, key):
@@ -126,20 +134,19 @@ def _part_flip_sums(theta, proportion):
 
 
 # ------------------------------------------------------------ driver side
-class _DaskResponses:
-    """The response store of a fit on Dask input: partitions on the workers.
+class _DaskStore:
+    """Partitions of a store on the workers, and the map/reduce over them.
 
-    ``stores`` are futures of per-partition stores (``_Responses`` or
-    ``_SparseResponses``), ``workers`` the address holding each, ``n_rows``
-    the agents of each partition (in the order of the agents' codes) and
-    ``n_items`` the items kept for estimation. ``item_totals`` (successes,
-    observed) per kept item were reduced while coding.
+    ``stores`` are futures of per-partition stores, ``workers`` the address
+    holding each, ``n_rows`` the agents of each partition (in the order of
+    the agents' codes) and ``n_items`` the store's columns. Subclasses
+    offer a store's operations (:class:`_DaskResponses` for binary
+    responses, ``_dask_graded._DaskCategorical`` for ordered categories).
     """
 
     parallel = None
-    has_missing = True
 
-    def __init__(self, client, stores, workers, n_rows, n_items, item_totals):
+    def __init__(self, client, stores, workers, n_rows, n_items, item_totals=None):
         self.client = client
         self.stores = list(stores)
         self.workers = list(workers)
@@ -267,6 +274,58 @@ class _DaskResponses:
         futures = self.client.compute(list(vector.to_delayed().ravel()))
         return futures
 
+    def _split_moments(self, full, counts):
+        """Sums of per-partition E-steps with moments (``full``: futures).
+
+        The sums come back; ``mean``, ``sd``, ``per_agent`` stay on the
+        workers as Dask arrays.
+        """
+        small = [self.client.submit(_small_part, future, workers=[worker],
+                                    allow_other_workers=False, pure=False)
+                 for future, worker in zip(full, self.workers, strict=True)]
+        out = _finish(self._reduce(small), counts)
+        for key in ("mean", "sd", "per_agent"):
+            pieces = [self.client.submit(_pick, future, key, workers=[worker],
+                                         allow_other_workers=False, pure=False)
+                      for future, worker in zip(full, self.workers, strict=True)]
+            out[key] = self._agent_array(pieces)
+        return out
+
+    def should_flip(self, theta, proportion):
+        """``_should_flip`` from sums computed on the workers."""
+        futures = [self.client.submit(_part_flip_sums, t, p, workers=[worker],
+                                      allow_other_workers=False, pure=False)
+                   for t, p, worker in zip(self._blocks_of(theta),
+                                           self._blocks_of(proportion),
+                                           self.workers, strict=True)]
+        sums = self._reduce(futures)
+        n, st, sp, stt, spp, stp = sums
+        if n < 2:
+            return False
+        var_t = stt / n - (st / n) ** 2
+        var_p = spp / n - (sp / n) ** 2
+        if var_t <= 0 or var_p <= 0:
+            return False
+        return stp / n - st / n * sp / n < 0
+
+
+    def release(self):
+        """Let the workers drop the partitions (no result depends on them)."""
+        self.stores = []
+
+
+class _DaskResponses(_DaskStore):
+    """The response store of a fit on Dask input: partitions on the workers.
+
+    ``stores`` are futures of per-partition stores (``_Responses`` or
+    ``_SparseResponses``), ``workers`` the address holding each, ``n_rows``
+    the agents of each partition (in the order of the agents' codes) and
+    ``n_items`` the items kept for estimation. ``item_totals`` (successes,
+    observed) per kept item were reduced while coding.
+    """
+
+    has_missing = True
+
     # ------------------------------------------------ summaries of the data
     def item_counts(self):
         """Successes and observed responses per item."""
@@ -316,16 +375,7 @@ class _DaskResponses:
 
     def _moments(self, first, second, grid, tables, counts=False):
         full = self._map(_part_moments, first, second, grid, tables, counts)
-        small = [self.client.submit(_small_part, future, workers=[worker],
-                                    allow_other_workers=False, pure=False)
-                 for future, worker in zip(full, self.workers, strict=True)]
-        out = _finish(self._reduce(small), counts)
-        for key in ("mean", "sd", "per_agent"):
-            pieces = [self.client.submit(_pick, future, key, workers=[worker],
-                                         allow_other_workers=False, pure=False)
-                      for future, worker in zip(full, self.workers, strict=True)]
-            out[key] = self._agent_array(pieces)
-        return out
+        return self._split_moments(full, counts)
 
     def score_products(self, log_p, log_q, grid, g1, g0):
         """Per item, ``sum_i E_i[s] E_i[s]^T`` of the parameter scores."""
@@ -347,27 +397,6 @@ class _DaskResponses:
             "item_fit needs every response of an item at once; it is not "
             "offered on Dask input (collect a sample of agents first)."
         )
-
-    def should_flip(self, theta, proportion):
-        """``_should_flip`` from sums computed on the workers."""
-        futures = [self.client.submit(_part_flip_sums, t, p, workers=[worker],
-                                      allow_other_workers=False, pure=False)
-                   for t, p, worker in zip(self._blocks_of(theta),
-                                           self._blocks_of(proportion),
-                                           self.workers, strict=True)]
-        sums = self._reduce(futures)
-        n, st, sp, stt, spp, stp = sums
-        if n < 2:
-            return False
-        var_t = stt / n - (st / n) ** 2
-        var_p = spp / n - (sp / n) ** 2
-        if var_t <= 0 or var_p <= 0:
-            return False
-        return stp / n - st / n * sp / n < 0
-
-    def release(self):
-        """Let the workers drop the partitions (no result depends on them)."""
-        self.stores = []
 
 
 def _finish(out, counts):

@@ -117,10 +117,31 @@ def check_graded_fit(X, model):
     inner = _unpack(X)[0]
     rows = check_empty_agents(inner if is_sparse_input(inner) else _dense(cells),
                               agents, what=f"{what}.fit")
-    pairs = np.unique(_keys(cells.cols, cells.values, cells.values.max() + 1))
-    span = int(cells.values.max()) + 1
-    codes = np.split(pairs % span, np.searchsorted(pairs // span,
-                                                   np.arange(1, n_items)))
+    codes = codes_of(cells.cols, cells.values, n_items)
+    keep = checked_codes(codes, labels, what)
+    return cells, labels, codes, keep, _agent_labels(X, n_agents)[rows]
+
+
+def codes_of(cols, values, n_items):
+    """Every item's sorted distinct category codes (int64 arrays).
+
+    ``cols``, ``values``: observed (item, code) cells, repeats allowed (the
+    distinct pairs of partitions give the same codes as all the cells).
+    """
+    span = int(values.max()) + 1
+    pairs = np.unique(_keys(cols, values, span))
+    return np.split(pairs % span, np.searchsorted(pairs // span,
+                                                  np.arange(1, n_items)))
+
+
+def checked_codes(codes, labels, what):
+    """The estimated items, with the warnings and errors of the coding.
+
+    Categories never observed below an item's largest code are collapsed
+    (warning naming item and category); items in one category only are left
+    out (warning); fewer than 2 items left is a ValueError.
+    """
+    n_items = len(codes)
     gaps = [(_name(labels[j]), int(k)) for j in range(n_items) if codes[j].size > 1
             for k in np.setdiff1d(np.arange(codes[j][-1]), codes[j])]
     if gaps:
@@ -142,7 +163,7 @@ def check_graded_fit(X, model):
         raise ValueError(
             f"{what} needs at least 2 items answered in two or more "
             f"categories; got {int(keep.sum())} of {n_items}.")
-    return cells, labels, codes, keep, _agent_labels(X, n_agents)[rows]
+    return keep
 
 
 def _dense(cells):
@@ -307,14 +328,29 @@ def observed_information(data, grid, params, model, coding, points=None):
 
 def _item_total_correlation(cells, coding):
     """Per kept item: correlation of its code with the agent's mean code."""
+    return correlation_of(item_moment_sums(cells), coding)
+
+
+def item_moment_sums(cells):
+    """Per item: n, sum x, sum t, sum x t, sum x^2, sum t^2 (6 x n_items).
+
+    ``x`` the code, ``t`` the agent's mean code; sums over agents add up
+    across partitions of agents.
+    """
     n_agents, n_items = cells.shape
     with np.errstate(invalid="ignore", divide="ignore"):
         total = np.bincount(cells.rows, weights=cells.values, minlength=n_agents)
         total /= np.bincount(cells.rows, minlength=n_agents)
-        t, x = total[cells.rows], cells.values
-        n, sx, st, sxt, sxx, stt = (
-            np.bincount(cells.cols, weights=w, minlength=n_items)
-            for w in (None, x, t, x * t, x * x, t * t))
+    t, x = total[cells.rows], cells.values
+    return np.stack([np.bincount(cells.cols, weights=w, minlength=n_items)
+                     .astype(np.float64)
+                     for w in (None, x, t, x * t, x * x, t * t)])
+
+
+def correlation_of(sums, coding):
+    """The item-total correlation of every kept item from its moment sums."""
+    n, sx, st, sxt, sxx, stt = sums
+    with np.errstate(invalid="ignore", divide="ignore"):
         cov = sxt / n - sx / n * st / n
         out = cov / np.sqrt((sxx / n - (sx / n) ** 2) * (stt / n - (st / n) ** 2))
     return out[coding.keep]
@@ -344,8 +380,14 @@ _COARSE_GRID_BOUNDARIES = 150
 
 def default_grid(cells, codes, keep, bound):
     """The rectangular grid of the GRM/GPCM when ``n_quadrature`` is None."""
+    observed = np.bincount(cells.cols, minlength=len(codes))
+    return grid_for_counts(observed, cells.shape[0], codes, keep, bound)
+
+
+def grid_for_counts(observed, n_agents, codes, keep, bound):
+    """:func:`default_grid` from the observed responses per item."""
     steps = np.array([max(c.size - 1, 0) for c in codes], dtype=np.float64)
-    per_agent = np.sum(np.where(keep, steps, 0.0)[cells.cols]) / cells.shape[0]
+    per_agent = float(np.where(keep, steps, 0.0) @ observed) / n_agents
     n_nodes = 61 if per_agent <= _COARSE_GRID_BOUNDARIES else 121
     return make_grid("rectangular", n_nodes, bound)
 
@@ -383,13 +425,30 @@ def fit_graded(checked, *, model, grid, settings, chunk_size, parallel,
     if grid is None:
         grid = default_grid(cells, codes, keep, bound)
     coding = make_coding(codes, keep)
-    n_items = cells.shape[1]
     what = f"IRT(model={model!r})"
     csr = indicators(cells, coding, what, labels)
     data = _CategoricalResponses(csr, chunk_size=chunk_size, parallel=parallel,
                                  n_nodes=len(grid))
-    counts = _category_counts(cells, coding, csr)
-    params = start_values(model, counts, _item_total_correlation(cells, coding))
+    mean, agent_mean = mean_categories(cells)
+    return fit_graded_data(
+        data, labels, codes, coding, agents, model=model, grid=grid,
+        settings=settings, counts=_category_counts(cells, coding, csr),
+        correlation=_item_total_correlation(cells, coding), mean=mean,
+        agent_mean=agent_mean)
+
+
+def fit_graded_data(data, labels, codes, coding, agents, *, model, grid, settings,
+                    counts, correlation, mean, agent_mean):
+    """:func:`fit_graded` on a built store ``data`` of the indicator columns.
+
+    ``counts``: observed responses per (kept item, category); ``correlation``:
+    the kept items' item-total correlations; ``mean``, ``agent_mean``: mean
+    codes per item and per agent. A store on Dask workers gives Dask arrays
+    for the per-agent results.
+    """
+    keep = coding.keep
+    n_items = keep.size
+    params = start_values(model, counts, correlation)
     params, loglik, n_iter, converged = em_graded(
         data, grid, params, model, coding, settings.max_iter, settings.tol)
     if not converged:
@@ -409,13 +468,12 @@ def fit_graded(checked, *, model, grid, settings, chunk_size, parallel,
                                     np.nan_to_num(cov[:, 1:, 1:]), weights))
     location_se[np.isnan(se[:, 1:]).all(axis=1) | np.isnan(se[:, 0])] = np.nan
     n_params = int(coding.n_categories.sum())
-    n_obs = float(csr.nnz)
+    n_obs = float(counts.sum())
     column = "thresholds" if model == "GRM" else "steps"
     item_b = np.full((n_items, K - 1), np.nan)
     item_b[keep] = b
     item_b_se = np.full((n_items, K - 1), np.nan)
     item_b_se[keep] = se[:, 1:]
-    mean, agent_mean = mean_categories(cells)
     n_categories = np.array([c.size for c in codes])
     return {
         "discrimination_": _scatter(a, keep, n_items),
@@ -483,6 +541,11 @@ def graded_predict_proba(estimator, X):
     grid, log_p = fitted_tables(estimator)
     coding = estimator._coding
     n_codes = max(int(c[-1]) + 1 if c.size else 1 for c in coding.codes)
+    return graded_probabilities(csr, log_p, grid, coding, n_codes)
+
+
+def graded_probabilities(csr, log_p, grid, coding, n_codes):
+    """:func:`graded_predict_proba` of the indicator rows ``csr``."""
     out = np.full((csr.shape[0], len(coding.codes), n_codes), np.nan)
     for j, known in enumerate(coding.codes):
         if known.size:

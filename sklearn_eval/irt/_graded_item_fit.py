@@ -28,6 +28,7 @@ from scipy.special import logsumexp
 from scipy.stats import chi2
 from sklearn.utils.validation import check_is_fitted
 
+from ..utils._dask import is_dask_collection
 from ._binary_curves import BINARY_MODELS
 from ._graded import GRADED_MODELS
 from ._graded_fit import _new_indicators, fitted_tables
@@ -263,6 +264,10 @@ class ItemFitMixin:
             raise ValueError(
                 "item_fit is defined for the one-ability binary and graded "
                 f"models; got model={self.model!r}, n_factors={self.n_factors}.")
+        if self.model in GRADED_MODELS and is_dask_collection(X):
+            raise NotImplementedError(
+                "item_fit needs every response of an item at once; it is not "
+                "offered on Dask input (collect a sample of agents first).")
         if self.model in GRADED_MODELS:
             return graded_item_fit(self, X)
         return self._binary_item_fit(X)

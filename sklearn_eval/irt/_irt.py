@@ -15,7 +15,16 @@ from ._binary_curves import BinaryCurvesMixin
 from ._binary_models import log_tables, logit_prior, posterior_predictive
 from ._continuous_irt import CONTINUOUS_MODELS, _ContinuousIRTMixin
 from ._curves_scored import ScoredCurvesMixin
-from ._dask_fit import check_dask_model, dask_fit_data, dask_input, is_dask_collection
+from ._dask_fit import (
+    check_dask_model,
+    dask_fit_data,
+    dask_graded_fit_data,
+    dask_input,
+    fit_graded_dask,
+    graded_dask_pass,
+    graded_dask_proba,
+    is_dask_collection,
+)
 from ._em import _EMSettings
 from ._fit import _executor
 from ._graded import GRADED_MODELS
@@ -361,7 +370,7 @@ class IRT(
             Responses in {0, 1} (ordered categories 0, 1, 2, ... for the
             GRM and GPCM); NaN (or an absent sparse entry) is missing. A
             Dask array or Dask DataFrame long table (agent, item, score) is
-            fitted on its cluster for the 1PL to 4PL with one factor (user
+            fitted on its cluster for every model with one factor (user
             guide, "More data than one machine").
         y : None
             Ignored.
@@ -380,6 +389,8 @@ class IRT(
             return self._check_continuous_fit(X)
         self._check_multifactor_params()
         priors = self._priors()
+        if self.model in GRADED_MODELS and is_dask_collection(X):
+            return X, priors, dask_graded_fit_data(X, self.model)
         if self.model in GRADED_MODELS:
             return X, priors, check_graded_fit(X, self.model)
         if is_dask_collection(X):  # coded and kept on the workers
@@ -403,6 +414,10 @@ class IRT(
             grid = self._grid()
             if self.n_quadrature is None and self.quadrature == "rectangular":
                 grid = None  # chosen from the data: see fit_graded
+            if is_dask_collection(checked[0]):  # coded and kept on the workers
+                return fit_graded_dask(checked[2], model=self.model, grid=grid,
+                                       settings=settings, chunk_size=self.chunk_size,
+                                       bound=self.quadrature_bound)
             with self._executor() as parallel:
                 fitted = fit_graded(checked[2], model=self.model, grid=grid,
                                     settings=settings, chunk_size=self.chunk_size,
@@ -460,6 +475,8 @@ class IRT(
 
     def _pass(self, values, *, moments=True):
         """Posterior moments and per-agent log-likelihood of new responses."""
+        if self.model in GRADED_MODELS and hasattr(values, "fit_with"):
+            return graded_dask_pass(self, values, moments=moments)
         if self.model in GRADED_MODELS:
             return graded_pass(self, values, moments=moments)
         if self._is_continuous():
@@ -520,6 +537,8 @@ class IRT(
             A Dask array (rows on the workers) for Dask input.
         """
         values = self._validate_new(X)
+        if self.model in GRADED_MODELS and hasattr(values, "fit_with"):
+            return graded_dask_proba(self, values)  # rows stay on the workers
         if self.model in GRADED_MODELS:
             return graded_predict_proba(self, values)
         grid, log_p, log_q = self._grid_tables()

@@ -16,6 +16,7 @@ from sklearn_eval.irt import IRT2PL
 from sklearn_eval.irt._dask_fit import dask_fit_data
 from sklearn_eval.irt._quadrature import make_grid
 from sklearn_eval.utils import long_to_result_matrix
+from tests.irt.dask_helpers import transfer_bytes
 
 distributed = pytest.importorskip("distributed")
 da = pytest.importorskip("dask.array")
@@ -106,12 +107,6 @@ def test_transform_of_dask_input_is_a_dask_array(dask_client):
     assert_allclose(np.asarray(samples), model.score_samples(new), rtol=1e-10)
 
 
-def _transfer_bytes(client):
-    """Bytes the workers sent (to each other and to the client): Dask's counter."""
-    totals = client.run(lambda dask_worker: dask_worker.transfer_outgoing_bytes_total)
-    return sum(totals.values())
-
-
 def test_traffic_per_iteration_is_the_item_tables_at_any_number_of_agents(dask_client):
     """Per EM iteration only (n_nodes x n_items) statistics travel: the bytes
     the workers send (Dask's counter) do not grow with the agents (measured at
@@ -125,10 +120,10 @@ def test_traffic_per_iteration_is_the_item_tables_at_any_number_of_agents(dask_c
         store = data.store(summary.keep)  # what the fit's EM engine runs on
         a, b = np.ones(store.n_items), np.zeros(store.n_items)
         store.e_step(a, b, grid)
-        before = _transfer_bytes(dask_client)
+        before = transfer_bytes(dask_client)
         for _ in range(3):
             store.e_step(a, b, grid)
-        per_iteration.append((_transfer_bytes(dask_client) - before) / 3)
+        per_iteration.append((transfer_bytes(dask_client) - before) / 3)
     table = store.n_items * len(grid) * 8
     for value in per_iteration:
         # r and n (n_nodes x n_items) and the node mass from each of 2 workers
