@@ -80,6 +80,16 @@ def curve_point(z, g, u, u_bar, log_span):
     return P, Q, log_p, log_q, s
 
 
+def binary_log_tables(params, nodes, log_p, log_q):
+    """``log P`` and ``log(1 - P)`` per (node, item) into ``log_p``, ``log_q``."""
+    for j in range(params.shape[0]):
+        a, d = params[j, 0], params[j, 1]
+        g, u, u_bar, log_span = _constants_jit(params[j, 2], params[j, 3])
+        for k in range(nodes.shape[0]):
+            _, _, log_p[k, j], log_q[k, j], _ = _point_jit(nodes[k] * a + d, g, u,
+                                                           u_bar, log_span)
+
+
 def binary_objective(params, r, n, nodes, out):
     """``out[j] = sum_k r log P + (n - r) log(1 - P)`` (zero counts add 0).
 
@@ -145,6 +155,7 @@ def binary_gradient_information(params, r, n, nodes, free, grad, info):
 
 
 _PYTHON = {
+    "binary_log_tables": binary_log_tables,
     "binary_objective": binary_objective,
     "binary_gradient_information": binary_gradient_information,
 }

@@ -35,6 +35,14 @@ def log_tables(params, nodes):
     the M-step and the extrapolation never go there) gets the direct formula,
     so the tables stay a probability distribution whatever the parameters.
     """
+    if HAVE_NUMBA and np.ndim(nodes) == 1 and np.ndim(params) == 2:
+        # the same formulas in one pass (:mod:`._binary_kernels`)
+        shape = (np.shape(nodes)[0], params.shape[0])
+        log_p, log_q = np.empty(shape), np.empty(shape)
+        kernel("binary_log_tables")(np.asarray(params, dtype=np.float64),
+                                    np.asarray(nodes, dtype=np.float64), log_p,
+                                    log_q)
+        return log_p, log_q
     a, d, gamma, upsilon = params.T
     z = nodes[:, None] * a + d
     g, u = asymptotes(params)
@@ -136,11 +144,10 @@ def item_objective(params, r, n, nodes, free, priors):
 
 
 def _kernel_arrays(params, r, n, nodes):
-    """The M-step kernels' arguments as contiguous float64 arrays."""
-    return (np.ascontiguousarray(params, dtype=np.float64),
-            np.ascontiguousarray(r, dtype=np.float64),
-            np.ascontiguousarray(n, dtype=np.float64),
-            np.ascontiguousarray(nodes, dtype=np.float64))
+    """The M-step kernels' arguments as float64 arrays (any memory layout: the
+    kernels read the counts item by item, so the column subsets of the
+    M-step's backtracking, which numpy lays out by column, need no copy)."""
+    return tuple(np.asarray(x, dtype=np.float64) for x in (params, r, n, nodes))
 
 
 def _gradient_information(params, r, n, nodes, free, priors):

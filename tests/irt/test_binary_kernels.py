@@ -33,20 +33,24 @@ def _items(rng, n_items, model):
 
 def _numpy_sums(params, r, n, nodes, free, monkeypatch):
     monkeypatch.setattr(models, "HAVE_NUMBA", False)
+    tables = models.log_tables(params, nodes)
     value = models.item_objective(params, r, n, nodes, free, {})
     grad, info = models._gradient_information(params, r, n, nodes, free, {})
     monkeypatch.undo()
-    return value, grad, info
+    return tables, value, grad, info
 
 
 def _kernel_sums(get, params, r, n, nodes, free):
+    shape = (nodes.size, params.shape[0])
+    tables = (np.empty(shape), np.empty(shape))
+    get("binary_log_tables")(params, nodes, *tables)
     value = np.empty(params.shape[0])
     grad = np.empty((params.shape[0], len(free)))
     info = np.empty((params.shape[0], len(free), len(free)))
     get("binary_objective")(params, r, n, nodes, value)
     get("binary_gradient_information")(params, r, n, nodes,
                                        np.asarray(free, dtype=np.int64), grad, info)
-    return value, grad, info
+    return tables, value, grad, info
 
 
 @settings(max_examples=25, deadline=None)
@@ -69,8 +73,10 @@ def test_kernels_give_the_numpy_sums(seed, model):
         getters.append(kernels.kernel)
     for get in getters:
         got = _kernel_sums(get, params, r, n, nodes, free)
-        assert_allclose(got[0], want[0], rtol=1e-12, atol=1e-9)
-        for fast, slow in zip(got[1:], want[1:], strict=True):
+        for fast, slow in zip(got[0], want[0], strict=True):  # log P, log(1 - P)
+            assert_allclose(fast, slow, rtol=1e-13, atol=1e-13)
+        assert_allclose(got[1], want[1], rtol=1e-12, atol=1e-9)
+        for fast, slow in zip(got[2:], want[2:], strict=True):
             scale = np.max(np.abs(slow), axis=tuple(range(1, slow.ndim)),
                            keepdims=True)
             assert np.all(np.abs(fast - slow) <= 1e-11 * scale + 1e-12)
