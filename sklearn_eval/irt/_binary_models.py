@@ -13,6 +13,7 @@ all items at once on the E-step's expected counts).
 import numpy as np
 from scipy.special import expit, log_expit, logit
 
+from ._binary_kernels import HAVE_NUMBA, kernel
 from ._em import _check_prior
 
 # which of (a, d, gamma, upsilon) each model estimates
@@ -34,6 +35,14 @@ def log_tables(params, nodes):
     the M-step and the extrapolation never go there) gets the direct formula,
     so the tables stay a probability distribution whatever the parameters.
     """
+    if HAVE_NUMBA and np.ndim(nodes) == 1 and np.ndim(params) == 2:
+        # the same formulas in one pass (:mod:`._binary_kernels`)
+        shape = (np.shape(nodes)[0], params.shape[0])
+        log_p, log_q = np.empty(shape), np.empty(shape)
+        kernel("binary_log_tables")(np.asarray(params, dtype=np.float64),
+                                    np.asarray(nodes, dtype=np.float64), log_p,
+                                    log_q)
+        return log_p, log_q
     a, d, gamma, upsilon = params.T
     z = nodes[:, None] * a + d
     g, u = asymptotes(params)
@@ -70,8 +79,9 @@ def _first_derivatives(params, nodes, free):
     g, u = asymptotes(params)
     span = u - g
     q = np.broadcast_to(nodes[:, None], s.shape)
-    columns = {0: span * w * q, 1: span * w, 2: g * (1.0 - g) * (1.0 - s),
-               3: u * (1.0 - u) * s}
+    # g (1 - g) as g expit(-gamma): no cancellation with g or u near 1
+    columns = {0: span * w * q, 1: span * w, 2: g * expit(-gamma) * (1.0 - s),
+               3: u * expit(-upsilon) * s}
     return np.stack([columns[c] for c in free], axis=-1), (s, w, g, u, span, q)
 
 
@@ -122,6 +132,10 @@ def prior_terms(params, free, priors):
 
 def item_objective(params, r, n, nodes, free, priors):
     """Expected complete-data log-likelihood plus log-priors, per item."""
+    if HAVE_NUMBA:
+        value = np.empty(params.shape[0])
+        kernel("binary_objective")(*_kernel_arrays(params, r, n, nodes), value)
+        return value + prior_terms(params, free, priors)[0]
     log_p, log_q = log_tables(params, nodes)
     with np.errstate(invalid="ignore"):
         value = (np.where(r > 0, r * log_p, 0.0)
@@ -129,13 +143,27 @@ def item_objective(params, r, n, nodes, free, priors):
     return value + prior_terms(params, free, priors)[0]
 
 
+def _kernel_arrays(params, r, n, nodes):
+    """The M-step kernels' arguments as float64 arrays (any memory layout: the
+    kernels read the counts item by item, so the column subsets of the
+    M-step's backtracking, which numpy lays out by column, need no copy)."""
+    return tuple(np.asarray(x, dtype=np.float64) for x in (params, r, n, nodes))
+
+
 def _gradient_information(params, r, n, nodes, free, priors):
-    log_p, log_q = log_tables(params, nodes)
-    P, Q = np.exp(log_p), np.exp(log_q)
-    dP, _ = _first_derivatives(params, nodes, free)
-    pq = np.maximum(P * Q, _TINY)
-    grad = np.einsum("kj,kjc->jc", (r - n * P) / pq, dP)
-    info = np.einsum("kj,kjc,kje->jce", n / pq, dP, dP)
+    if HAVE_NUMBA:  # one compiled pass (:mod:`._binary_kernels`)
+        grad = np.empty((params.shape[0], len(free)))
+        info = np.empty((params.shape[0], len(free), len(free)))
+        kernel("binary_gradient_information")(
+            *_kernel_arrays(params, r, n, nodes), np.asarray(free, dtype=np.int64),
+            grad, info)
+    else:
+        log_p, log_q = log_tables(params, nodes)
+        P, Q = np.exp(log_p), np.exp(log_q)
+        dP, _ = _first_derivatives(params, nodes, free)
+        pq = np.maximum(P * Q, _TINY)
+        grad = np.einsum("kj,kjc->jc", (r - n * P) / pq, dP)
+        info = np.einsum("kj,kjc,kje->jce", n / pq, dP, dP)
     _, prior_grad, prior_info = prior_terms(params, free, priors)
     info[:, np.arange(len(free)), np.arange(len(free))] += prior_info
     return grad + prior_grad, info

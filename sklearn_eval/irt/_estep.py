@@ -14,6 +14,7 @@ from sklearn.utils.parallel import delayed
 
 from ._blocks import _as_float_block, run_chunks
 from ._kernels import TAIL_NATS, kernel
+from ._table_kernels import kernel as table_kernel
 
 
 def _log_normalise(log_joint):
@@ -269,8 +270,10 @@ def _sparse_e_step(data, a, b, grid, *, counts, moments):
 def _table_posteriors(data, log_p, log_q, grid, cut=TAIL_NATS):
     """Posteriors of every agent for any binary item model (sparse storage)."""
     tables = (np.ascontiguousarray(log_p.T), np.ascontiguousarray(log_q.T))
-    arguments = [(*data.rows(start, stop), *tables, grid.nodes, grid.log_weights,
-                  cut) for start, stop in data.row_chunks]
+    # item by item within each chunk of agents (:mod:`._table_kernels`)
+    arguments = [(data.rows(start, stop)[0], data.colptr, data.column_codes, start,
+                  *tables, grid.nodes, grid.log_weights, cut)
+                 for start, stop in data.row_chunks]
     parts = run_chunks(data.parallel, _table_posterior_chunk, arguments)
     out = _Posteriors(data.n_agents, len(grid))
     for (start, stop), part in zip(data.row_chunks, parts, strict=True):
@@ -281,15 +284,19 @@ def _table_posteriors(data, log_p, log_q, grid, cut=TAIL_NATS):
     return out
 
 
-def _table_posterior_chunk(indptr, codes, log_p, log_q, nodes, log_w, cut):
+def _table_posterior_chunk(indptr, colptr, column_codes, first, log_p, log_q,
+                           nodes, log_w, cut):
     """:func:`_table_posteriors` of one chunk of agents (runs on a worker)."""
     n_rows = indptr.shape[0] - 1
     post = np.zeros((n_rows, nodes.shape[0]))
     lo = np.empty(n_rows, dtype=np.int64)
     hi = np.empty(n_rows, dtype=np.int64)
     lse, mean, sd = np.empty(n_rows), np.empty(n_rows), np.empty(n_rows)
-    kernel("posterior_rows_tables")(indptr, codes, log_p, log_q, nodes, log_w, cut,
-                                    post, lo, hi, lse, mean, sd)
+    cursor = np.empty(colptr.shape[0] - 1, dtype=np.int64)
+    table_kernel("column_cursors")(colptr, column_codes, first, cursor)
+    table_kernel("posterior_rows_by_item")(
+        indptr, colptr, column_codes, cursor, first, log_p, log_q, nodes, log_w,
+        cut, np.empty((n_rows, nodes.shape[0])), post, lo, hi, lse, mean, sd)
     return post, lo, hi, lse, mean, sd
 
 
