@@ -74,11 +74,14 @@ def _merge_pairs(*parts):
     return np.unique(np.concatenate(parts), axis=0)
 
 
-def _part_sums(part, coding):
-    """Responses per (kept item, category) and item-total moment sums."""
-    cells = _part_cells(part)
-    return {"counts": _category_counts(cells, coding),
-            "moments": item_moment_sums(cells)}
+def _part_moment_sums(part):
+    """Item-total moment sums of a partition (for the starting values)."""
+    return item_moment_sums(_part_cells(part))
+
+
+def _part_counts(store, coding):
+    """Responses per (kept item, category), from the partition's indicators."""
+    return _category_counts(None, coding, store.csr)
 
 
 def _part_agent_mean(part):
@@ -212,20 +215,22 @@ def fit_graded_dask(checked, *, model, grid, settings, chunk_size, bound=6.0):
         grid = grid_for_counts(data.totals[1], n_agents, codes, keep, bound)
     coding = make_coding(codes, keep)
     client = data.client
-    sums = client.gather(_tree(client, _sum_parts,
-                               _on_workers(data, _part_sums, shared=(coding,))))
+    moment_sums = client.gather(_tree(client, _sum_parts,
+                                      _on_workers(data, _part_moment_sums)))
     means = _on_workers(data, _part_agent_mean)
     store = _stores(data, coding, f"IRT(model={model!r})", labels, chunk_size,
                     len(grid))
     agent_mean = store._agent_array(means)
     data.release()
-    n, total = sums["moments"][0], sums["moments"][1]
+    # the category counts from the stores' indicators (built once per partition)
+    counts = store._map_reduce(_part_counts, coding)
+    n, total = moment_sums[0], moment_sums[1]
     with np.errstate(invalid="ignore", divide="ignore"):
         mean = total / n
     fitted = fit_graded_data(
         store, labels, codes, coding, agents, model=model, grid=grid,
-        settings=settings, counts=sums["counts"],
-        correlation=correlation_of(sums["moments"], coding), mean=mean,
+        settings=settings, counts=counts,
+        correlation=correlation_of(moment_sums, coding), mean=mean,
         agent_mean=agent_mean)
     return data.finish(fitted, store, labels)
 

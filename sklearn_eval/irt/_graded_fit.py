@@ -359,7 +359,8 @@ def correlation_of(sums, coding):
 def _category_counts(cells, coding, csr=None):
     """Observed responses per (kept item, category).
 
-    ``csr``: the indicator columns of ``cells`` when already built.
+    ``csr``: the indicator columns of ``cells`` when already built (``cells``
+    is then not read).
     """
     if csr is None:
         csr = indicators(cells, coding, "", np.arange(cells.shape[1]))

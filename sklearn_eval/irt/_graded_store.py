@@ -65,7 +65,8 @@ class _CategoricalResponses:
         if self.compiled:
             log_pt = np.ascontiguousarray(log_p.T)
             log_w = np.ascontiguousarray(grid.log_weights)
-            arguments = [(indptr, cols, log_pt, log_w, grid.nodes, counts, moments)
+            nodes = np.ascontiguousarray(grid.nodes, dtype=np.float64)
+            arguments = [(indptr, cols, log_pt, log_w, nodes, counts, moments)
                          for indptr, cols in self._parts]
             parts = run_chunks(self.parallel, _compiled_e_step_block, arguments)
         else:
@@ -113,7 +114,6 @@ def _compiled_e_step_block(indptr, cols, log_pt, log_w, nodes, counts, moments):
     n_rows = indptr.shape[0] - 1
     r = np.zeros(log_pt.shape) if counts else np.zeros((0, 0))
     lse, mean, sd = (np.empty(n_rows if moments else 0) for _ in range(3))
-    nodes = np.ascontiguousarray(nodes, dtype=np.float64)
     loglik = kernel("posterior_rows")(indptr, cols, log_pt, log_w, nodes, counts,
                                       moments, r, lse, mean, sd)
     summary = (mean, sd, lse) if moments else (None, None, None)
