@@ -16,7 +16,7 @@ with numba on first use where it is available, the Python bodies otherwise
 
 import numpy as np
 
-from ..utils._jit import jit_kernel
+from ..utils._jit import KernelSet
 from ._kernels import HAVE_NUMBA
 
 _TINY = 1e-300
@@ -159,24 +159,15 @@ _PYTHON = {
     "binary_objective": binary_objective,
     "binary_gradient_information": binary_gradient_information,
 }
-_COMPILED = {}
+# the helpers the kernels call by these names
+_KERNELS = KernelSet(_PYTHON, globals(), {
+    "_expit_jit": _expit, "_point_jit": curve_point,
+    "_constants_jit": item_constants, "_slopes_jit": _slopes})
 
 
 def kernel(name):
     """The kernel ``name``, compiled with numba on first use when available."""
-    if not HAVE_NUMBA:
-        return _PYTHON[name]
-    if not _COMPILED:
-        global _expit_jit, _point_jit, _constants_jit, _slopes_jit
-        # the helpers first: the functions calling them resolve them when
-        # they compile
-        _expit_jit = jit_kernel(_expit)
-        _point_jit = jit_kernel(curve_point)
-        _constants_jit = jit_kernel(item_constants)
-        _slopes_jit = jit_kernel(_slopes)
-        _COMPILED.update({key: jit_kernel(function)
-                          for key, function in _PYTHON.items()})
-    return _COMPILED[name]
+    return _KERNELS.get(name, HAVE_NUMBA)
 
 
 # the Python bodies call the helpers as they are

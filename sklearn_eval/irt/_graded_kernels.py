@@ -24,7 +24,7 @@ import math
 
 import numpy as np
 
-from ..utils._jit import jit_kernel, numba_wanted
+from ..utils._jit import KernelSet, numba_wanted
 
 __all__ = ["COMPILED_FROM", "HAVE_NUMBA", "compiled_for", "kernel"]
 
@@ -122,7 +122,7 @@ def score_rows(indptr, cols, log_pt, log_w, g, outer):
 
 HAVE_NUMBA = numba_wanted()
 _PYTHON = {"posterior_rows": posterior_rows, "score_rows": score_rows}
-_COMPILED = {}
+_KERNELS = KernelSet(_PYTHON, globals(), {"_posterior_jit": agent_posterior})
 
 
 def compiled_for(n_responses, n_nodes):
@@ -132,14 +132,7 @@ def compiled_for(n_responses, n_nodes):
 
 def kernel(name):
     """The loop ``name``: compiled with numba (on first use) when available."""
-    if not HAVE_NUMBA:
-        return _PYTHON[name]
-    if not _COMPILED:
-        global _posterior_jit
-        # the shared helper first: the loops resolve it when they compile
-        _posterior_jit = jit_kernel(agent_posterior)
-        _COMPILED.update({key: jit_kernel(f) for key, f in _PYTHON.items()})
-    return _COMPILED[name]
+    return _KERNELS.get(name, HAVE_NUMBA)
 
 
 # the pure-Python loops call the helper as it is

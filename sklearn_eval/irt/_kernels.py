@@ -33,7 +33,7 @@ row blocks made dense one at a time for sparse input).
 
 import numpy as np
 
-from ..utils._jit import jit_kernel, numba_wanted
+from ..utils._jit import KernelSet, numba_wanted
 
 # Posterior weights below e^-_TAIL_NATS of the mode's are dropped (see above).
 TAIL_NATS = 37.0
@@ -461,7 +461,7 @@ _PYTHON = {
     "posterior_rows_tables": posterior_rows_tables,
     "score_columns": score_columns,
 }
-_COMPILED = {}
+_KERNELS = KernelSet(_PYTHON, globals(), {"_window_jit": normalise_window})
 
 
 def kernel(name):
@@ -469,15 +469,7 @@ def kernel(name):
 
     numba is imported only here, so importing the package stays fast.
     """
-    if not HAVE_NUMBA:
-        return _PYTHON[name]
-    if not _COMPILED:
-        jit = jit_kernel
-        global _window_jit
-        # the shared helper first: the kernels resolve it when they compile
-        _window_jit = jit(normalise_window)
-        _COMPILED.update({key: jit(function) for key, function in _PYTHON.items()})
-    return _COMPILED[name]
+    return _KERNELS.get(name, HAVE_NUMBA)
 
 
 # the pure-Python kernels call the helper as it is

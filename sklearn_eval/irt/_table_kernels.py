@@ -27,7 +27,7 @@ terms but read each response's row once per evaluated block, 2.3x slower than
 one read of the whole row.
 """
 
-from ..utils._jit import jit_kernel
+from ..utils._jit import KernelSet
 from ._kernels import HAVE_NUMBA, normalise_window
 
 
@@ -91,19 +91,12 @@ def posterior_rows_by_item(indptr, colptr, column_codes, cursor, first_agent,
 
 _PYTHON = {"column_cursors": column_cursors,
            "posterior_rows_by_item": posterior_rows_by_item}
-_COMPILED = {}
+_KERNELS = KernelSet(_PYTHON, globals(), {"_window_jit": normalise_window})
 
 
 def kernel(name):
     """The kernel ``name``, compiled with numba on first use when available."""
-    if not HAVE_NUMBA:
-        return _PYTHON[name]
-    if not _COMPILED:
-        global _window_jit
-        _window_jit = jit_kernel(normalise_window)
-        _COMPILED.update({key: jit_kernel(function)
-                          for key, function in _PYTHON.items()})
-    return _COMPILED[name]
+    return _KERNELS.get(name, HAVE_NUMBA)
 
 
 # the Python body calls the helper as it is

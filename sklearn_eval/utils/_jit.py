@@ -22,7 +22,7 @@ a fresh process.
 import importlib.util
 import os
 
-__all__ = ["numba_wanted", "jit_kernel"]
+__all__ = ["KernelSet", "numba_wanted", "jit_kernel"]
 
 
 def numba_wanted():
@@ -99,3 +99,51 @@ def jit_kernel(function):
             # no writable cache directory: compile in memory, write nothing
             pass
     return dispatcher
+
+
+class KernelSet:
+    """The loops of one module: compiled with numba on first use, or plain Python.
+
+    Parameters
+    ----------
+    python : dict
+        Name -> numba-compilable Python function (the pure-Python kernels).
+    namespace : dict
+        The module's globals, where the ``helpers`` are bound.
+    helpers : dict, optional
+        Global name -> function that the kernels call by that name. The module
+        binds each name to the Python function itself (the pure-Python kernels
+        call it as it is); on the first compiled use the compiled helpers
+        replace them before the kernels compile, so the kernels resolve them.
+
+    Examples
+    --------
+    >>> def twice(x):
+    ...     return 2 * x
+    >>> _twice = twice
+    >>> def double(x):
+    ...     return _twice(x)
+    >>> kernels = KernelSet({"double": double}, globals(), {"_twice": twice})
+    >>> kernels.get("double", compiled=False)(3)
+    6
+    """
+
+    def __init__(self, python, namespace, helpers=None):
+        self.python = python
+        self._namespace = namespace
+        self._helpers = dict(helpers or {})
+        self._compiled = {}
+
+    def get(self, name, compiled):
+        """The kernel ``name``: compiled (on first use) if ``compiled``, else Python.
+
+        numba is imported only here, so importing the package stays fast.
+        """
+        if not compiled:
+            return self.python[name]
+        if not self._compiled:
+            for global_name, function in self._helpers.items():
+                self._namespace[global_name] = jit_kernel(function)
+            self._compiled.update({key: jit_kernel(function)
+                                   for key, function in self.python.items()})
+        return self._compiled[name]
