@@ -8,6 +8,7 @@ import re
 import warnings
 from collections import deque
 from concurrent.futures import ThreadPoolExecutor
+from contextlib import closing
 from pathlib import Path
 
 import numpy as np
@@ -144,23 +145,22 @@ def arrow_json_lines(file, fields):
 
 
 def _parse_blocks(handle, parse):
-    """``parse(block, end)`` of the blocks of ``handle``, in parallel threads."""
-    workers = n_threads()
-    tables, pending = [], deque()
-    with ThreadPoolExecutor(workers) as pool:
-        for block, end in _chunks(handle, CHUNK_BYTES):
-            pending.append(pool.submit(parse, block, end))
-            del block
-            while len(pending) >= workers or (pending and pending[0].done()):
-                tables.append(pending.popleft().result())
-                if tables[-1] is None:
-                    pool.shutdown(cancel_futures=True)
-                    return tables
-        tables.extend(future.result() for future in pending)
+    """``parse(block, end)`` of the blocks of ``handle``, in parallel threads.
+
+    Stops at the first block ``parse`` refuses (None, the last table).
+    """
+    tables = []
+    results = ordered_map(lambda piece: parse(*piece),
+                          _chunks(handle, CHUNK_BYTES), workers=n_threads())
+    with closing(results):  # leaving early shuts the pool down
+        for table in results:
+            tables.append(table)
+            if table is None:
+                break
     return tables
 
 
-def ordered_map(function, items):
+def ordered_map(function, items, workers=None):
     """``function(item)`` of every item, in order, computed by parallel threads.
 
     The files of a folder are read this way: :func:`n_threads` at a time
@@ -168,10 +168,13 @@ def ordered_map(function, items):
     items' order. An exception is raised where the loop over the items
     would raise it (the first failing item's), the work on later items
     dropped; ``function`` must leave shared state alone (the caller merges
-    what each item gives, in order) and warn nothing.
+    what each item gives, in order) and warn nothing. ``workers``: the
+    threads, for an iterator of items read as they are needed (the blocks
+    of a file); None: :func:`n_threads`, at most one per item of a list.
     """
-    items = list(items)
-    workers = min(n_threads(), len(items))
+    if workers is None:
+        items = list(items)
+        workers = min(n_threads(), len(items))
     if workers <= 1:
         yield from map(function, items)
         return
