@@ -24,7 +24,13 @@ import re
 import numpy as np
 import pandas as pd
 
-from ._files import claim_run, constant_column, input_files, long_table
+from ._files import (
+    arrow_joined_text,
+    claim_run,
+    constant_column,
+    input_files,
+    long_table,
+)
 from ._long import LONG_COLUMNS
 
 __all__ = ["is_details_file", "read_leaderboard_details"]
@@ -124,20 +130,13 @@ def _text(values):
     return out
 
 
-def _target_text(pa, column):
+def _target_text(column):
     """:func:`_text` of an arrow column, as an object array (text joined in arrow)."""
-    import pyarrow.compute as pc
-
     column = column.combine_chunks()
-    kind = column.type
-    if kind in (pa.string(), pa.large_string()):
-        return column.to_numpy(zero_copy_only=False)
-    if (pa.types.is_list(kind) or pa.types.is_large_list(kind)) \
-            and kind.value_type in (pa.string(), pa.large_string()) \
-            and not column.flatten().null_count:  # None in a list: str(None)
-        separator = pa.scalar(" | ", kind.value_type)
-        return pc.binary_join(column, separator).to_numpy(zero_copy_only=False)
-    return np.asarray(_text(column.to_pylist()), dtype=object)
+    text = arrow_joined_text(column)
+    if text is None:
+        return np.asarray(_text(column.to_pylist()), dtype=object)
+    return text.to_numpy(zero_copy_only=False)
 
 
 def _metric_fields(pa, file, metrics):
@@ -218,7 +217,7 @@ def _read_lighteval(pa, pq, file, names, skipped, task):
         _check_complete(pa, file, name, values)
         metrics.append(name)
         scores.append(_floats(values))
-    target = _target_text(pa, table.column("gold")) if "gold" in names \
+    target = _target_text(table.column("gold")) if "gold" in names \
         else np.full(n, None, dtype=object)
     example = (table.column("example").to_numpy(zero_copy_only=False)
                if "example" in names else None)
@@ -279,7 +278,7 @@ def _read_samples(pa, pq, file, names, skipped, task):
     values = pq.read_table(file, columns=wanted) if wanted else None
     filters = np.asarray(filters, dtype=object)
     doc_id = table.column("doc_id").to_numpy(zero_copy_only=False)
-    target = _target_text(pa, table.column("target")) \
+    target = _target_text(table.column("target")) \
         if "target" in names else np.full(len(doc_id), None, dtype=object)
     doc_hash = table.column("doc_hash").to_numpy(zero_copy_only=False) \
         if "doc_hash" in names else np.full(len(doc_id), None, dtype=object)

@@ -18,6 +18,7 @@ from ._long import check_long_table
 
 __all__ = [
     "arrow_column",
+    "arrow_joined_text",
     "arrow_inferred",
     "arrow_json",
     "arrow_json_lines",
@@ -414,6 +415,31 @@ def arrow_column(array):
     if array.null_count == len(array):
         return np.full(len(array), None, dtype=object)
     return array.to_pandas()
+
+
+def arrow_joined_text(column):
+    """Targets as an Arrow text array: text as is, lists of text joined by " | ".
+
+    As the standard-library paths write them (``" | ".join(map(str, value))``);
+    None (take the standard-library path) for any other type, and for a null
+    inside a list, which they write as ``str(None)``.
+    """
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    kind = column.type
+    text = (pa.string(), pa.large_string())
+    if kind in text or kind == pa.null():
+        return column.cast(pa.string())
+    if not (pa.types.is_list(kind) or pa.types.is_large_list(kind)) \
+            or kind.value_type not in (*text, pa.null()):
+        return None
+    if column.flatten().null_count:
+        return None
+    if kind.value_type == pa.null():
+        column = column.cast(pa.list_(pa.string()))
+    separator = pa.scalar(" | ", column.type.value_type)
+    return pc.binary_join(column, separator).cast(pa.string())
 
 
 def constant_column(value, n):

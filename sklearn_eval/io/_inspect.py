@@ -11,7 +11,13 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from ._files import arrow_column, arrow_inferred, constant_column, ordered_map
+from ._files import (
+    arrow_column,
+    arrow_inferred,
+    arrow_joined_text,
+    constant_column,
+    ordered_map,
+)
 from ._long import LONG_COLUMNS, check_long_table
 
 __all__ = ["read_inspect"]
@@ -233,19 +239,10 @@ def _arrow_scorer(entry):
 def _arrow_target(target, n):
     """The samples' targets as text (lists joined by " | "), or None if unusual."""
     import pyarrow as pa
-    import pyarrow.compute as pc
 
     if target is None:
         return pa.nulls(n, pa.string())
-    if target.type in (pa.string(), pa.null()):
-        return target.cast(pa.string())
-    if pa.types.is_list(target.type) and target.type.value_type in (
-        pa.string(), pa.null()
-    ):
-        if target.flatten().null_count:  # None in a list: str(None) in the join
-            return None
-        return pc.binary_join(target.cast(pa.list_(pa.string())), " | ")
-    return None
+    return arrow_joined_text(target)
 
 
 def _arrow_frame(documents, model, task):

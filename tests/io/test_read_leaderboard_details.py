@@ -314,4 +314,4 @@ def test_targets_are_joined_in_arrow_as_in_python(golds, large):
     if large and pa.types.is_list(column.type):
         column = column.cast(pa.large_list(pa.large_string()))
     expected = _text(golds)
-    assert _target_text(pa, column).tolist() == expected
+    assert _target_text(column).tolist() == expected
