@@ -18,7 +18,7 @@ import numpy as np
 from ._continuous import ScoreStore, _cells, fit_score_store, item_sums, kept_items
 from ._continuous import warn_clipped as _warn_clipped
 from ._continuous_models import MODELS
-from ._dask_responses import _SUMMED, _DaskStore, _finish, wait
+from ._dask_responses import _SUMMED, _DaskStore, _finish
 
 
 # ------------------------------------------------------------ worker side
@@ -124,18 +124,10 @@ class _DaskScores(_DaskStore):
 
 
 def _located_stores(data, keep, model, dense, chunk_size, clip):
-    client = data.client
-    [shared] = client.scatter([keep], broadcast=True, hash=False)
-    stores = [client.submit(_part_store, part, shared, model, dense, chunk_size,
-                            clip, workers=[worker], allow_other_workers=False,
-                            pure=False)
-              for part, worker in zip(data.parts, data.workers, strict=True)]
-    wait(stores)
-    for future in stores:
-        if future.status == "error":
-            future.result()
-    return _DaskScores(client, stores, data.workers, data.n_rows, int(keep.sum()),
-                       model)
+    stores = data.built_on_workers(_part_store, model, dense, chunk_size, clip,
+                                   shared=(keep,))
+    return _DaskScores(data.client, stores, data.workers, data.n_rows,
+                       int(keep.sum()), model)
 
 
 def _summary(data, clip, labels, *, warn=True):
@@ -143,9 +135,7 @@ def _summary(data, clip, labels, *, warn=True):
     from ._dask_input import _tree
 
     client = data.client
-    futures = [client.submit(_part_summary, part, clip, data.n_items,
-                             workers=[worker], pure=False)
-               for part, worker in zip(data.parts, data.workers, strict=True)]
+    futures = data.on_workers(_part_summary, clip, data.n_items)
     summary = client.gather(_tree(client, _merge_summaries, futures))
     if warn and summary["n_exact"]:
         _warn_clipped(summary["n_exact"], np.flatnonzero(summary["exact_items"]),

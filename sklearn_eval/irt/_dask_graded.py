@@ -27,7 +27,7 @@ on the workers as Dask arrays.
 import numpy as np
 from scipy import sparse
 
-from ._dask_responses import _DaskStore, _finish, _sum_parts, wait
+from ._dask_responses import _DaskStore, _finish, _sum_parts
 from ._graded_fit import (
     _category_counts,
     _Graded,
@@ -146,16 +146,6 @@ class _DaskCategorical(_DaskStore):
         return self._agent_array(self._map(_part_n_observed))
 
 
-def _on_workers(data, function, *args, shared=()):
-    """``function(part, *shared, *args)`` on every coded partition's worker."""
-    client = data.client
-    if shared:
-        shared = client.scatter(list(shared), broadcast=True, hash=False)
-    return [client.submit(function, part, *shared, *args, workers=[worker],
-                          allow_other_workers=False, pure=False)
-            for part, worker in zip(data.parts, data.workers, strict=True)]
-
-
 def _part_names(data):
     """How the errors name each coded partition (its place in the input)."""
     if data.items is None:
@@ -165,18 +155,9 @@ def _part_names(data):
 
 def _stores(data, coding, what, labels, chunk_size, n_nodes):
     """The indicator stores of every partition (errors raised here)."""
-    client = data.client
-    shared = client.scatter([coding, labels], broadcast=True, hash=False)
-    stores = [client.submit(_part_store, part, name, *shared, what, chunk_size,
-                            n_nodes, workers=[worker], allow_other_workers=False,
-                            pure=False)
-              for part, name, worker in zip(data.parts, _part_names(data),
-                                            data.workers, strict=True)]
-    wait(stores)
-    for future in stores:
-        if future.status == "error":
-            future.result()
-    return _DaskCategorical(client, stores, data.workers, data.n_rows,
+    stores = data.built_on_workers(_part_store, what, chunk_size, n_nodes,
+                                   shared=(coding, labels), extras=_part_names(data))
+    return _DaskCategorical(data.client, stores, data.workers, data.n_rows,
                             int(coding.n_categories.sum()))
 
 
@@ -196,7 +177,7 @@ def graded_dask_data(data, model):
             f"{data.shape}.")
     client = data.client
     pairs = client.gather(_tree(client, _merge_pairs,
-                                _on_workers(data, _part_pairs)))
+                                data.on_workers(_part_pairs)))
     codes = codes_of(pairs[:, 0].astype(np.int64), pairs[:, 1], n_items)
     labels = (np.arange(n_items) if data.items is None
               else np.asarray(data.items, dtype=object))
@@ -216,8 +197,8 @@ def fit_graded_dask(checked, *, model, grid, settings, chunk_size, bound=6.0):
     coding = make_coding(codes, keep)
     client = data.client
     moment_sums = client.gather(_tree(client, _sum_parts,
-                                      _on_workers(data, _part_moment_sums)))
-    means = _on_workers(data, _part_agent_mean)
+                                      data.on_workers(_part_moment_sums)))
+    means = data.on_workers(_part_agent_mean)
     store = _stores(data, coding, f"IRT(model={model!r})", labels, chunk_size,
                     len(grid))
     agent_mean = store._agent_array(means)

@@ -232,9 +232,32 @@ class _DaskInput:
         self.n_items = n_items
         self.agents = agents
         self.items = items
-        futures = [client.submit(_part_counts, part, workers=[worker], pure=False)
-                   for part, worker in zip(parts, workers, strict=True)]
-        self.totals = client.gather(_tree(client, _sum_parts, futures))
+        self.totals = client.gather(_tree(client, _sum_parts,
+                                          self.on_workers(_part_counts)))
+
+    def on_workers(self, function, *args, shared=(), extras=None):
+        """``function(part, *extra, *shared, *args)`` on every coded partition's worker.
+
+        Futures in partition order; ``shared`` is scattered once to every
+        worker, ``extras`` (one per partition, or None) go to their own.
+        """
+        client = self.client
+        if shared:
+            shared = client.scatter(list(shared), broadcast=True, hash=False)
+        own = [()] * len(self.parts) if extras is None else [(e,) for e in extras]
+        return [client.submit(function, part, *extra, *shared, *args,
+                              workers=[worker], allow_other_workers=False, pure=False)
+                for part, extra, worker in zip(self.parts, own, self.workers,
+                                               strict=True)]
+
+    def built_on_workers(self, function, *args, shared=(), extras=None):
+        """:meth:`on_workers`, waited for: the first failed task's error is raised."""
+        futures = self.on_workers(function, *args, shared=shared, extras=extras)
+        wait(futures)
+        for future in futures:
+            if future.status == "error":
+                future.result()
+        return futures
 
     @property
     def shape(self):
@@ -247,10 +270,7 @@ class _DaskInput:
             density = float(self.totals[1][keep].sum()) / max(n_cells, 1)
             algorithm = ("sparse" if HAVE_NUMBA and density < _SPARSE_BELOW
                          else "dense")
-        stores = [self.client.submit(_build_store, part, keep, algorithm,
-                                     chunk_size, workers=[worker],
-                                     allow_other_workers=False, pure=False)
-                  for part, worker in zip(self.parts, self.workers, strict=True)]
+        stores = self.on_workers(_build_store, keep, algorithm, chunk_size)
         wait(stores)
         return _DaskResponses(self.client, stores, self.workers, self.n_rows,
                               int(np.sum(keep)),
