@@ -2,6 +2,9 @@
 one machine"): long tables, Dask's transfer counter, and the comparison of a
 fit on Dask input with the in-memory fit for its per-agent outputs."""
 
+import re
+import warnings
+
 import numpy as np
 import pandas as pd
 from numpy.testing import assert_allclose
@@ -16,6 +19,24 @@ def long_table(X):
         "score": X[rows, columns],
     })
     return table.sample(frac=1.0, random_state=0).reset_index(drop=True)
+
+
+_CLUSTER_CODE = re.compile(r"[/\\](dask|distributed|tornado)[/\\]")
+
+
+def library_warnings(function, *args):
+    """``(function(*args), messages)``: the warnings the library gave meanwhile.
+
+    Those raised in the cluster's own code (dask, distributed, tornado) and
+    the ``ResourceWarning`` of sockets collected at whatever moment the
+    garbage collector runs are not the library's.
+    """
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        out = function(*args)
+    return out, [str(w.message) for w in caught
+                 if not issubclass(w.category, ResourceWarning)
+                 and not _CLUSTER_CODE.search(w.filename)]
 
 
 def transfer_bytes(client):

@@ -16,6 +16,7 @@ from sklearn_eval.utils import long_to_result_matrix
 from tests.irt.dask_helpers import (
     assert_same_agents,
     assert_same_passes,
+    library_warnings,
     long_table,
     transfer_bytes,
 )
@@ -37,14 +38,6 @@ def _scores(n_agents, n_items, missing, seed):
     return X[~np.isnan(X).all(axis=1)]
 
 
-def _recording(function, *args):
-    """``function(*args)`` and the messages of the warnings it gave."""
-    with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always")
-        out = function(*args)
-    return out, [str(w.message) for w in caught]
-
-
 def _assert_same_fit(fit, memory_fit, X_dask, X_memory):
     """Likelihood and abilities to 1e-10; item parameters to 1e-9 and their
     (Louis) standard errors to 1e-8 relative; the passes over new data
@@ -63,8 +56,8 @@ def _assert_same_fit(fit, memory_fit, X_dask, X_memory):
     assert_same_agents(fit, memory_fit, "mean_score")
     memory_fit = copy.deepcopy(memory_fit)
     memory_fit._item_params = fit._item_params.copy()
-    (_, dask_warnings), (_, memory_warnings) = (
-        _recording(fit.transform, X_dask), _recording(memory_fit.transform, X_memory))
+    _, dask_warnings = library_warnings(fit.transform, X_dask)
+    _, memory_warnings = library_warnings(memory_fit.transform, X_memory)
     assert dask_warnings == memory_warnings  # the clipping of new scores
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", UserWarning)  # the clipping, as above
@@ -75,9 +68,9 @@ def _assert_same_fit(fit, memory_fit, X_dask, X_memory):
 @pytest.mark.parametrize(("missing", "rows"), [(0.0, 70), (0.7, 110)])
 def test_dask_array_fit_equals_in_memory_fit(dask_client, model, missing, rows):
     X = _scores(300, 15, missing, seed=len(model) + int(10 * missing))
-    memory_fit, memory_warnings = _recording(IRT(model=model, tol=1e-9).fit, X)
+    memory_fit, memory_warnings = library_warnings(IRT(model=model, tol=1e-9).fit, X)
     X_dask = da.from_array(X, chunks=(rows, X.shape[1]))
-    fit, dask_warnings = _recording(IRT(model=model, tol=1e-9).fit, X_dask)
+    fit, dask_warnings = library_warnings(IRT(model=model, tol=1e-9).fit, X_dask)
     assert dask_warnings == memory_warnings
     _assert_same_fit(fit, memory_fit, X_dask, X)
 
@@ -89,9 +82,9 @@ def test_long_table_fit_equals_in_memory_fit_by_label(dask_client):
     X[~np.isnan(X[:, 4]), 4] = 0.5
     table = long_table(X)
     memory = long_to_result_matrix(table, task="item", sparse=True)
-    memory_fit, memory_warnings = _recording(IRT(model="beta", tol=1e-9).fit,
+    memory_fit, memory_warnings = library_warnings(IRT(model="beta", tol=1e-9).fit,
                                              memory)
-    fit, dask_warnings = _recording(
+    fit, dask_warnings = library_warnings(
         IRT(model="beta", tol=1e-9).fit,
         dd.from_pandas(table, npartitions=4, sort=False))
     assert dask_warnings == memory_warnings

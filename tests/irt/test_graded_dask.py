@@ -4,7 +4,6 @@ same category coding, warnings and fit as in memory, per-agent outputs that
 stay Dask arrays, traffic per E-step independent of the number of agents,
 and errors computed on the workers that name a partition and a row."""
 
-import warnings
 
 import numpy as np
 import pandas as pd
@@ -16,6 +15,7 @@ from sklearn_eval.utils import long_to_result_matrix
 from tests.irt.dask_helpers import (
     assert_same_agents,
     assert_same_passes,
+    library_warnings,
     long_table,
     transfer_bytes,
 )
@@ -36,10 +36,7 @@ def _graded(n_agents, n_items, missing, seed, K=4):
 
 def _fit_recording(params, X):
     """The fitted model and the messages of the warnings of its fit."""
-    with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always")
-        model = IRT(**params).fit(X)
-    return model, [str(w.message) for w in caught]
+    return library_warnings(IRT(**params).fit, X)
 
 
 def _column(model):
@@ -117,14 +114,11 @@ def test_category_coding_equals_the_in_memory_coding(dask_client, seed):
     X[rng.random(X.shape) < 0.4] = np.nan
     X[:, 0] = rng.integers(0, 2, n_agents)  # no empty agent
     n_chunks = int(rng.integers(1, 6))
-    with warnings.catch_warnings(record=True) as expected:
-        warnings.simplefilter("always")
-        _, _, codes, keep, _ = check_graded_fit(X, "GPCM")
-    with warnings.catch_warnings(record=True) as got:
-        warnings.simplefilter("always")
-        _, _, dask_codes, dask_keep, _ = dask_graded_fit_data(
-            da.from_array(X, chunks=(-(-n_agents // n_chunks), n_items)), "GPCM")
-    assert [str(w.message) for w in got] == [str(w.message) for w in expected]
+    (_, _, codes, keep, _), expected = library_warnings(check_graded_fit, X, "GPCM")
+    (_, _, dask_codes, dask_keep, _), got = library_warnings(
+        dask_graded_fit_data,
+        da.from_array(X, chunks=(-(-n_agents // n_chunks), n_items)), "GPCM")
+    assert got == expected
     np.testing.assert_array_equal(dask_keep, keep)
     for ours, theirs in zip(dask_codes, codes, strict=True):
         np.testing.assert_array_equal(ours, theirs)
