@@ -74,7 +74,7 @@ class BinaryCurvesMixin:
         (:mod:`._graded_item_fit`).
         """
         values = self._validate_new(X)
-        grid = self._grid()
+        grid = self._fitted_grid()
         log_p, log_q = log_tables(self._item_params, grid.nodes)
         with self._executor() as parallel:
             data = _make_storage(values, self._keep, algorithm=self.algorithm,

@@ -37,7 +37,7 @@ from ._graded import (
     start_values,
 )
 from ._graded_store import _CategoricalResponses
-from ._quadrature import QuadratureGrid, make_grid
+from ._quadrature import QuadratureGrid, default_rectangular_nodes, make_grid
 from ._responses import _agent_labels, _unpack
 
 
@@ -369,16 +369,6 @@ def _category_counts(cells, coding, csr=None):
     return counts
 
 
-# Category boundaries per agent (observed responses x (K - 1), on average) up
-# to which the default rectangular grid has 61 nodes (spacing 0.2), 121 beyond.
-# Measured (benchmarks/bench_irt_graded.py data): 5,000 x 30 items, 4
-# categories (90 boundaries): 61 and 121 nodes give the same log-likelihood to
-# 1e-3 units (on an 801-node grid), the fit in half the time; 2,000 x 100
-# items, 5 categories (400 boundaries): the GPCM at 61 nodes ends 1.1 units
-# (6e-6 relative) below 121 nodes, whose posteriors are narrower.
-_COARSE_GRID_BOUNDARIES = 150
-
-
 def default_grid(cells, codes, keep, bound):
     """The rectangular grid of the GRM/GPCM when ``n_quadrature`` is None."""
     observed = np.bincount(cells.cols, minlength=len(codes))
@@ -389,8 +379,7 @@ def grid_for_counts(observed, n_agents, codes, keep, bound):
     """:func:`default_grid` from the observed responses per item."""
     steps = np.array([max(c.size - 1, 0) for c in codes], dtype=np.float64)
     per_agent = float(np.where(keep, steps, 0.0) @ observed) / n_agents
-    n_nodes = 61 if per_agent <= _COARSE_GRID_BOUNDARIES else 121
-    return make_grid("rectangular", n_nodes, bound)
+    return make_grid("rectangular", default_rectangular_nodes(per_agent), bound)
 
 
 def fitted_grid(estimator):

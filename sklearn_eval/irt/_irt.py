@@ -144,7 +144,12 @@ class IRT(
         and 401 for the continuous models (their posteriors are narrow).
         For the GRM and GPCM None on the rectangular grid means 61 nodes
         when agents answer on average at most 150 category boundaries
-        (responses x (categories - 1)), 121 beyond. With several factors,
+        (responses x (categories - 1)), 121 beyond. For the 3PL and 4PL it
+        means 121 nodes, or every other one of them (61) when agents answer
+        on average at most 150 items and no fitted item is steep next to
+        that spacing (``|a| <= 5`` on ``[-6, 6]``): the two grids' maxima
+        then agree to rounding (user guide). ``quadrature_nodes_`` holds
+        the grid fitted on. With several factors,
         nodes per dimension of a product rule (None: 21, 15, 9, 7, then 5
         for 2, 3, 4, 5, more factors) or the number of Sobol points (None:
         4096).
@@ -437,9 +442,10 @@ class IRT(
         with self._executor() as parallel:
             fitted = _fit_irt(
                 values, labels, summary, model=self.model, priors=priors,
-                start=self._start(priors), grid=self._grid(), settings=settings,
-                chunk_size=self.chunk_size, parallel=parallel,
+                start=self._start(priors), grid=self._binary_fit_grid(),
+                settings=settings, chunk_size=self.chunk_size, parallel=parallel,
                 rng=check_random_state(self.random_state), algorithm=self.algorithm,
+                bound=self.quadrature_bound,
             )
         fitted["agents_"] = agents
         return {**_input_features(X, labels), **fitted}
@@ -448,6 +454,23 @@ class IRT(
     def _grid(self):
         n_nodes = self.n_quadrature or _DEFAULT_NODES[self.quadrature]
         return make_grid(self.quadrature, n_nodes, self.quadrature_bound)
+
+    def _binary_fit_grid(self):
+        """The binary models' grid for ``fit``; None: chosen from the data.
+
+        The 3PL and 4PL's default rectangular grid depends on the responses
+        per agent (:func:`._coarse.default_binary_grid`); the 1PL and 2PL
+        keep :class:`IRT2PL`'s.
+        """
+        if (self.n_quadrature is None and self.quadrature == "rectangular"
+                and self.model in ("3PL", "4PL")):
+            return None
+        return self._grid()
+
+    def _fitted_grid(self):
+        """The grid a binary model was fitted on (its nodes are stored)."""
+        return make_grid(self.quadrature, len(self.quadrature_nodes_),
+                         self.quadrature_bound)
 
     def _executor(self):
         return _executor(self.n_jobs)
@@ -470,7 +493,7 @@ class IRT(
         """The fitted grid (1-D for the stores) and the items' log tables."""
         if self._is_multifactor():
             return self._multifactor_tables()
-        grid = self._grid()
+        grid = self._fitted_grid()
         return (grid, *log_tables(self._item_params, grid.nodes))
 
     def _pass(self, values, *, moments=True):

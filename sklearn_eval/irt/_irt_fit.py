@@ -26,7 +26,12 @@ from ._binary_models import (
     reported_covariance,
     scores,
 )
-from ._coarse import em_coarse_to_fine, single_threaded_blas
+from ._coarse import (
+    accept_coarse,
+    default_binary_grid,
+    em_coarse_to_fine,
+    single_threaded_blas,
+)
 from ._em import (
     _EMSettings,
     _occupied_nodes,
@@ -47,17 +52,22 @@ def _prior_value(params, free, priors):
     return float(prior_terms(params, free, priors)[0].sum())
 
 
-def _em_binary(data, grid, params, model, priors, max_iter, tol):
+def _em_binary(data, grid, params, model, priors, max_iter, tol,
+               coarse_final=False):
     """EM for a binary item model from ``params``; SQUAREM, monotone.
 
-    Returns ``(params, loglik, n_iter, converged)``; ``n_iter`` counts
-    E-steps. An extrapolated point is kept only when it raises the penalised
-    log-likelihood, so the objective never decreases. Runs on the coarse
-    grid of :mod:`._coarse` first where that grid is accurate.
+    Returns ``(params, loglik, n_iter, converged, grid)``; ``n_iter`` counts
+    E-steps; ``grid``: the one fitted on. An extrapolated point is kept only
+    when it raises the penalised log-likelihood, so the objective never
+    decreases. Runs on the coarse grids of :mod:`._coarse` first where they
+    are accurate; with ``coarse_final`` (the default grid) the 61-node
+    grid's solution is the fit where that grid integrates it exactly to
+    rounding (:func:`._coarse.accept_coarse`).
     """
     return em_coarse_to_fine(
         lambda p, on, n: _em_binary_grid(data, on, p, model, priors, n, tol),
-        params, grid, data, max_iter)
+        params, grid, data, max_iter,
+        accept=accept_coarse if coarse_final else None)
 
 
 def _em_binary_grid(data, grid, params, model, priors, max_iter, tol):
@@ -130,17 +140,20 @@ def _two_pl_start(data):
 
 
 def _fit_irt(values, labels, summary, *, model, priors, start, grid, settings,
-             chunk_size, parallel, rng, algorithm):
+             chunk_size, parallel, rng, algorithm, bound=6.0):
     """Everything :meth:`IRT.fit` learns, as a dict of fitted attributes.
 
-    ``start``: initial ``(g, u)`` of the 3PL/4PL asymptotes. Dask input
+    ``start``: initial ``(g, u)`` of the 3PL/4PL asymptotes. ``grid`` None:
+    the 3PL/4PL's default rectangular grid on ``[-bound, bound]``, 121
+    nodes or 61 where those integrate the fit exactly to rounding
+    (:func:`._coarse.accept_coarse`). Dask input
     (coded on the workers, see :mod:`._dask_fit`) is fitted on a store that
     stays on the workers, by the same code.
     """
     keep = summary.keep
     _warn_constant_items(keep, labels)
     options = {"model": model, "priors": priors, "start": start, "grid": grid,
-               "settings": settings, "rng": rng}
+               "settings": settings, "rng": rng, "bound": bound}
     if hasattr(values, "fit_with"):  # Dask input, coded on the workers
         return values.fit_with(_fit_irt_storage, labels, keep, summary.rate,
                                algorithm=algorithm, chunk_size=chunk_size,
@@ -152,13 +165,16 @@ def _fit_irt(values, labels, summary, *, model, priors, start, grid, settings,
 
 
 def _fit_irt_storage(data, labels, keep, rate, n_agents, *, model, priors, start,
-                     grid, settings, rng, should_flip=None):
+                     grid, settings, rng, should_flip=None, bound=6.0):
     """:func:`_fit_irt` on built storage ``data`` of the kept items.
 
     ``should_flip``: how :func:`._fit._fit_storage` orients the latent axis
     of the 1PL and 2PL (a distributed store computes it on the workers).
     """
     n_items = keep.shape[0]
+    coarse_final = grid is None
+    if grid is None:
+        grid = default_binary_grid(bound)
     if model in ("1PL", "2PL"):
         fitted = _fit_storage(data, labels, keep, rate, n_agents, settings=_EMSettings(
             model=model, max_iter=settings.max_iter, tol=settings.tol),
@@ -178,9 +194,9 @@ def _fit_irt_storage(data, labels, keep, rate, n_agents, *, model, priors, start
         params = np.column_stack([a, d, np.full(a.size, logit(g0)), np.full(
             a.size, logit(u0) if model == "4PL" else np.inf)])
         with single_threaded_blas():
-            params, loglik, n_iter, converged = _em_binary(
+            params, loglik, n_iter, converged, grid = _em_binary(
                 data, grid, params, model, priors, settings.max_iter,
-                settings.tol)
+                settings.tol, coarse_final=coarse_final)
             # one last pass gives the abilities and the counts of the covariance
             final = data.e_step_tables(*log_tables(params, grid.nodes), grid,
                                        moments=True)
