@@ -126,15 +126,21 @@ def _warn_about_fit(converged, a, labels, settings):
             ConvergenceWarning,
             stacklevel=find_stack_level(),
         )
+    if settings.a_prior is None:
+        warn_steep_items(a, labels)
+
+
+def warn_steep_items(a, labels, remedy="IRT2PL(a_prior=(1.0, 2.0))"):
+    """UserWarning naming the items with ``|a| > 10`` (no finite maximum)."""
     steep = np.abs(a) > 10
-    if steep.any() and settings.a_prior is None:
+    if steep.any():
         names = labels[steep].tolist()
         warnings.warn(
             f"{len(names)} item(s) have |discrimination| > 10: they "
             "(nearly) separate the agents, so the likelihood has no finite "
             "maximum in their a, which is where EM stopped (it grows as tol "
             f"falls): {names[:10]}" + (" ..." if len(names) > 10 else "")
-            + ". A prior keeps them finite: IRT2PL(a_prior=(1.0, 2.0)).",
+            + f". A prior keeps them finite: {remedy}.",
             UserWarning,
             stacklevel=find_stack_level(),
         )

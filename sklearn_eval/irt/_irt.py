@@ -25,7 +25,7 @@ from ._dask_fit import (
     graded_dask_proba,
     is_dask_collection,
 )
-from ._em import _EMSettings
+from ._em import _check_prior, _EMSettings
 from ._fit import _executor
 from ._graded import GRADED_MODELS
 from ._graded_factors import GradedFactorMixin, fit_graded_factors
@@ -133,6 +133,14 @@ class IRT(
         (0, 1), and sd ``sd`` on the logit scale (3PL, 4PL).
     upper_prior : tuple (mean, sd) or None, default=None
         The same for the upper asymptote ``u`` (4PL).
+    discrimination_prior : tuple (mean, sd) or None, default=None
+        Normal prior on every discrimination ``a`` (2PL, 3PL, 4PL; normal
+        rather than log-normal, so negative discriminations stay possible,
+        as :class:`IRT2PL`'s ``a_prior``). Maximum likelihood has no finite
+        discrimination for an item that (nearly) separates the agents, and
+        EM then crawls along that ridge (with the asymptotes free, often:
+        items with few responses each); ``(1.0, 2.0)`` is a weak choice that
+        keeps them finite (user guide).
     quadrature : {"rectangular", "gauss-hermite", "sobol"}, default="rectangular"
         Grid on which ``theta`` is integrated out (see :class:`IRT2PL`). With
         several factors: the product of the one-dimensional rule (the
@@ -308,6 +316,7 @@ class IRT(
         "n_options": [Interval(Integral, 2, None, closed="left"), None],
         "guessing_prior": [tuple, list, None],
         "upper_prior": [tuple, list, None],
+        "discrimination_prior": [tuple, list, None],
         "quadrature": [StrOptions({"rectangular", "gauss-hermite", "sobol"})],
         "n_quadrature": [Interval(Integral, 2, None, closed="left"), None],
         "quadrature_bound": [Interval(Real, 0, None, closed="neither")],
@@ -322,7 +331,8 @@ class IRT(
     }
 
     def __init__(self, model="2PL", *, n_factors=1, n_options=None,
-                 guessing_prior=None, upper_prior=None, quadrature="rectangular",
+                 guessing_prior=None, upper_prior=None, discrimination_prior=None,
+                 quadrature="rectangular",
                  n_quadrature=None, quadrature_bound=6.0, max_iter=1000, tol=1e-7,
                  algorithm="auto", chunk_size=None, n_jobs=None, random_state=None,
                  score_clip=1e-3, rotation="oblimin"):
@@ -331,6 +341,7 @@ class IRT(
         self.n_options = n_options
         self.guessing_prior = guessing_prior
         self.upper_prior = upper_prior
+        self.discrimination_prior = discrimination_prior
         self.quadrature = quadrature
         self.n_quadrature = n_quadrature
         self.quadrature_bound = quadrature_bound
@@ -344,7 +355,10 @@ class IRT(
         self.rotation = rotation
 
     def _priors(self):
-        """Priors on the asymptotes' logits (columns 2 and 3), validated."""
+        """Priors on the discrimination and the asymptotes' logits, validated.
+
+        Keys are the columns of the items' rows ``(a, d, gamma, upsilon)``.
+        """
         guessing = logit_prior(self.guessing_prior, "guessing_prior")
         upper = logit_prior(self.upper_prior, "upper_prior")
         if guessing is None and self.n_options is not None:
@@ -357,7 +371,14 @@ class IRT(
             )
         if self.model == "3PL" and upper is not None:
             raise ValueError("upper_prior applies to the 4PL; the 3PL fixes u = 1.")
-        return {key: value for key, value in ((2, guessing), (3, upper))
+        slope = _check_prior(self.discrimination_prior, "discrimination_prior")
+        if slope is not None and (self.model not in ("2PL", "3PL", "4PL")
+                                  or self.n_factors != 1):
+            raise ValueError(
+                "discrimination_prior applies to the one-factor 2PL, 3PL and "
+                f"4PL; got model={self.model!r} with n_factors={self.n_factors}."
+            )
+        return {key: value for key, value in ((0, slope), (2, guessing), (3, upper))
                 if value is not None}
 
     def _start(self, priors):

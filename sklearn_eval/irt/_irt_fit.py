@@ -38,7 +38,7 @@ from ._em import (
     _squarem_vector,
 )
 from ._em_loop import squarem_em
-from ._fit import _fit_storage, _scatter, _warn_constant_items
+from ._fit import _fit_storage, _scatter, _warn_constant_items, warn_steep_items
 from ._fitted import shared_fitted
 from ._responses import _make_storage
 from ._starts import _initial_items
@@ -177,7 +177,8 @@ def _fit_irt_storage(data, labels, keep, rate, n_agents, *, model, priors, start
         grid = default_binary_grid(bound)
     if model in ("1PL", "2PL"):
         fitted = _fit_storage(data, labels, keep, rate, n_agents, settings=_EMSettings(
-            model=model, max_iter=settings.max_iter, tol=settings.tol),
+            model=model, max_iter=settings.max_iter, tol=settings.tol,
+            a_prior=priors.get(0)),
             grid=grid, ability_grid=grid, ability_method="eap", rng=rng,
             should_flip=should_flip)
         a, b = fitted["discrimination_"][keep], fitted["difficulty_"][keep]
@@ -206,6 +207,10 @@ def _fit_irt_storage(data, labels, keep, rate, n_agents, *, model, priors, start
             f"EM did not converge in max_iter={settings.max_iter} iterations "
             f"(tol={settings.tol}); increase max_iter.", ConvergenceWarning,
             stacklevel=find_stack_level())
+    if model in ("3PL", "4PL") and 0 not in priors:
+        warn_steep_items(params[:, 0], labels[keep],
+                         remedy=f"IRT(model={model!r}, "
+                         "discrimination_prior=(1.0, 2.0))")
     moments = final if model not in ("1PL", "2PL") else data.e_step_tables(
         *log_tables(params, grid.nodes), grid, counts=False, moments=True)
     g, u = asymptotes(params)

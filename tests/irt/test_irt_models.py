@@ -252,6 +252,58 @@ def test_predict_proba_is_the_posterior_predictive(three_pl):
     assert np.all((proba > 0) & (proba < 1))
 
 
+# ------------------------------------------------- discrimination prior
+def test_discrimination_prior_of_the_2pl_is_irt2pls_a_prior():
+    X, _ = _simulate(400, 8, missing=0.1, seed=12)
+    ours = IRT(model="2PL", discrimination_prior=(1.0, 2.0)).fit(X)
+    reference = IRT2PL(a_prior=(1.0, 2.0)).fit(X)
+    assert_allclose(ours.log_likelihood_, reference.log_likelihood_, rtol=1e-12)
+    assert_allclose(ours.discrimination_, reference.discrimination_, rtol=1e-10)
+
+
+def _penalised(X, fitted, prior, model):
+    items = (fitted.discrimination_, fitted.difficulty_, fitted.guessing_,
+             fitted.upper_)
+    value = _marginal_loglik(X, *items, n_nodes=len(fitted.quadrature_nodes_),
+                             rule="rectangular")
+    mean, sd = prior
+    value -= 0.5 * np.sum(((fitted.discrimination_ - mean) / sd) ** 2)
+    logit_g = np.log(fitted.guessing_ / (1.0 - fitted.guessing_))
+    value -= 0.5 * np.sum(((logit_g - np.log(1.0 / 3.0)) / 0.5) ** 2)  # n_options=4
+    if model == "4PL":
+        logit_u = np.log(fitted.upper_ / (1.0 - fitted.upper_))
+        value -= 0.5 * np.sum(((logit_u - np.log(9.0)) / 0.5) ** 2)
+    return value
+
+
+@pytest.mark.parametrize("model", ["3PL", "4PL"])
+def test_discrimination_prior_keeps_separating_items_finite(model):
+    # maximum likelihood lets items that (nearly) separate the agents run away
+    # (|a| > 100 here, with a warning naming the remedy) and EM crawls along
+    # that ridge; the prior's fit is the posterior mode: finite, quick, and
+    # above the runaway items on the penalised likelihood
+    X, _ = _simulate(500, 10, guessing=0.2, upper=0.9, missing=0.3, seed=6)
+    kwargs = {"model": model, "n_options": 4}
+    if model == "4PL":
+        kwargs["upper_prior"] = (0.9, 0.5)
+    with pytest.warns(UserWarning, match="discrimination_prior"):
+        ml = IRT(**kwargs).fit(X)
+    assert np.max(np.abs(ml.discrimination_)) > 10
+    prior = (1.0, 2.0)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        mode = IRT(discrimination_prior=prior, **kwargs).fit(X)
+    assert np.max(np.abs(mode.discrimination_)) < 10
+    assert mode.n_iter_ < ml.n_iter_
+    assert np.all(np.isfinite(mode.discrimination_se_))
+    assert _penalised(X, mode, prior, model) > _penalised(X, ml, prior, model)
+    # log_likelihood_ stays the plain marginal likelihood
+    items = (mode.discrimination_, mode.difficulty_, mode.guessing_, mode.upper_)
+    assert_allclose(mode.log_likelihood_, _marginal_loglik(
+        X, *items, n_nodes=len(mode.quadrature_nodes_), rule="rectangular"),
+        rtol=1e-10)
+
+
 # ------------------------------------------------------------ bad input
 @pytest.mark.parametrize(
     "params, message",
@@ -263,6 +315,16 @@ def test_predict_proba_is_the_posterior_predictive(three_pl):
         ({"model": "2PL", "n_options": 4}, r"apply to the 3PL and 4PL"),
         ({"model": "3PL", "upper_prior": (0.9, 0.5)}, r"upper_prior applies"),
         ({"model": "3PL", "n_factors": 2}, r"n_factors=2"),
+        ({"model": "3PL", "discrimination_prior": (1.0, 0.0)},
+         r"discrimination_prior.*sd > 0"),
+        ({"model": "4PL", "discrimination_prior": (np.inf, 1.0)},
+         r"discrimination_prior.*finite"),
+        ({"model": "1PL", "discrimination_prior": (1.0, 2.0)},
+         r"discrimination_prior applies.*'1PL'"),
+        ({"model": "2PL", "n_factors": 2, "discrimination_prior": (1.0, 2.0)},
+         r"discrimination_prior applies.*n_factors=2"),
+        ({"model": "GRM", "discrimination_prior": (1.0, 2.0)},
+         r"discrimination_prior applies.*'GRM'"),
     ],
 )
 def test_bad_parameters_are_named(params, message):
