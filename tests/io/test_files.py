@@ -498,3 +498,97 @@ def test_folders_read_by_parallel_threads_read_alike(read, write, seed, tmp_path
     outcomes = _generated(write, tmp_path, seed, 15,
                           lambda folder: _threads_alike(read, folder, monkeypatch))
     assert "table" in outcomes
+
+
+def _both_parsers_and_thread_counts_alike(read, folder, monkeypatch):
+    """pyarrow (on one thread and on three) and the standard library alike."""
+    monkeypatch.setattr(_files, "N_THREADS", 1)
+    outcome = _assert_same(read, folder, monkeypatch)
+    monkeypatch.setattr(_files, "N_THREADS", 3)
+    assert _assert_same(read, folder, monkeypatch) == outcome
+    return outcome
+
+
+def test_lm_eval_runs_of_many_tasks_read_alike(tmp_path, monkeypatch):
+    # the tasks of a run read by pyarrow are joined into one frame, the
+    # others framed line by line between them: the same table as file by file
+    taken = []
+    step = _lm_eval._arrow_samples
+
+    def counted(*args):
+        result = step(*args)
+        taken.append(result is not None)
+        return result
+
+    monkeypatch.setattr(_lm_eval, "_arrow_samples", counted)
+    outcomes = _generated(
+        _write_lm_eval_tasks, tmp_path, 12, 30,
+        lambda folder: _both_parsers_and_thread_counts_alike(read_lm_eval, folder,
+                                                             monkeypatch))
+    assert {"table", "error"} <= set(outcomes)
+    assert any(taken) and not all(taken)
+
+
+def _sample(doc_id, target, acc, **extra):
+    return json.dumps({"doc_id": doc_id, "doc": {"q": "?"}, "target": target,
+                       "filter": "none", "doc_hash": f"h{doc_id}", "acc": acc,
+                       **extra}) + "\n"
+
+
+@pytest.mark.parametrize("n_threads", [1, 3])
+def test_lm_eval_tasks_of_every_kind_in_one_run_read_alike(n_threads, tmp_path,
+                                                           monkeypatch):
+    # files read by pyarrow (text targets, targets all null, some null, unicode)
+    # around files read line by line (a target that is a number, a
+    # corpus-level metric's parts): the dtypes and values of file by file
+    monkeypatch.setattr(_files, "N_THREADS", n_threads)
+    files = {
+        "a": [_sample(0, "x", 1.0), _sample(1, "é😀", 0.0)],
+        "b": [_sample(0, None, 1.0), _sample(1, None, 0.5)],
+        "c": [_sample(0, 3, 1.0)],
+        "d": [_sample(5, None, 0.0), _sample(6, "y", 1.0)],
+        "e": [_sample(0, "z", 1.0, bleu=[1, 2])],
+        "f": [_sample(k, "t" * (k % 3), float(k % 2)) for k in range(50)],
+    }
+    metrics = {"acc,none": 0.5}
+    results = {"results": {t: dict(metrics, **({"bleu,none": 1.0} if t == "e" else {}))
+                           for t in files},
+               "configs": dict.fromkeys(files, {}), "versions": dict.fromkeys(files, 1),
+               "config": {"model": "m"}, "model_name": "m"}
+    (tmp_path / "results_1.json").write_text(json.dumps(results))
+    for task, lines in files.items():
+        (tmp_path / f"samples_{task}_1.jsonl").write_text("".join(lines))
+    assert _assert_same(read_lm_eval, tmp_path, monkeypatch) == "table"
+    long = read_lm_eval(tmp_path)
+    assert list(long["task"].drop_duplicates()) == list(files)
+    assert long.loc[long["task"] == "b", "target"].isna().all()
+    assert long.loc[long["task"] == "c", "target"].tolist() == ["3"]
+    monkeypatch.setattr(_files, "USE_ARROW", True)
+    filters = {"none": ["acc"]}
+    fast = {t for t in files
+            if _arrow_samples(tmp_path / f"samples_{t}_1.jsonl", filters) is not None}
+    assert fast >= {"a", "b", "d", "f"} and "c" not in fast
+
+
+@pytest.mark.parametrize("order", [
+    ["doc_id", "doc", "acc", "target", "arguments", "filter", "doc_hash"],
+    ["doc_id", "doc", "target", "arguments", "doc_hash", "filter", "acc"],
+    ["doc_id", "doc", "target", "arguments", "filter", "doc_hash", "acc", "target"],
+])
+def test_lm_eval_keys_in_another_order_read_as_json_reads_them(order, tmp_path,
+                                                               monkeypatch):
+    # the line-by-line reader skips the document when the keys are in the
+    # harness's order; in any other order the values are those of json.loads
+    values = {"doc_id": 0, "doc": {"acc": 0.0, "filter": "x"}, "target": "t",
+              "arguments": {}, "filter": "none", "doc_hash": "h", "acc": 1.0}
+    line = "{" + ", ".join(f'"{key}": {json.dumps(values[key])}' for key in order)
+    (tmp_path / "results_1.json").write_text(json.dumps({
+        "results": {"t": {"acc,none": 1.0}}, "configs": {"t": {}},
+        "versions": {"t": 1}, "config": {"model": "m"}, "model_name": "m"}))
+    (tmp_path / "samples_t_1.jsonl").write_text(line + "}\n")
+    for arrow in (False, True):
+        outcome = _outcome(read_lm_eval, tmp_path, monkeypatch, arrow)
+        assert outcome[0] == "table", outcome
+        long = outcome[1]
+        assert long[["item", "metric", "score", "target", "doc_hash"]].values.tolist() \
+            == [[0, "acc,none", 1.0, "t", "h"]]
