@@ -231,7 +231,22 @@ def _array_pieces(data, n_pieces):
 
 
 _WHITE = b" \t\n\r"  # JSON's whitespace
-_CLOSE_THEN_KEY = re.compile(rb'\}[ \t\n\r]*\][ \t\n\r]*,[ \t\n\r]*"')
+_LIST_END_THEN_KEY = re.compile(rb'\][ \t\n\r]*,[ \t\n\r]*"')
+
+
+def _closes_list_then_key(data, start, end):
+    """Whether ``data[start:end]`` holds ``}], "``, JSON whitespace allowed between.
+
+    A list of objects closed, then a key. The search is for the list's end
+    (the rarest of these bytes), its object looked for before it.
+    """
+    for match in _LIST_END_THEN_KEY.finditer(data, start, end):
+        k = match.start() - 1
+        while k >= start and data[k] in _WHITE:
+            k -= 1
+        if k >= start and data[k] == ord("}"):
+            return True
+    return False
 _FIRST_ELEMENT = re.compile(rb'[ \t\n\r]*\[[ \t\n\r]*(\{[ \t\n\r]*"(?:[^"\\]|\\.)*")')
 
 
@@ -361,9 +376,7 @@ def _parse_pieces(pa, pa_json, data, pieces, field_type):
 
     def parse(piece):
         start, end = piece
-        # (a list's end first: the pattern's rarest byte, absent from many files)
-        if data.find(b"]", start, end) >= 0 and _CLOSE_THEN_KEY.search(view, start,
-                                                                      end):
+        if _closes_list_then_key(data, start, end):
             return None  # maybe `[...], "key": [...`, an object once wrapped
         part = _parse_document(pa, pa_json, b"".join(
             (b'{"v": [', view[start:end], b"\n]}")), field_type)

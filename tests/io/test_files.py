@@ -14,12 +14,15 @@ warnings, or the error) must be the same.
 import io
 import json
 import random
+import re
 import shutil
 import warnings
 from pathlib import Path
 
 import pandas as pd
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from sklearn_eval.io import (
     _alpaca,
@@ -592,3 +595,16 @@ def test_lm_eval_keys_in_another_order_read_as_json_reads_them(order, tmp_path,
         long = outcome[1]
         assert long[["item", "metric", "score", "target", "doc_hash"]].values.tolist() \
             == [[0, "acc,none", 1.0, "t", "h"]]
+
+
+@settings(max_examples=500, deadline=None)
+@given(data=st.lists(st.sampled_from([b"}", b"]", b",", b'"', b" ", b"\n", b"\t",
+                                      b"x", b"{", b"["]), max_size=16).map(b"".join),
+       cut=st.tuples(st.integers(0, 16), st.integers(0, 16)))
+def test_a_closed_list_then_a_key_is_found_as_the_pattern_says(data, cut):
+    # the guard against a piece that closes the wrapper's list and adds a key:
+    # `}`, `]`, `,` and a quote, JSON whitespace between, inside the range
+    start, end = min(cut[0], len(data)), min(max(cut), len(data))
+    pattern = re.compile(rb'\}[ \t\n\r]*\][ \t\n\r]*,[ \t\n\r]*"')
+    assert _files._closes_list_then_key(data, start, end) == (
+        pattern.search(data, start, end) is not None)
