@@ -100,7 +100,7 @@ def check_long_table(long):
     long["score"] = score
     # judged comparisons (an 'opponent' column): one row per pair of models
     keys = [*_KEY, "opponent"] if "opponent" in long.columns else list(_KEY)
-    duplicated = long.duplicated(keys, keep=False).to_numpy()
+    duplicated = long.duplicated(_varying(long, keys), keep=False).to_numpy()
     if duplicated.any():
         first = int(np.argmax(duplicated))
         key = tuple(long.loc[first, keys])
@@ -114,6 +114,28 @@ def check_long_table(long):
             "drop the duplicates or give the repeats distinct epochs."
         )
     return long
+
+
+def _varying(long, keys):
+    """``keys`` without the text columns holding one value: the same duplicates.
+
+    Rows repeat a key exactly when they repeat its columns that vary, and
+    the readers' tables hold one model, task or metric in many rows:
+    hashing them is most of the check's time. Only text columns are left
+    out (string dtype, or objects that are all ``str``), whose equality is
+    the one of the grouping; at least one column is kept.
+    """
+    varying = []
+    for column in keys:
+        values = long[column]
+        if pd.api.types.is_string_dtype(values.dtype) and len(values) \
+                and (values.dtype != object
+                     or all(type(v) is str for v in values.to_numpy())):
+            first = values.iloc[0]
+            if bool((values == first).all()):
+                continue
+        varying.append(column)
+    return varying or keys[:1]
 
 
 def _plain(value):
