@@ -1,6 +1,5 @@
 """What the readers share: finding the files of runs, reading JSON, scores."""
 
-import codecs
 import json
 import math
 import os
@@ -84,13 +83,28 @@ def _chunks(handle, size):
 _BOM = "\ufeff".encode()
 
 
+def _is_utf8(pa, data):
+    """Whether the bytes ``data`` are UTF-8, as Python's strict decoder says.
+
+    Checked by Arrow's validation of text (no Python string is built):
+    surrogates, overlong forms, code points above U+10FFFF and cut
+    sequences are refused, as by ``bytes.decode("utf-8")``.
+    """
+    buffer = pa.py_buffer(data)
+    offsets = pa.py_buffer(np.array([0, buffer.size], dtype=np.int64))
+    try:
+        pa.Array.from_buffers(pa.large_binary(), 1, [None, offsets, buffer]) \
+            .cast(pa.large_string())
+    except pa.ArrowInvalid:
+        return False
+    return True
+
+
 def _parse_block(pa, pa_json, block, end, options):
     """``block[:end]`` of JSON lines as a Table; None where pyarrow refuses it."""
     view = memoryview(block)[:end]
     if not block.isascii():
-        try:
-            codecs.utf_8_decode(view, "strict", True)
-        except ValueError:
+        if not _is_utf8(pa, view):
             return None
         if _BOM in block:  # pyarrow skips a byte order mark, json.loads refuses it
             return None
@@ -346,9 +360,7 @@ def _arrow_parts(data, field_type):
         return None
     pa, pa_json = modules
     if not data.isascii():
-        try:
-            data.decode("utf-8")
-        except ValueError:
+        if not _is_utf8(pa, data):
             return None
         if _BOM in data:
             return None

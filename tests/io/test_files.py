@@ -597,7 +597,7 @@ def test_lm_eval_keys_in_another_order_read_as_json_reads_them(order, tmp_path,
             == [[0, "acc,none", 1.0, "t", "h"]]
 
 
-@settings(max_examples=500, deadline=None)
+@settings(max_examples=200, deadline=None)
 @given(data=st.lists(st.sampled_from([b"}", b"]", b",", b'"', b" ", b"\n", b"\t",
                                       b"x", b"{", b"["]), max_size=16).map(b"".join),
        cut=st.tuples(st.integers(0, 16), st.integers(0, 16)))
@@ -608,3 +608,27 @@ def test_a_closed_list_then_a_key_is_found_as_the_pattern_says(data, cut):
     pattern = re.compile(rb'\}[ \t\n\r]*\][ \t\n\r]*,[ \t\n\r]*"')
     assert _files._closes_list_then_key(data, start, end) == (
         pattern.search(data, start, end) is not None)
+
+
+_PIECES = st.one_of(
+    st.binary(max_size=4),
+    st.characters(codec=None).map(lambda c: c.encode("utf-8", "surrogatepass")),
+    st.sampled_from([b"\xc0\x80", b"\xed\xa0\x80", b"\xf4\x90\x80\x80", b"\xef\xbb\xbf",
+                     b"\xe2\x82", b"\xf0\x9f\x98\x80", b"a"]),
+)
+
+
+@settings(max_examples=500, deadline=None)
+@given(data=st.lists(_PIECES, max_size=12).map(b"".join))
+def test_utf8_is_checked_as_the_strict_decoder_checks_it(data):
+    # surrogates, overlong forms, code points past U+10FFFF, cut sequences
+    import pyarrow as pa
+
+    try:
+        data.decode("utf-8")
+    except UnicodeDecodeError:
+        valid = False
+    else:
+        valid = True
+    assert _files._is_utf8(pa, data) == valid
+    assert _files._is_utf8(pa, memoryview(b"x" + data)[1:]) == valid
