@@ -512,21 +512,32 @@ def _both_parsers_and_thread_counts_alike(read, folder, monkeypatch):
     return outcome
 
 
-def test_lm_eval_runs_of_many_tasks_read_alike(tmp_path, monkeypatch):
-    # the tasks of a run read by pyarrow are joined into one frame, the
-    # others framed line by line between them: the same table as file by file
+@pytest.mark.parametrize("read, write, fast, seed", [
+    (read_lm_eval, _write_lm_eval_tasks, (_lm_eval, "_arrow_samples"), 12),
+    (read_helm, _write_helm_runs, (_helm, "_arrow_columns"), 13),
+    (read_alpaca_eval, _write_alpaca_files, (_alpaca, "_arrow_columns"), 14),
+])
+def test_folders_read_alike_by_both_parsers_on_one_and_several_threads(
+        read, write, fast, seed, tmp_path, monkeypatch):
+    # folders of generated files, hostile ones among them: the tasks of an
+    # lm-evaluation-harness run read by pyarrow are joined into one frame,
+    # the others framed line by line between them; HELM and AlpacaEval
+    # documents cut in pieces parsed by several threads: the same table,
+    # warnings and first error as the standard library file by file
+    monkeypatch.setattr(_files, "SPLIT_BYTES", 200)
+    module, name = fast
     taken = []
-    step = _lm_eval._arrow_samples
+    step = getattr(module, name)
 
     def counted(*args):
         result = step(*args)
         taken.append(result is not None)
         return result
 
-    monkeypatch.setattr(_lm_eval, "_arrow_samples", counted)
+    monkeypatch.setattr(module, name, counted)
     outcomes = _generated(
-        _write_lm_eval_tasks, tmp_path, 12, 30,
-        lambda folder: _both_parsers_and_thread_counts_alike(read_lm_eval, folder,
+        write, tmp_path, seed, 20,
+        lambda folder: _both_parsers_and_thread_counts_alike(read, folder,
                                                              monkeypatch))
     assert {"table", "error"} <= set(outcomes)
     assert any(taken) and not all(taken)
