@@ -117,23 +117,20 @@ def check_long_table(long):
 
 
 def _varying(long, keys):
-    """``keys`` without the text columns holding one value: the same duplicates.
+    """``keys`` without the columns holding one text value: the same duplicates.
 
     Rows repeat a key exactly when they repeat its columns that vary, and
     the readers' tables hold one model, task or metric in many rows:
-    hashing them is most of the check's time. Only text columns are left
-    out (string dtype, or objects that are all ``str``), whose equality is
-    the one of the grouping; at least one column is kept.
+    hashing them is most of the check's time. Only a column whose values
+    all equal one ``str`` is left out (text equality is the grouping's);
+    at least one column is kept.
     """
     varying = []
     for column in keys:
         values = long[column]
-        if pd.api.types.is_string_dtype(values.dtype) and len(values) \
-                and (values.dtype != object
-                     or all(type(v) is str for v in values.to_numpy())):
-            first = values.iloc[0]
-            if bool((values == first).all()):
-                continue
+        first = values.iloc[0]
+        if type(first) is str and bool((values == first).all()):
+            continue
         varying.append(column)
     return varying or keys[:1]
 
