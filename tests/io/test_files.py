@@ -212,8 +212,8 @@ def _write_lm_eval(folder, rng):
     (folder / "samples_t_1.jsonl").write_bytes(_corrupt(lines, rng))
 
 
-def _check_corpus(read, write, fast, tmp_path, monkeypatch, n_files, seed):
-    """Both parsers on ``n_files`` generated files; ``fast`` the pyarrow step."""
+def _count_taken(fast, monkeypatch):
+    """A list told, at each call of the pyarrow step ``fast``, whether it read."""
     module, name = fast
     taken = []
     step = getattr(module, name)
@@ -224,6 +224,12 @@ def _check_corpus(read, write, fast, tmp_path, monkeypatch, n_files, seed):
         return result
 
     monkeypatch.setattr(module, name, counted)
+    return taken
+
+
+def _check_corpus(read, write, fast, tmp_path, monkeypatch, n_files, seed):
+    """Both parsers on ``n_files`` generated files; ``fast`` the pyarrow step."""
+    taken = _count_taken(fast, monkeypatch)
     rng = random.Random(seed)
     outcomes = []
     for k in range(n_files):
@@ -525,16 +531,7 @@ def test_folders_read_alike_by_both_parsers_on_one_and_several_threads(
     # documents cut in pieces parsed by several threads: the same table,
     # warnings and first error as the standard library file by file
     monkeypatch.setattr(_files, "SPLIT_BYTES", 200)
-    module, name = fast
-    taken = []
-    step = getattr(module, name)
-
-    def counted(*args):
-        result = step(*args)
-        taken.append(result is not None)
-        return result
-
-    monkeypatch.setattr(module, name, counted)
+    taken = _count_taken(fast, monkeypatch)
     outcomes = _generated(
         write, tmp_path, seed, 20,
         lambda folder: _both_parsers_and_thread_counts_alike(read, folder,
