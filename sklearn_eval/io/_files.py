@@ -252,8 +252,11 @@ def _closes_list_then_key(data, start, end):
     """Whether ``data[start:end]`` holds ``}], "``, JSON whitespace allowed between.
 
     A list of objects closed, then a key. The search is for the list's end
-    (the rarest of these bytes), its object looked for before it.
+    (the rarest of these bytes, absent from many documents: a byte search
+    first), its object looked for before it.
     """
+    if data.find(b"]", start, end) < 0:
+        return False
     for match in _LIST_END_THEN_KEY.finditer(data, start, end):
         k = match.start() - 1
         while k >= start and data[k] in _WHITE:
