@@ -570,7 +570,8 @@ def test_lm_eval_tasks_of_every_kind_in_one_run_read_alike(n_threads, tmp_path,
     for task, lines in files.items():
         (tmp_path / f"samples_{task}_1.jsonl").write_text("".join(lines))
     assert _assert_same(read_lm_eval, tmp_path, monkeypatch) == "table"
-    long = read_lm_eval(tmp_path)
+    with pytest.warns(UserWarning, match="e:bleu"):
+        long = read_lm_eval(tmp_path)
     assert list(long["task"].drop_duplicates()) == list(files)
     assert long.loc[long["task"] == "b", "target"].isna().all()
     assert long.loc[long["task"] == "c", "target"].tolist() == ["3"]
