@@ -67,7 +67,10 @@ def _assert_same(read, path, monkeypatch):
 @pytest.mark.parametrize("read, folder", [
     (read_lm_eval, "lm_eval"), (read_helm, "helm"), (read_alpaca_eval, "alpaca_eval"),
 ])
-def test_both_parsers_read_the_fixtures_alike(read, folder, monkeypatch):
+@pytest.mark.parametrize("n_threads", [1, 3])
+def test_both_parsers_read_the_fixtures_alike(read, folder, n_threads, monkeypatch):
+    monkeypatch.setattr(_files, "N_THREADS", n_threads)
+    monkeypatch.setattr(_files, "SPLIT_BYTES", 1000)  # documents in pieces
     assert _assert_same(read, DATA / folder, monkeypatch) == "table"
 
 
