@@ -24,8 +24,13 @@ pyarrow's JSON reader (only the fields the table needs; inspect_ai's
 summaries with inferred types) on ``n_jobs`` = 1 thread and on all the
 cores (``N_THREADS``); the tables are checked equal.
 
-Run: ``python benchmarks/bench_readers.py [n_samples] [repeats]`` (default
-200,000 samples, best of 3).
+Each row ends with the 1-minute load average when its reads ended: the
+other jobs' share of the cores while they ran.
+
+Run: ``python benchmarks/bench_readers.py [n_samples] [repeats] [case ...]``
+(default 200,000 samples, best of 3, every case; the cases are
+``lm_eval``, ``lm_eval_tasks``, ``inspect``, ``helm``, ``alpaca_eval`` and
+``details``).
 """
 
 import json
@@ -233,7 +238,17 @@ def _load():
         return "load average unknown"
 
 
-def main(n=200_000, repeats=3):
+def _load_now():
+    try:
+        return f"{os.getloadavg()[0]:.2f}"
+    except OSError:
+        return "unknown"
+
+
+CASES = ("lm_eval", "lm_eval_tasks", "inspect", "helm", "alpaca_eval", "details")
+
+
+def main(n=200_000, repeats=3, only=CASES):
     try:
         import pyarrow  # noqa: F401
     except ImportError:
@@ -258,6 +273,8 @@ def main(n=200_000, repeats=3):
             cases.append(("read_leaderboard_details", read_leaderboard_details,
                           write_details))
             read_lm_eval(write_lm_eval(folder / "warm", 10))  # imports apart
+        cases = [case for case, name in zip(cases, CASES, strict=False)
+                 if name in only]
         print(f"{'reader':<24} {'parser':<8} {'n_jobs':>6} {'samples':>9} "
               f"{'rows':>9} {'wall s':>7} {'samples/s':>10} {'cpu s':>7} "
               f"{'samples/cpu s':>14} {'parse-only samples/cpu s':>25}")
@@ -280,7 +297,8 @@ def main(n=200_000, repeats=3):
                 print(f"{name:<24} {parser:<8} {n_jobs:>6} {n:>9,} {len(long):>9,} "
                       f"{seconds:>7.2f} {n / seconds:>10,.0f} {cpu:>7.2f} "
                       f"{n / cpu:>14,.0f} {n / bound:>25,.0f}   "
-                      f"({size / 1e6:.0f} MB, {len(files)} files)")
+                      f"({size / 1e6:.0f} MB, {len(files)} files, load "
+                      f"{_load_now()})")
             _files.USE_ARROW, _files.N_THREADS = True, None
             assert all(t.equals(tables[0]) for t in tables[1:]), name
             shutil.rmtree(path)
@@ -288,4 +306,7 @@ def main(n=200_000, repeats=3):
 
 
 if __name__ == "__main__":
-    main(*(int(arg) for arg in sys.argv[1:3]))
+    unknown = sorted(set(sys.argv[3:]) - set(CASES))
+    if unknown:
+        sys.exit(f"unknown case(s) {unknown}; the cases are {list(CASES)}")
+    main(*(int(arg) for arg in sys.argv[1:3]), only=sys.argv[3:] or CASES)

@@ -1,6 +1,5 @@
 """What the readers share: finding the files of runs, reading JSON, scores."""
 
-import codecs
 import json
 import math
 import os
@@ -84,13 +83,28 @@ def _chunks(handle, size):
 _BOM = "\ufeff".encode()
 
 
+def _is_utf8(pa, data):
+    """Whether the bytes ``data`` are UTF-8, as Python's strict decoder says.
+
+    Checked by Arrow's validation of text (no Python string is built):
+    surrogates, overlong forms, code points above U+10FFFF and cut
+    sequences are refused, as by ``bytes.decode("utf-8")``.
+    """
+    buffer = pa.py_buffer(data)
+    offsets = pa.py_buffer(np.array([0, buffer.size], dtype=np.int64))
+    try:
+        pa.Array.from_buffers(pa.large_binary(), 1, [None, offsets, buffer]) \
+            .cast(pa.large_string())
+    except pa.ArrowInvalid:
+        return False
+    return True
+
+
 def _parse_block(pa, pa_json, block, end, options):
     """``block[:end]`` of JSON lines as a Table; None where pyarrow refuses it."""
     view = memoryview(block)[:end]
     if not block.isascii():
-        try:
-            codecs.utf_8_decode(view, "strict", True)
-        except ValueError:
+        if not _is_utf8(pa, view):
             return None
         if _BOM in block:  # pyarrow skips a byte order mark, json.loads refuses it
             return None
@@ -231,7 +245,25 @@ def _array_pieces(data, n_pieces):
 
 
 _WHITE = b" \t\n\r"  # JSON's whitespace
-_CLOSE_THEN_KEY = re.compile(rb'\}[ \t\n\r]*\][ \t\n\r]*,[ \t\n\r]*"')
+_LIST_END_THEN_KEY = re.compile(rb'\][ \t\n\r]*,[ \t\n\r]*"')
+
+
+def _closes_list_then_key(data, start, end):
+    """Whether ``data[start:end]`` holds ``}], "``, JSON whitespace allowed between.
+
+    A list of objects closed, then a key. The search is for the list's end
+    (the rarest of these bytes, absent from many documents: a byte search
+    first), its object looked for before it.
+    """
+    if data.find(b"]", start, end) < 0:
+        return False
+    for match in _LIST_END_THEN_KEY.finditer(data, start, end):
+        k = match.start() - 1
+        while k >= start and data[k] in _WHITE:
+            k -= 1
+        if k >= start and data[k] == ord("}"):
+            return True
+    return False
 _FIRST_ELEMENT = re.compile(rb'[ \t\n\r]*\[[ \t\n\r]*(\{[ \t\n\r]*"(?:[^"\\]|\\.)*")')
 
 
@@ -331,9 +363,7 @@ def _arrow_parts(data, field_type):
         return None
     pa, pa_json = modules
     if not data.isascii():
-        try:
-            data.decode("utf-8")
-        except ValueError:
+        if not _is_utf8(pa, data):
             return None
         if _BOM in data:
             return None
@@ -361,9 +391,7 @@ def _parse_pieces(pa, pa_json, data, pieces, field_type):
 
     def parse(piece):
         start, end = piece
-        # (a list's end first: the pattern's rarest byte, absent from many files)
-        if data.find(b"]", start, end) >= 0 and _CLOSE_THEN_KEY.search(view, start,
-                                                                      end):
+        if _closes_list_then_key(data, start, end):
             return None  # maybe `[...], "key": [...`, an object once wrapped
         part = _parse_document(pa, pa_json, b"".join(
             (b'{"v": [', view[start:end], b"\n]}")), field_type)

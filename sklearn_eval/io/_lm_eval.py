@@ -81,7 +81,11 @@ def _fast_fields(text):
     with its quotes (``"filter": ``) cannot occur inside a JSON string, whose
     quotes are escaped, so the top-level ``filter`` is the last one, and the
     object from it to the end is parsed alone (the document is not parsed).
-    Anything unexpected returns None, and the line is parsed whole.
+    Anything unexpected returns None, and the line is parsed whole: so does
+    a tail without ``doc_hash`` or with a second ``doc_id`` or ``target``
+    (keys in another order: the whole line's values may differ), and a
+    metric missing from the tail is looked for in the whole line (see
+    :func:`_parsed_lines`).
     """
     if not text.startswith(_HEAD) or text.count(_HEAD) != 1:
         return None  # e.g. a line cut short and another appended to it
@@ -99,15 +103,24 @@ def _fast_fields(text):
         return None
     if end != arguments or stop != len(text) - cut - 1 - (
         len(text) - len(text.rstrip())
-    ):
+    ) or "doc_hash" not in tail or "doc_id" in tail or "target" in tail:
         return None
     return doc_id, target, tail
 
 
-def _parsed_lines(file):
-    """``(line number, doc_id, target, fields)`` of every line of a samples file."""
+def _parsed_lines(file, metrics_of):
+    """``(line number, doc_id, target, fields)`` of every line of a samples file.
+
+    ``metrics_of(fields)``: the metrics the line must have (None: the line's
+    filter is refused); a line whose tail lacks one is parsed whole, as the
+    metric may come before the ``filter`` key.
+    """
     for number, line in _lines(file):
         fast = _fast_fields(line)
+        if fast is not None and any(
+            metric not in fast[2] for metric in metrics_of(fast[2]) or ()
+        ):
+            fast = None
         if fast is None:
             try:
                 sample = json.loads(line)
@@ -196,21 +209,88 @@ def _arrow_samples(file, filters):
             label_names.append(f"{metric},{name}")
             scores[rows] = column.to_numpy()
     line_of = pa.array(line_of)
-    return (table.column("doc_id").to_numpy()[line_of.to_numpy()],
-            arrow_column(table.column("target").take(line_of)),
-            arrow_column(table.column("doc_hash").take(line_of)),
-            arrow_column(pa.DictionaryArray.from_arrays(
-                pa.array(label_codes), pa.array(label_names)).dictionary_decode()),
-            scores)
+    return _ArrowPart(table.column("doc_id").to_numpy()[line_of.to_numpy()],
+                      table.column("target").take(line_of),
+                      table.column("doc_hash").take(line_of),
+                      label_codes, label_names, scores)
+
+
+class _ArrowPart(tuple):
+    """The columns of a samples file read by pyarrow, not yet a frame.
+
+    ``(items, targets, hashes, label codes, label names, scores)``: numpy
+    items and scores, Arrow text targets and hashes, the metric of each row
+    coded in the file's own label names. The parts of a run's files are
+    joined into one frame (see :func:`_arrow_frame`), not one per file.
+    """
+
+    __slots__ = ()
+
+    def __new__(cls, *columns):
+        return super().__new__(cls, columns)
+
+
+def _arrow_frame(model, parts):
+    """The rows of consecutive ``(task, file, part)`` read by pyarrow, one frame.
+
+    The same frame as one per file concatenated: text columns become the
+    pandas dtype of text, but for a file whose targets or hashes are all
+    null (a column of ``None`` objects on its own, see
+    :func:`~sklearn_eval.io._files.arrow_column`), when the files' frames
+    are built one by one as the line-by-line reader builds them.
+    """
+    import pyarrow as pa
+
+    if len(parts) > 1 and any(
+        len(part[1]) == part[1].null_count or len(part[2]) == part[2].null_count
+        for _, _, part in parts
+    ):
+        return pd.concat([_arrow_frame(model, [one]) for one in parts],
+                         ignore_index=True)
+    sizes = np.array([len(part[0]) for _, _, part in parts])
+    of_file = pa.array(np.repeat(np.arange(len(parts)), sizes))
+
+    def per_file(values):  # a text constant per file, as a column of rows
+        return arrow_column(pa.DictionaryArray.from_arrays(
+            of_file, pa.array(values, pa.string())).dictionary_decode())
+
+    def text(k):  # the files' Arrow text column k, joined
+        return pa.chunked_array([chunk for _, _, part in parts
+                                 for chunk in part[k].chunks], pa.string())
+
+    offsets = np.cumsum([0, *(len(part[4]) for _, _, part in parts[:-1])])
+    codes = np.concatenate([part[3] + offset
+                            for (_, _, part), offset in zip(parts, offsets,
+                                                            strict=True)])
+    labels = pa.array([name for _, _, part in parts for name in part[4]],
+                      pa.string())
+    n = int(sizes.sum())
+    return pd.DataFrame({
+        "model": constant_column(model, n),
+        "task": per_file([task for task, _, _ in parts]),
+        "item": np.concatenate([part[0] for _, _, part in parts]),
+        "epoch": np.ones(n, dtype=np.int64),
+        "metric": arrow_column(pa.DictionaryArray.from_arrays(
+            pa.array(codes), labels).dictionary_decode()),
+        "score": np.concatenate([part[5] for _, _, part in parts]),
+        "target": arrow_column(text(1)),
+        "doc_hash": arrow_column(text(2)),
+        "file": per_file([file.name for _, file, _ in parts]),
+    })
 
 
 def _read_samples(file, task, filters, skipped):
-    """Columns (items, targets, hashes, metrics, scores) of a samples file."""
+    """Columns of a samples file: an :class:`_ArrowPart`, or lists of the rows.
+
+    The lists: items, targets, hashes, metrics and scores.
+    """
     fast = _arrow_samples(file, filters)
     if fast is not None and len(fast[0]):
         return fast
     items, targets, hashes, metrics_out, scores = [], [], [], [], []
-    for number, item, target, fields in _parsed_lines(file):
+    for number, item, target, fields in _parsed_lines(
+        file, lambda fields: filters.get(fields.get("filter"))
+    ):
         name = fields.get("filter")
         if name is None:
             raise ValueError(
@@ -274,11 +354,23 @@ def _read_run(results_file, skipped):
         own = set()
         return _read_samples(file, task, filters, own), own
 
+    fast = []  # files read by pyarrow, framed together
+
+    def frame_fast():
+        if fast:
+            parts.append(_arrow_frame(model, fast))
+            fast.clear()
+
     for (task, _, file), (columns, own) in zip(
         present, ordered_map(read_task, present), strict=True
     ):
-        items, targets, hashes, metrics, scores = columns
         skipped |= own
+        read += 1
+        if isinstance(columns, _ArrowPart):  # never empty
+            fast.append((task, file, columns))
+            continue
+        frame_fast()
+        items, targets, hashes, metrics, scores = columns
         if not len(items) and not skipped:
             raise ValueError(f"{file}: the samples file has no samples")
         n = len(items)
@@ -293,7 +385,7 @@ def _read_run(results_file, skipped):
             "doc_hash": hashes,
             "file": constant_column(file.name, n),
         }))
-        read += 1
+    frame_fast()
     if read == 0:
         raise ValueError(
             f"{results_file}: the run has no samples files "

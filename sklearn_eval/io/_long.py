@@ -100,7 +100,7 @@ def check_long_table(long):
     long["score"] = score
     # judged comparisons (an 'opponent' column): one row per pair of models
     keys = [*_KEY, "opponent"] if "opponent" in long.columns else list(_KEY)
-    duplicated = long.duplicated(keys, keep=False).to_numpy()
+    duplicated = long.duplicated(_varying(long, keys), keep=False).to_numpy()
     if duplicated.any():
         first = int(np.argmax(duplicated))
         key = tuple(long.loc[first, keys])
@@ -114,6 +114,25 @@ def check_long_table(long):
             "drop the duplicates or give the repeats distinct epochs."
         )
     return long
+
+
+def _varying(long, keys):
+    """``keys`` without the columns holding one text value: the same duplicates.
+
+    Rows repeat a key exactly when they repeat its columns that vary, and
+    the readers' tables hold one model, task or metric in many rows:
+    hashing them is most of the check's time. Only a column whose values
+    all equal one ``str`` is left out (text equality is the grouping's);
+    at least one column is kept.
+    """
+    varying = []
+    for column in keys:
+        values = long[column]
+        first = values.iloc[0]
+        if type(first) is str and bool((values == first).all()):
+            continue
+        varying.append(column)
+    return varying or keys[:1]
 
 
 def _plain(value):

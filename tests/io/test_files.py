@@ -14,12 +14,15 @@ warnings, or the error) must be the same.
 import io
 import json
 import random
+import re
 import shutil
 import warnings
 from pathlib import Path
 
 import pandas as pd
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from sklearn_eval.io import (
     _alpaca,
@@ -64,7 +67,10 @@ def _assert_same(read, path, monkeypatch):
 @pytest.mark.parametrize("read, folder", [
     (read_lm_eval, "lm_eval"), (read_helm, "helm"), (read_alpaca_eval, "alpaca_eval"),
 ])
-def test_both_parsers_read_the_fixtures_alike(read, folder, monkeypatch):
+@pytest.mark.parametrize("n_threads", [1, 3])
+def test_both_parsers_read_the_fixtures_alike(read, folder, n_threads, monkeypatch):
+    monkeypatch.setattr(_files, "N_THREADS", n_threads)
+    monkeypatch.setattr(_files, "SPLIT_BYTES", 1000)  # documents in pieces
     assert _assert_same(read, DATA / folder, monkeypatch) == "table"
 
 
@@ -209,8 +215,8 @@ def _write_lm_eval(folder, rng):
     (folder / "samples_t_1.jsonl").write_bytes(_corrupt(lines, rng))
 
 
-def _check_corpus(read, write, fast, tmp_path, monkeypatch, n_files, seed):
-    """Both parsers on ``n_files`` generated files; ``fast`` the pyarrow step."""
+def _count_taken(fast, monkeypatch):
+    """A list told, at each call of the pyarrow step ``fast``, whether it read."""
     module, name = fast
     taken = []
     step = getattr(module, name)
@@ -221,6 +227,12 @@ def _check_corpus(read, write, fast, tmp_path, monkeypatch, n_files, seed):
         return result
 
     monkeypatch.setattr(module, name, counted)
+    return taken
+
+
+def _check_corpus(read, write, fast, tmp_path, monkeypatch, n_files, seed):
+    """Both parsers on ``n_files`` generated files; ``fast`` the pyarrow step."""
+    taken = _count_taken(fast, monkeypatch)
     rng = random.Random(seed)
     outcomes = []
     for k in range(n_files):
@@ -498,3 +510,137 @@ def test_folders_read_by_parallel_threads_read_alike(read, write, seed, tmp_path
     outcomes = _generated(write, tmp_path, seed, 15,
                           lambda folder: _threads_alike(read, folder, monkeypatch))
     assert "table" in outcomes
+
+
+def _both_parsers_and_thread_counts_alike(read, folder, monkeypatch):
+    """pyarrow (on one thread and on three) and the standard library alike."""
+    monkeypatch.setattr(_files, "N_THREADS", 1)
+    outcome = _assert_same(read, folder, monkeypatch)
+    monkeypatch.setattr(_files, "N_THREADS", 3)
+    assert _assert_same(read, folder, monkeypatch) == outcome
+    return outcome
+
+
+@pytest.mark.parametrize("read, write, fast, seed", [
+    (read_lm_eval, _write_lm_eval_tasks, (_lm_eval, "_arrow_samples"), 12),
+    (read_helm, _write_helm_runs, (_helm, "_arrow_columns"), 13),
+    (read_alpaca_eval, _write_alpaca_files, (_alpaca, "_arrow_columns"), 14),
+])
+def test_folders_read_alike_by_both_parsers_on_one_and_several_threads(
+        read, write, fast, seed, tmp_path, monkeypatch):
+    # folders of generated files, hostile ones among them: the tasks of an
+    # lm-evaluation-harness run read by pyarrow are joined into one frame,
+    # the others framed line by line between them; HELM and AlpacaEval
+    # documents cut in pieces parsed by several threads: the same table,
+    # warnings and first error as the standard library file by file
+    monkeypatch.setattr(_files, "SPLIT_BYTES", 200)
+    taken = _count_taken(fast, monkeypatch)
+    outcomes = _generated(
+        write, tmp_path, seed, 20,
+        lambda folder: _both_parsers_and_thread_counts_alike(read, folder,
+                                                             monkeypatch))
+    assert {"table", "error"} <= set(outcomes)
+    assert any(taken) and not all(taken)
+
+
+def _sample(doc_id, target, acc, **extra):
+    return json.dumps({"doc_id": doc_id, "doc": {"q": "?"}, "target": target,
+                       "filter": "none", "doc_hash": f"h{doc_id}", "acc": acc,
+                       **extra}) + "\n"
+
+
+@pytest.mark.parametrize("n_threads", [1, 3])
+def test_lm_eval_tasks_of_every_kind_in_one_run_read_alike(n_threads, tmp_path,
+                                                           monkeypatch):
+    # files read by pyarrow (text targets, targets all null, some null, unicode)
+    # around files read line by line (a target that is a number, a
+    # corpus-level metric's parts): the dtypes and values of file by file
+    monkeypatch.setattr(_files, "N_THREADS", n_threads)
+    files = {
+        "a": [_sample(0, "x", 1.0), _sample(1, "é😀", 0.0)],
+        "b": [_sample(0, None, 1.0), _sample(1, None, 0.5)],
+        "c": [_sample(0, 3, 1.0)],
+        "d": [_sample(5, None, 0.0), _sample(6, "y", 1.0)],
+        "e": [_sample(0, "z", 1.0, bleu=[1, 2])],
+        "f": [_sample(k, "t" * (k % 3), float(k % 2)) for k in range(50)],
+    }
+    metrics = {"acc,none": 0.5}
+    results = {"results": {t: dict(metrics, **({"bleu,none": 1.0} if t == "e" else {}))
+                           for t in files},
+               "configs": dict.fromkeys(files, {}), "versions": dict.fromkeys(files, 1),
+               "config": {"model": "m"}, "model_name": "m"}
+    (tmp_path / "results_1.json").write_text(json.dumps(results))
+    for task, lines in files.items():
+        (tmp_path / f"samples_{task}_1.jsonl").write_text("".join(lines))
+    assert _assert_same(read_lm_eval, tmp_path, monkeypatch) == "table"
+    with pytest.warns(UserWarning, match="e:bleu"):
+        long = read_lm_eval(tmp_path)
+    assert list(long["task"].drop_duplicates()) == list(files)
+    assert long.loc[long["task"] == "b", "target"].isna().all()
+    assert long.loc[long["task"] == "c", "target"].tolist() == ["3"]
+    monkeypatch.setattr(_files, "USE_ARROW", True)
+    filters = {"none": ["acc"]}
+    fast = {t for t in files
+            if _arrow_samples(tmp_path / f"samples_{t}_1.jsonl", filters) is not None}
+    assert fast >= {"a", "b", "d", "f"} and "c" not in fast
+
+
+@pytest.mark.parametrize("order", [
+    ["doc_id", "doc", "acc", "target", "arguments", "filter", "doc_hash"],
+    ["doc_id", "doc", "target", "arguments", "doc_hash", "filter", "acc"],
+    ["doc_id", "doc", "target", "arguments", "filter", "doc_hash", "acc", "target"],
+])
+def test_lm_eval_keys_in_another_order_read_as_json_reads_them(order, tmp_path,
+                                                               monkeypatch):
+    # the line-by-line reader skips the document when the keys are in the
+    # harness's order; in any other order the values are those of json.loads
+    values = {"doc_id": 0, "doc": {"acc": 0.0, "filter": "x"}, "target": "t",
+              "arguments": {}, "filter": "none", "doc_hash": "h", "acc": 1.0}
+    line = "{" + ", ".join(f'"{key}": {json.dumps(values[key])}' for key in order)
+    (tmp_path / "results_1.json").write_text(json.dumps({
+        "results": {"t": {"acc,none": 1.0}}, "configs": {"t": {}},
+        "versions": {"t": 1}, "config": {"model": "m"}, "model_name": "m"}))
+    (tmp_path / "samples_t_1.jsonl").write_text(line + "}\n")
+    for arrow in (False, True):
+        outcome = _outcome(read_lm_eval, tmp_path, monkeypatch, arrow)
+        assert outcome[0] == "table", outcome
+        long = outcome[1]
+        assert long[["item", "metric", "score", "target", "doc_hash"]].values.tolist() \
+            == [[0, "acc,none", 1.0, "t", "h"]]
+
+
+@settings(max_examples=200, deadline=None)
+@given(data=st.lists(st.sampled_from([b"}", b"]", b",", b'"', b" ", b"\n", b"\t",
+                                      b"x", b"{", b"["]), max_size=16).map(b"".join),
+       cut=st.tuples(st.integers(0, 16), st.integers(0, 16)))
+def test_a_closed_list_then_a_key_is_found_as_the_pattern_says(data, cut):
+    # the guard against a piece that closes the wrapper's list and adds a key:
+    # `}`, `]`, `,` and a quote, JSON whitespace between, inside the range
+    start, end = min(cut[0], len(data)), min(max(cut), len(data))
+    pattern = re.compile(rb'\}[ \t\n\r]*\][ \t\n\r]*,[ \t\n\r]*"')
+    assert _files._closes_list_then_key(data, start, end) == (
+        pattern.search(data, start, end) is not None)
+
+
+_PIECES = st.one_of(
+    st.binary(max_size=4),
+    st.characters(codec=None).map(lambda c: c.encode("utf-8", "surrogatepass")),
+    st.sampled_from([b"\xc0\x80", b"\xed\xa0\x80", b"\xf4\x90\x80\x80", b"\xef\xbb\xbf",
+                     b"\xe2\x82", b"\xf0\x9f\x98\x80", b"a"]),
+)
+
+
+@settings(max_examples=500, deadline=None)
+@given(data=st.lists(_PIECES, max_size=12).map(b"".join))
+def test_utf8_is_checked_as_the_strict_decoder_checks_it(data):
+    # surrogates, overlong forms, code points past U+10FFFF, cut sequences
+    import pyarrow as pa
+
+    try:
+        data.decode("utf-8")
+    except UnicodeDecodeError:
+        valid = False
+    else:
+        valid = True
+    assert _files._is_utf8(pa, data) == valid
+    assert _files._is_utf8(pa, memoryview(b"x" + data)[1:]) == valid

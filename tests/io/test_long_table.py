@@ -116,6 +116,35 @@ def test_duplicated_samples_are_refused_naming_the_rows():
         to_matches(doubled, metric="acc")
 
 
+_LABELS = st.sampled_from(["a", "b", "é", "", 1, 1.0, True, 0.0, -0.0, 2])
+
+
+@settings(max_examples=50, deadline=None)
+@given(rows=st.lists(st.tuples(_LABELS, _LABELS, _LABELS, st.integers(1, 2),
+                               _LABELS, _LABELS), min_size=1, max_size=8),
+       text=st.booleans(), opponent=st.booleans())
+def test_duplicates_are_the_rows_repeating_the_whole_key(rows, text, opponent):
+    # columns holding one text value are left out of the search: the rows
+    # refused are still those repeating every key column (or none)
+    columns = ["model", "task", "item", "epoch", "metric", "opponent"]
+    long = pd.DataFrame(rows, columns=columns).assign(score=0.5)
+    if not opponent:
+        long = long.drop(columns="opponent")
+    if text:
+        long = long.astype({c: str for c in columns if c in long and c != "epoch"})
+    keys = [c for c in columns if c in long]
+    expected = long.duplicated(keys, keep=False)
+    try:
+        check_long_table(long)
+    except ValueError as exc:
+        assert expected.any()
+        first = int(np.argmax(expected.to_numpy()))
+        assert f"{int(expected.sum())} rows" in str(exc)
+        assert f"rows [{first}," in str(exc)
+    else:
+        assert not expected.any()
+
+
 @pytest.mark.parametrize(
     "change, message",
     [
