@@ -18,7 +18,7 @@ them, and they are small next to the responses.
 
 import numpy as np
 
-from ..utils._dask import is_dask_collection
+from ..utils._dask import is_dask_collection, stack_columns
 from ._continuous import CONTINUOUS_MODELS
 from ._dask_continuous import (
     continuous_dask_data,
@@ -105,18 +105,20 @@ def dask_continuous_fit_data(X, clip):
 def check_dask_model(estimator):
     """ValueError naming the model unless :class:`IRT` reads Dask input for it.
 
-    The one-factor models (binary, graded, continuous) run on the
-    distributed stores; the multi-factor models need their data in memory.
+    The one-factor models (binary, graded, continuous) and the
+    multidimensional 2PL (``n_factors > 1``) run on the distributed stores;
+    the GRM and GPCM with several factors need their data in memory.
     """
     model, n_factors = estimator.model, estimator.n_factors
-    if model not in DASK_MODELS or n_factors != 1:
+    if model not in DASK_MODELS or (n_factors != 1 and model != "2PL"):
         what = (f"model={model!r}" if model not in DASK_MODELS
-                else f"n_factors={n_factors}")
+                else f"model={model!r} and n_factors={n_factors}")
         raise ValueError(
             f"IRT with {what} does not read Dask input: only the one-factor "
             "binary (1PL, 2PL, 3PL, 4PL), graded (GRM, GPCM) and continuous "
-            "(beta, logit-normal) models run on a Dask cluster. "
-            "Collect the data first (X.compute()) or choose one of those."
+            "(beta, logit-normal) models and the 2PL with n_factors > 1 run on "
+            "a Dask cluster. Collect the data first (X.compute()) or choose "
+            "one of those."
         )
 
 
@@ -125,12 +127,3 @@ def dask_input(X, estimator):
     return _read(X, items=estimator.tasks_ if hasattr(X, "columns") else None,
                  n_items=estimator.n_features_in_,
                  kind=_kind(estimator.model))
-
-
-def stack_columns(*columns):
-    """``np.column_stack``, kept lazy (a Dask array) for Dask columns."""
-    if any(is_dask_collection(column) for column in columns):
-        import dask.array as da
-
-        return da.stack(columns, axis=1)
-    return np.column_stack(columns)

@@ -108,12 +108,14 @@ def test_long_table_fit_equals_in_memory_fit_by_label(dask_client, model, params
 
 
 @pytest.mark.parametrize("params", [
-    {"model": "2PL", "n_factors": 2}, {"model": "GRM", "n_factors": 2},
+    {"model": "GRM", "n_factors": 2}, {"model": "GPCM", "n_factors": 3},
 ])
 def test_models_that_need_memory_say_so(dask_client, params):
     X = make_irt_responses(80, 8, random_state=0)
     X_dask = da.from_array(X, chunks=(40, 8))
-    with pytest.raises(ValueError, match="IRT with n_factors=2 does not read Dask"):
+    with pytest.raises(ValueError, match=f"IRT with model='{params['model']}' and "
+                                         f"n_factors={params['n_factors']} does "
+                                         "not read Dask"):
         IRT(**params).fit(X_dask)
     if params["model"] == "GRM":  # fitted in memory, new data on Dask
         model = IRT(**params).fit(X)
