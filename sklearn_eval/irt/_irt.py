@@ -370,8 +370,9 @@ class IRT(
             Responses in {0, 1} (ordered categories 0, 1, 2, ... for the
             GRM and GPCM); NaN (or an absent sparse entry) is missing. A
             Dask array or Dask DataFrame long table (agent, item, score) is
-            fitted on its cluster for every model with one factor (user
-            guide, "More data than one machine").
+            fitted on its cluster for every model with one factor and for
+            the 2PL with several (user guide, "More data than one
+            machine").
         y : None
             Ignored.
 
