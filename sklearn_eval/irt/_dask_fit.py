@@ -28,17 +28,21 @@ from ._dask_continuous import (
 )
 from ._dask_graded import (
     fit_graded_dask,
+    fit_graded_factors_dask,
     graded_dask_data,
     graded_dask_pass,
     graded_dask_proba,
+    graded_dask_store,
 )
 from ._dask_input import long_columns, read_dask_array, read_long_table, summary_of
 from ._graded import GRADED_MODELS
+from ._multidim import _FACTOR_MODELS
 
 __all__ = ["check_dask_model", "continuous_dask_pass", "continuous_dask_predict",
            "dask_continuous_fit_data", "dask_fit_data", "dask_graded_fit_data",
-           "dask_input", "fit_continuous_dask", "fit_graded_dask", "graded_dask_pass",
-           "graded_dask_proba", "is_dask_collection", "stack_columns"]
+           "dask_input", "fit_continuous_dask", "fit_graded_dask",
+           "fit_graded_factors_dask", "graded_dask_pass", "graded_dask_proba",
+           "graded_dask_store", "is_dask_collection", "stack_columns"]
 
 # the models of IRT that read Dask input with one ability: binary, graded and
 # continuous
@@ -106,19 +110,19 @@ def check_dask_model(estimator):
     """ValueError naming the model unless :class:`IRT` reads Dask input for it.
 
     The one-factor models (binary, graded, continuous) and the
-    multidimensional 2PL (``n_factors > 1``) run on the distributed stores;
-    the GRM and GPCM with several factors need their data in memory.
+    multidimensional 2PL, GRM and GPCM (``n_factors > 1``) run on the
+    distributed stores.
     """
     model, n_factors = estimator.model, estimator.n_factors
-    if model not in DASK_MODELS or (n_factors != 1 and model != "2PL"):
+    if model not in DASK_MODELS or (n_factors != 1 and model not in _FACTOR_MODELS):
         what = (f"model={model!r}" if model not in DASK_MODELS
                 else f"model={model!r} and n_factors={n_factors}")
         raise ValueError(
             f"IRT with {what} does not read Dask input: only the one-factor "
             "binary (1PL, 2PL, 3PL, 4PL), graded (GRM, GPCM) and continuous "
-            "(beta, logit-normal) models and the 2PL with n_factors > 1 run on "
-            "a Dask cluster. Collect the data first (X.compute()) or choose "
-            "one of those."
+            "(beta, logit-normal) models and the 2PL, GRM and GPCM with "
+            "n_factors > 1 run on a Dask cluster. Collect the data first "
+            "(X.compute()) or choose one of those."
         )
 
 
