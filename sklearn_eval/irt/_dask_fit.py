@@ -36,7 +36,6 @@ from ._dask_graded import (
 )
 from ._dask_input import long_columns, read_dask_array, read_long_table, summary_of
 from ._graded import GRADED_MODELS
-from ._multidim import _FACTOR_MODELS
 
 __all__ = ["check_dask_model", "continuous_dask_pass", "continuous_dask_predict",
            "dask_continuous_fit_data", "dask_fit_data", "dask_graded_fit_data",
@@ -44,8 +43,8 @@ __all__ = ["check_dask_model", "continuous_dask_pass", "continuous_dask_predict"
            "fit_graded_factors_dask", "graded_dask_pass", "graded_dask_proba",
            "graded_dask_store", "is_dask_collection", "stack_columns"]
 
-# the models of IRT that read Dask input with one ability: binary, graded and
-# continuous
+# the models of IRT that read Dask input: binary, graded and continuous (the
+# 2PL, GRM and GPCM with several factors too)
 DASK_MODELS = ("1PL", "2PL", "3PL", "4PL", *GRADED_MODELS, *CONTINUOUS_MODELS)
 
 
@@ -109,20 +108,18 @@ def dask_continuous_fit_data(X, clip):
 def check_dask_model(estimator):
     """ValueError naming the model unless :class:`IRT` reads Dask input for it.
 
-    The one-factor models (binary, graded, continuous) and the
-    multidimensional 2PL, GRM and GPCM (``n_factors > 1``) run on the
-    distributed stores.
+    Every model runs on the distributed stores: the one-factor binary,
+    graded and continuous models and the 2PL, GRM and GPCM with several
+    factors (``n_factors`` with other models is refused by the estimator's
+    own parameter check, as in memory).
     """
-    model, n_factors = estimator.model, estimator.n_factors
-    if model not in DASK_MODELS or (n_factors != 1 and model not in _FACTOR_MODELS):
-        what = (f"model={model!r}" if model not in DASK_MODELS
-                else f"model={model!r} and n_factors={n_factors}")
+    model = estimator.model
+    if model not in DASK_MODELS:
         raise ValueError(
-            f"IRT with {what} does not read Dask input: only the one-factor "
+            f"IRT with model={model!r} does not read Dask input: only the "
             "binary (1PL, 2PL, 3PL, 4PL), graded (GRM, GPCM) and continuous "
-            "(beta, logit-normal) models and the 2PL, GRM and GPCM with "
-            "n_factors > 1 run on a Dask cluster. Collect the data first "
-            "(X.compute()) or choose one of those."
+            "(beta, logit-normal) models run on a Dask cluster. Collect the "
+            "data first (X.compute()) or choose one of those."
         )
 
 
