@@ -33,7 +33,7 @@ from scipy import sparse
 
 from ..utils._dask import get_client, is_dask_collection
 from ..utils._exact_sums import exact_total
-from ._dask_responses import _DaskResponses, _rounded_total, _sum_parts, wait
+from ._dask_responses import _DaskResponses, _sum_parts, wait
 from ._kernels import HAVE_NUMBA
 from ._responses import (
     _SPARSE_BELOW,
@@ -260,7 +260,7 @@ class _DaskInput:
         """
         futures = self.on_workers(function, *args, shared=shared)
         total = _tree(self.client, exact_total, futures)
-        return self.client.submit(_rounded_total, total, pure=False).result()
+        return self.client.submit(_sum_parts, total, pure=False).result()
 
     def built_on_workers(self, function, *args, shared=(), extras=None):
         """:meth:`on_workers`, waited for: the first failed task's error is raised."""

@@ -41,21 +41,13 @@ def wait(collections):
 
 
 # ------------------------------------------------------------ worker side
-def _add(x, y):
-    """Sum of two partial results (dicts, tuples or lists of arrays, floats)."""
-    if isinstance(x, dict):
-        return {key: _add(x[key], y[key]) for key in x}
-    if isinstance(x, (tuple, list)):
-        return type(x)(_add(u, v) for u, v in zip(x, y, strict=True))
-    return x + y
-
-
 def _sum_parts(*parts):
-    """Sum of partial results, in the given order (runs on a worker)."""
-    total = parts[0]
-    for part in parts[1:]:
-        total = _add(total, part)
-    return total
+    """Sum of partial results, rounded once (runs on a worker).
+
+    Dicts, tuples or lists of arrays and floats, added as double-doubles
+    (:mod:`sklearn_eval.utils._exact_sums`).
+    """
+    return rounded(exact_total(*parts))
 
 
 def _run_group(function, stores, args, extras):
@@ -71,11 +63,6 @@ def _run_group(function, stores, args, extras):
         part = function(store, *args, *own)
         total = exact_total(part) if total is None else exact_total(total, part)
     return total
-
-
-def _rounded_total(*parts):
-    """Partial sums (double-doubles or plain) merged and rounded once (worker)."""
-    return rounded(exact_total(*parts))
 
 
 def _part_e_step(store, a, b, grid, counts):
@@ -263,7 +250,7 @@ class _DaskStore:
             futures = [self.client.submit(exact_total, *futures[i:i + _FAN_IN],
                                           pure=False)
                        for i in range(0, len(futures), _FAN_IN)]
-        return self.client.submit(_rounded_total, *futures, pure=False).result()
+        return self.client.submit(_sum_parts, *futures, pure=False).result()
 
     def _agent_array(self, futures, dtype=np.float64):
         """A Dask array over the agents, one chunk per partition's future."""

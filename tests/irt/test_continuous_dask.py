@@ -6,6 +6,7 @@ errors computed on the workers that name a partition and a row."""
 
 import copy
 import warnings
+from functools import partial
 
 import numpy as np
 import pytest
@@ -14,11 +15,12 @@ from numpy.testing import assert_allclose
 from sklearn_eval.irt import IRT
 from sklearn_eval.utils import long_to_result_matrix
 from tests.irt.dask_helpers import (
+    assert_flat_traffic,
     assert_same_agents,
     assert_same_passes,
     library_warnings,
     long_table,
-    transfer_bytes,
+    transfer_per_call,
 )
 from tests.irt.simulate import simulate_scores
 
@@ -121,16 +123,10 @@ def test_traffic_per_e_step_is_the_node_tables_at_any_number_of_agents(dask_clie
             da.from_array(X, chunks=(n_agents // 4, n_items)), 1e-3)
         store = _located_stores(data, keep, "beta", dense, None, 1e-3)
         tables = store.model.tables(params, grid.nodes)
-        store.e_step(tables, grid)
-        before = transfer_bytes(dask_client)
-        for _ in range(3):
-            store.e_step(tables, grid)
-        per_e_step.append((transfer_bytes(dask_client) - before) / 3)
-    table = n_items * len(grid) * 8
-    for value in per_e_step:
-        # N, S1, S2 (n_nodes x n_items) from each of 2 workers
-        assert 0 < value <= 6 * table + 10_000
-    assert per_e_step[1] == per_e_step[0]
+        per_e_step.append(transfer_per_call(
+            dask_client, partial(store.e_step, tables, grid)))
+    # N, S1, S2 (n_nodes x n_items) from each of 2 workers
+    assert_flat_traffic(per_e_step, n_items * len(grid) * 8, 6)
 
 
 def test_scores_outside_the_unit_interval_name_a_partition_and_row(dask_client):

@@ -6,6 +6,8 @@ rotation, standard errors and factor scores as in memory, per-agent outputs
 that stay Dask arrays, traffic per E-step independent of the number of
 agents, and errors computed on the workers that name a partition and a row."""
 
+from functools import partial
+
 import numpy as np
 import pytest
 from numpy.testing import assert_allclose
@@ -13,7 +15,12 @@ from scipy.special import expit
 
 from sklearn_eval.irt import IRT
 from sklearn_eval.utils import long_to_result_matrix
-from tests.irt.dask_helpers import library_warnings, long_table, transfer_bytes
+from tests.irt.dask_helpers import (
+    assert_flat_traffic,
+    library_warnings,
+    long_table,
+    transfer_per_call,
+)
 from tests.irt.simulate import simulate_graded, simulate_loadings
 
 pytest.importorskip("distributed")
@@ -65,6 +72,19 @@ def _assert_same_fit(fit, memory_fit, X_dask, X_memory):
     assert_allclose(fit.score(X_dask), memory_fit.score(X_memory), rtol=1e-10)
 
 
+def _long_table_fits(X, params):
+    """Fits of X's shuffled long table on Dask (4 partitions) and in memory:
+    ``(fit, memory_fit, warnings)``, the same warnings and item labels."""
+    table = long_table(X)
+    memory_fit, memory_warnings = library_warnings(
+        IRT(**params).fit, long_to_result_matrix(table, task="item", sparse=True))
+    fit, dask_warnings = library_warnings(
+        IRT(**params).fit, dd.from_pandas(table, npartitions=4, sort=False))
+    assert dask_warnings == memory_warnings
+    np.testing.assert_array_equal(fit.feature_names_in_, memory_fit.tasks_)
+    return fit, memory_fit, dask_warnings
+
+
 @pytest.mark.parametrize(("missing", "rows", "quadrature"), [
     (0.0, 70, "rectangular"), (0.5, 110, "sobol"),
 ])
@@ -89,15 +109,8 @@ def test_long_table_fit_equals_in_memory_fit_by_label(dask_client):
     label."""
     X = _responses(260, 9, 0.4, seed=5)
     X[~np.isnan(X[:, 4]), 4] = 1.0
-    table = long_table(X)
-    params = {"n_factors": 2, "tol": 1e-6}
-    memory_fit, memory_warnings = library_warnings(
-        IRT(**params).fit, long_to_result_matrix(table, task="item", sparse=True))
-    fit, dask_warnings = library_warnings(
-        IRT(**params).fit, dd.from_pandas(table, npartitions=4, sort=False))
-    assert dask_warnings == memory_warnings
-    assert any("item004" in m for m in dask_warnings)
-    np.testing.assert_array_equal(fit.feature_names_in_, memory_fit.tasks_)
+    fit, memory_fit, warned = _long_table_fits(X, {"n_factors": 2, "tol": 1e-6})
+    assert any("item004" in m for m in warned)
     assert np.isnan(fit.discrimination_[4]).all()
     new = long_table(_responses(40, 9, 0.4, seed=6))
     _assert_same_fit(fit, memory_fit, dd.from_pandas(new, npartitions=2, sort=False),
@@ -137,16 +150,10 @@ def test_traffic_per_e_step_is_the_point_tables_at_any_number_of_agents(
         params = np.column_stack([np.ones((store.n_items, 2)),
                                   np.zeros(store.n_items)])
         tables = factor_log_tables(params, grid.points)
-        store.e_step_tables(*tables, grid.axis())
-        before = transfer_bytes(dask_client)
-        for _ in range(3):
-            store.e_step_tables(*tables, grid.axis())
-        per_e_step.append((transfer_bytes(dask_client) - before) / 3)
-    table = store.n_items * len(grid) * 8
-    for value in per_e_step:
-        # r and n (n_points x n_items) as double-doubles from a worker, rounded
-        assert 0 < value <= 6 * table + 10_000
-    assert per_e_step[1] == per_e_step[0]
+        per_e_step.append(transfer_per_call(
+            dask_client, partial(store.e_step_tables, *tables, grid.axis())))
+    # r and n (n_points x n_items) as double-doubles from a worker, rounded
+    assert_flat_traffic(per_e_step, store.n_items * len(grid) * 8, 6)
 
 
 def test_bad_input_names_a_partition_and_row(dask_client):
@@ -214,15 +221,9 @@ def test_graded_factor_long_table_fit_equals_in_memory_fit_by_label(dask_client)
     label."""
     X = _graded_codes(300, 10, 0.4, seed=17)  # no item separates the agents
     X[X[:, 2] == 1, 2] = 2
-    table = long_table(X)
-    params = {"model": "GPCM", "n_factors": 2, "tol": 1e-6}
-    memory_fit, memory_warnings = library_warnings(
-        IRT(**params).fit, long_to_result_matrix(table, task="item", sparse=True))
-    fit, dask_warnings = library_warnings(
-        IRT(**params).fit, dd.from_pandas(table, npartitions=4, sort=False))
-    assert dask_warnings == memory_warnings
-    assert any("item 'item002' category 1" in m for m in dask_warnings)
-    np.testing.assert_array_equal(fit.feature_names_in_, memory_fit.tasks_)
+    fit, memory_fit, warned = _long_table_fits(
+        X, {"model": "GPCM", "n_factors": 2, "tol": 1e-6})
+    assert any("item 'item002' category 1" in m for m in warned)
     assert_allclose(fit.log_likelihood_, memory_fit.log_likelihood_, rtol=1e-10)
     for name in ("discrimination_", "steps_", "factor_corr_"):
         assert_allclose(getattr(fit, name), getattr(memory_fit, name), rtol=1e-10,
