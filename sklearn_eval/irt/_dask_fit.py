@@ -18,7 +18,7 @@ them, and they are small next to the responses.
 
 import numpy as np
 
-from ..utils._dask import is_dask_collection
+from ..utils._dask import is_dask_collection, stack_columns
 from ._continuous import CONTINUOUS_MODELS
 from ._dask_continuous import (
     continuous_dask_data,
@@ -28,20 +28,23 @@ from ._dask_continuous import (
 )
 from ._dask_graded import (
     fit_graded_dask,
+    fit_graded_factors_dask,
     graded_dask_data,
     graded_dask_pass,
     graded_dask_proba,
+    graded_dask_store,
 )
 from ._dask_input import long_columns, read_dask_array, read_long_table, summary_of
 from ._graded import GRADED_MODELS
 
 __all__ = ["check_dask_model", "continuous_dask_pass", "continuous_dask_predict",
            "dask_continuous_fit_data", "dask_fit_data", "dask_graded_fit_data",
-           "dask_input", "fit_continuous_dask", "fit_graded_dask", "graded_dask_pass",
-           "graded_dask_proba", "is_dask_collection", "stack_columns"]
+           "dask_input", "fit_continuous_dask", "fit_graded_dask",
+           "fit_graded_factors_dask", "graded_dask_pass", "graded_dask_proba",
+           "graded_dask_store", "is_dask_collection", "stack_columns"]
 
-# the models of IRT that read Dask input with one ability: binary, graded and
-# continuous
+# the models of IRT that read Dask input: binary, graded and continuous (the
+# 2PL, GRM and GPCM with several factors too)
 DASK_MODELS = ("1PL", "2PL", "3PL", "4PL", *GRADED_MODELS, *CONTINUOUS_MODELS)
 
 
@@ -105,18 +108,18 @@ def dask_continuous_fit_data(X, clip):
 def check_dask_model(estimator):
     """ValueError naming the model unless :class:`IRT` reads Dask input for it.
 
-    The one-factor models (binary, graded, continuous) run on the
-    distributed stores; the multi-factor models need their data in memory.
+    Every model runs on the distributed stores: the one-factor binary,
+    graded and continuous models and the 2PL, GRM and GPCM with several
+    factors (``n_factors`` with other models is refused by the estimator's
+    own parameter check, as in memory).
     """
-    model, n_factors = estimator.model, estimator.n_factors
-    if model not in DASK_MODELS or n_factors != 1:
-        what = (f"model={model!r}" if model not in DASK_MODELS
-                else f"n_factors={n_factors}")
+    model = estimator.model
+    if model not in DASK_MODELS:
         raise ValueError(
-            f"IRT with {what} does not read Dask input: only the one-factor "
+            f"IRT with model={model!r} does not read Dask input: only the "
             "binary (1PL, 2PL, 3PL, 4PL), graded (GRM, GPCM) and continuous "
-            "(beta, logit-normal) models run on a Dask cluster. "
-            "Collect the data first (X.compute()) or choose one of those."
+            "(beta, logit-normal) models run on a Dask cluster. Collect the "
+            "data first (X.compute()) or choose one of those."
         )
 
 
@@ -125,12 +128,3 @@ def dask_input(X, estimator):
     return _read(X, items=estimator.tasks_ if hasattr(X, "columns") else None,
                  n_items=estimator.n_features_in_,
                  kind=_kind(estimator.model))
-
-
-def stack_columns(*columns):
-    """``np.column_stack``, kept lazy (a Dask array) for Dask columns."""
-    if any(is_dask_collection(column) for column in columns):
-        import dask.array as da
-
-        return da.stack(columns, axis=1)
-    return np.column_stack(columns)

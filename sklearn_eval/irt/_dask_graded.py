@@ -28,6 +28,7 @@ import numpy as np
 from scipy import sparse
 
 from ._dask_responses import _DaskStore, _finish, _sum_parts
+from ._graded_factors import code_gram, code_moments, fit_factor_store, start_from_gram
 from ._graded_fit import (
     _category_counts,
     _Graded,
@@ -77,6 +78,15 @@ def _merge_pairs(*parts):
 def _part_moment_sums(part):
     """Item-total moment sums of a partition (for the starting values)."""
     return item_moment_sums(_part_cells(part))
+
+
+def _part_code_gram(part, coding, moments):
+    """Gram matrix of a partition's standardised codes (the factor start)."""
+    return code_gram(_part_cells(part), coding, moments)
+
+
+def _part_nnz(store):
+    return float(store.csr.nnz)
 
 
 def _part_counts(store, coding):
@@ -214,6 +224,44 @@ def fit_graded_dask(checked, *, model, grid, settings, chunk_size, bound=6.0):
         correlation=correlation_of(moment_sums, coding), mean=mean,
         agent_mean=agent_mean)
     return data.finish(fitted, store, labels)
+
+
+def fit_graded_factors_dask(checked, *, model, n_factors, rotation, grid,
+                            settings, chunk_size):
+    """:func:`._graded_factors.fit_graded_factors` on coded Dask input.
+
+    The start's Gram matrix of the standardised codes (items x items) and the
+    category counts are summed over the partitions on the workers; EM, the
+    standard errors and the factor scores run on :class:`_DaskCategorical`.
+    """
+    data, labels, codes, keep, _ = checked
+    coding = make_coding(codes, keep)
+    moment_sums = data.summed(_part_moment_sums)
+    moments = code_moments(moment_sums, coding)
+    gram = data.summed(_part_code_gram, shared=(coding, moments))
+    means = data.on_workers(_part_agent_mean)
+    store = _stores(data, coding, f"IRT(model={model!r}, n_factors={n_factors})",
+                    labels, chunk_size, len(grid))
+    agent_mean = store._agent_array(means)
+    data.release()
+    counts = store._map_reduce(_part_counts, coding)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        mean = moment_sums[1] / moment_sums[0]
+    fitted = fit_factor_store(
+        store, start_from_gram(gram, moments[0], counts, model, n_factors),
+        labels=labels, codes=codes, coding=coding, model=model,
+        n_factors=n_factors, rotation=rotation, grid=grid, settings=settings,
+        n_obs=store._map_reduce(_part_nnz), mean=mean, agent_mean=agent_mean)
+    return data.finish(fitted, store, labels)
+
+
+def graded_dask_store(estimator, data):
+    """The indicator store of new Dask input against a fitted GRM/GPCM."""
+    grid, _ = fitted_tables(estimator)
+    store = _stores(data, estimator._coding, f"IRT(model={estimator.model!r})",
+                    estimator.tasks_, estimator.chunk_size, len(grid))
+    data.release()
+    return store
 
 
 def graded_dask_pass(estimator, data, *, moments=True):

@@ -32,6 +32,7 @@ import numpy as np
 from scipy import sparse
 
 from ..utils._dask import get_client, is_dask_collection
+from ..utils._exact_sums import exact_total
 from ._dask_responses import _DaskResponses, _sum_parts, wait
 from ._kernels import HAVE_NUMBA
 from ._responses import (
@@ -249,6 +250,17 @@ class _DaskInput:
                               workers=[worker], allow_other_workers=False, pure=False)
                 for part, extra, worker in zip(self.parts, own, self.workers,
                                                strict=True)]
+
+    def summed(self, function, *args, shared=()):
+        """Sum over the coded partitions of ``function(part, *shared, *args)``.
+
+        Added exactly (double-doubles) as a tree on the workers and rounded
+        once there: only the total reaches the driver, and it does not
+        depend on where the partitions are.
+        """
+        futures = self.on_workers(function, *args, shared=shared)
+        total = _tree(self.client, exact_total, futures)
+        return self.client.submit(_sum_parts, total, pure=False).result()
 
     def built_on_workers(self, function, *args, shared=(), extras=None):
         """:meth:`on_workers`, waited for: the first failed task's error is raised."""

@@ -12,13 +12,20 @@ tree, and brings one (n_nodes x n_items) table back. Per-agent results
 (posterior moments, abilities) stay on the workers as Dask arrays, one chunk
 per partition.
 
-Sums over partitions are added per worker and then across workers, so
-results agree with the in-memory fit to rounding (about 1e-13 relative),
-not bit for bit. Dask is imported only here and in :mod:`._dask_input`, on
-Dask input.
+Sums over partitions are carried as double-doubles
+(:mod:`sklearn_eval.utils._exact_sums`) from the partitions to the last
+merge, on a worker, and rounded once there, so a fit gives the same numbers
+whichever worker or thread ran which partition and however many there are
+(the double-doubles double the bytes between workers; the driver receives
+one float64 table per operation); they agree with the
+in-memory fit (which adds blocks of agents in its own order) to rounding,
+about 1e-13 relative, not bit for bit. Dask is imported only here and in
+:mod:`._dask_input`, on Dask input.
 """
 
 import numpy as np
+
+from ..utils._exact_sums import exact_total, rounded
 
 # Workers' partial sums are added in groups of this many (tree reduction).
 _FAN_IN = 8
@@ -34,30 +41,27 @@ def wait(collections):
 
 
 # ------------------------------------------------------------ worker side
-def _add(x, y):
-    """Sum of two partial results (dicts, tuples or lists of arrays, floats)."""
-    if isinstance(x, dict):
-        return {key: _add(x[key], y[key]) for key in x}
-    if isinstance(x, (tuple, list)):
-        return type(x)(_add(u, v) for u, v in zip(x, y, strict=True))
-    return x + y
-
-
 def _sum_parts(*parts):
-    """Sum of partial results, in the given order (runs on a worker)."""
-    total = parts[0]
-    for part in parts[1:]:
-        total = _add(total, part)
-    return total
+    """Sum of partial results, rounded once (runs on a worker).
+
+    Dicts, tuples or lists of arrays and floats, added as double-doubles
+    (:mod:`sklearn_eval.utils._exact_sums`).
+    """
+    return rounded(exact_total(*parts))
 
 
 def _run_group(function, stores, args, extras):
-    """``function`` on a worker's partitions, summed in order (runs on a worker)."""
+    """``function`` on a worker's partitions, summed exactly (runs on a worker).
+
+    The sum is a double-double partial result
+    (:func:`sklearn_eval.utils._exact_sums.exact_total`): which partitions
+    share a group does not change the rounded total.
+    """
     total = None
     for i, store in enumerate(stores):
         own = () if extras is None else (extras[i],)
         part = function(store, *args, *own)
-        total = part if total is None else _add(total, part)
+        total = exact_total(part) if total is None else exact_total(total, part)
     return total
 
 
@@ -196,7 +200,7 @@ class _DaskStore:
         for future, worker in zip(futures, self.workers, strict=True):
             by_worker.setdefault(worker, []).append(future)
         return self._gathered([
-            self.client.submit(_sum_parts, *group, workers=[worker],
+            self.client.submit(exact_total, *group, workers=[worker],
                                allow_other_workers=False, pure=False)
             for worker, group in sorted(by_worker.items())])
 
@@ -205,7 +209,10 @@ class _DaskStore:
 
         One task per worker thread runs the function on its share of the
         worker's partitions and adds them up there: only sums leave a
-        worker, and an E-step is one round trip.
+        worker. The sums travel between workers as double-doubles (twice the
+        bytes of a table) and are rounded once, so the total does not depend
+        on which worker or thread ran which partition; the driver receives
+        the rounded total.
         """
         groups = {}
         threads = self._threads()
@@ -232,12 +239,18 @@ class _DaskStore:
         return self._nthreads
 
     def _gathered(self, futures):
-        """Sum of the results of ``futures``: gathered, or a tree past _FAN_IN."""
+        """Sum of the results of ``futures``, merged on the workers, then gathered.
+
+        The partial sums are merged as double-doubles (as a tree past
+        ``_FAN_IN``) and rounded once, on a worker: the total does not
+        depend on the grouping, and the driver receives one float64 table,
+        not one double-double per group.
+        """
         while len(futures) > _FAN_IN:
-            futures = [self.client.submit(_sum_parts, *futures[i:i + _FAN_IN],
+            futures = [self.client.submit(exact_total, *futures[i:i + _FAN_IN],
                                           pure=False)
                        for i in range(0, len(futures), _FAN_IN)]
-        return _sum_parts(*self.client.gather(futures))
+        return self.client.submit(_sum_parts, *futures, pure=False).result()
 
     def _agent_array(self, futures, dtype=np.float64):
         """A Dask array over the agents, one chunk per partition's future."""

@@ -43,6 +43,7 @@ from ._graded_fit import (
     _new_indicators,
     category_columns,
     indicators,
+    item_moment_sums,
     make_coding,
     mean_categories,
     observed_information,
@@ -56,36 +57,66 @@ from ._multidim import (
     anchor_constraint,
     check_identifiable,
     factor_moments,
+    gram_matrix,
     principal_slopes,
     rotate_solution,
 )
 
 
-def _standardised_codes(cells, coding):
-    """Category codes centred and scaled per kept item (missing cells 0)."""
+def code_moments(sums, coding):
+    """Responses, mean and sd of the codes of every kept item.
+
+    ``sums``: per item, the responses, sum of codes and sum of squared codes
+    (rows 0, 1 and 4 of :func:`._graded_fit.item_moment_sums`).
+    """
+    n, sx, sxx = (np.asarray(sums[k], dtype=np.float64)[coding.keep]
+                  for k in (0, 1, 4))
+    mean = sx / np.maximum(n, 1.0)
+    var = sxx / np.maximum(n, 1.0)
+    return n, mean, np.sqrt(np.maximum(var - mean**2, 1e-12))
+
+
+def _standardised_codes(cells, coding, moments=None):
+    """Category codes centred and scaled per kept item (missing cells 0).
+
+    ``moments``: :func:`code_moments` of all agents (default: of ``cells``;
+    a partition of the agents takes those of all agents).
+    """
     index = np.cumsum(coding.keep) - 1
     take = coding.keep[cells.cols]
     rows, cols, x = cells.rows[take], index[cells.cols[take]], cells.values[take]
     J = int(coding.keep.sum())
-    n = np.bincount(cols, minlength=J).astype(float)
-    mean = np.bincount(cols, weights=x, minlength=J) / np.maximum(n, 1.0)
-    var = np.bincount(cols, weights=x * x, minlength=J) / np.maximum(n, 1.0)
-    sd = np.sqrt(np.maximum(var - mean**2, 1e-12))
+    if moments is None:
+        moments = code_moments(item_moment_sums(cells), coding)
+    n, mean, sd = moments
     z = (x - mean[cols]) / sd[cols]
     return sparse.csr_array((z, (rows, cols)), shape=(cells.shape[0], J)), n
 
 
-def factor_start(cells, coding, model, n_factors, rng):
+def code_gram(cells, coding, moments):
+    """Gram matrix of the standardised codes (kept items; sums over agents)."""
+    return gram_matrix(_standardised_codes(cells, coding, moments)[0])
+
+
+def factor_start(cells, coding, model, n_factors, rng=None):
     """Starting ``(a_1..a_m, d_1..)`` and the mask of the anchors' loadings.
 
     Slopes from the principal components of the standardised codes (as the
     multidimensional 2PL), intercepts reproducing each item's category
     proportions (:func:`._graded.start_values`), then the anchor rotation of
-    :func:`._multidim.anchor_constraint`.
+    :func:`._multidim.anchor_constraint`. ``rng`` is not used (old call form).
     """
-    Z, n = _standardised_codes(cells, coding)
-    slopes, _ = principal_slopes(Z, n, n_factors, rng)
-    params = start_values(model, _category_counts(cells, coding), slopes=slopes)
+    moments = code_moments(item_moment_sums(cells), coding)
+    return start_from_gram(code_gram(cells, coding, moments), moments[0],
+                           _category_counts(cells, coding), model, n_factors)
+
+
+def start_from_gram(G, n, counts, model, n_factors):
+    """:func:`factor_start` from the Gram matrix of the standardised codes
+    and the category counts (sums over the agents: on Dask input, over the
+    partitions)."""
+    slopes, _ = principal_slopes(None, n, n_factors, gram=G)
+    params = start_values(model, counts, slopes=slopes)
     return anchor_constraint(params, n_factors)
 
 
@@ -178,21 +209,44 @@ def _scatter_rows(values, keep):
 
 
 def fit_graded_factors(checked, *, model, n_factors, rotation, grid, settings,
-                       chunk_size, parallel, rng):
+                       chunk_size, parallel, rng=None):
     """Everything :meth:`IRT.fit` learns for a GRM/GPCM with several factors."""
     cells, labels, codes, keep, agents = checked
     m = n_factors
     coding = make_coding(codes, keep)
-    what = f"IRT(model={model!r}, n_factors={m})"
-    csr = indicators(cells, coding, what, labels)
-    n_items_kept = int(keep.sum())
-    n_params = (int(np.sum(coding.n_categories - 1)) + n_items_kept * m
-                - m * (m - 1) // 2)
-    check_identifiable(m, n_items_kept, float(csr.nnz), cells.shape[1],
-                       n_params=n_params)
+    csr = indicators(cells, coding, f"IRT(model={model!r}, n_factors={m})", labels)
+    check_factors(coding, m, float(csr.nnz), cells.shape[1])
     data = _CategoricalResponses(csr, chunk_size=chunk_size, parallel=parallel,
                                  n_nodes=len(grid))
-    start, fixed = factor_start(cells, coding, model, m, rng)
+    mean, agent_mean = mean_categories(cells)
+    fitted = fit_factor_store(
+        data, factor_start(cells, coding, model, m), labels=labels, codes=codes,
+        coding=coding, model=model, n_factors=m, rotation=rotation, grid=grid,
+        settings=settings, n_obs=float(csr.nnz), mean=mean, agent_mean=agent_mean)
+    fitted["agents_"] = agents
+    return fitted
+
+
+def check_factors(coding, n_factors, n_obs, n_items):
+    """ValueError when ``n_factors`` exceeds what the responses identify."""
+    m = n_factors
+    n_items_kept = int(coding.keep.sum())
+    n_params = (int(np.sum(coding.n_categories - 1)) + n_items_kept * m
+                - m * (m - 1) // 2)
+    check_identifiable(m, n_items_kept, n_obs, n_items, n_params=n_params)
+    return n_params
+
+
+def fit_factor_store(data, start, *, labels, codes, coding, model, n_factors,
+                     rotation, grid, settings, n_obs, mean, agent_mean):
+    """:func:`fit_graded_factors` on an indicator store ``data`` (in memory or
+    on a Dask cluster) from ``start`` (params, mask of the anchors' loadings).
+
+    ``mean``: mean code per item; ``agent_mean``: per agent (numpy or Dask).
+    """
+    m, keep = n_factors, coding.keep
+    n_params = check_factors(coding, m, n_obs, keep.size)
+    start, fixed = start
     params, state, n_iter, converged, trace = em_factors(
         data, grid, start, model, coding, fixed, settings.max_iter, settings.tol)
     if not converged:
@@ -212,7 +266,6 @@ def fit_graded_factors(checked, *, model, n_factors, rotation, grid, settings,
     scores = factor_moments(data, grid, params, _directions(T, general),
                             posterior=_posterior(data, log_p))
     column = "thresholds" if model == "GRM" else "steps"
-    mean, agent_mean = mean_categories(cells)
     moments = {"mean": scores[:, 0, 0], "sd": scores[:, 0, 1]}
     flat = SimpleNamespace(nodes=grid.points, log_weights=grid.log_weights)
     return {
@@ -230,9 +283,8 @@ def fit_graded_factors(checked, *, model, n_factors, rotation, grid, settings,
         "factor_scores_sd_": scores[:, 1:, 1].copy(),
         "log_likelihood_trace_": trace,
         **shared_fitted(loglik=float(state["loglik"]), n_params=n_params,
-                        n_obs=float(csr.nnz), n_iter=n_iter, moments=moments,
+                        n_obs=n_obs, n_iter=n_iter, moments=moments,
                         labels=labels, keep=keep, grid=flat),
-        "agents_": agents,
         "_item_params": params,
         "_coding": coding,
         "_factor_grid": grid,
@@ -247,15 +299,21 @@ class GradedFactorMixin:
     def _graded_factor_transform(self, X):
         """General ability, then every rotated factor: means and sds."""
         csr = _new_indicators(self, X)
-        grid = self._factor_grid
-        log_p = tables(self.model, self._item_params, self._coding, grid.points)
         with self._executor() as parallel:
             data = _CategoricalResponses(csr, chunk_size=self.chunk_size,
-                                         parallel=parallel, n_nodes=len(grid))
-            moments = factor_moments(
-                data, grid, self._item_params,
-                _directions(self.rotation_matrix_, self.general_direction_),
-                posterior=_posterior(data, log_p))
+                                         parallel=parallel,
+                                         n_nodes=len(self._factor_grid))
+            return self._graded_factor_scores(data)
+
+    def _graded_factor_scores(self, data):
+        """:meth:`_graded_factor_transform` of an indicator store (in memory
+        or on a Dask cluster: then a Dask array)."""
+        grid = self._factor_grid
+        log_p = tables(self.model, self._item_params, self._coding, grid.points)
+        moments = factor_moments(
+            data, grid, self._item_params,
+            _directions(self.rotation_matrix_, self.general_direction_),
+            posterior=_posterior(data, log_p))
         return moments.reshape(moments.shape[0], -1)
 
     def _graded_factor_agent_columns(self):

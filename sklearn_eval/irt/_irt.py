@@ -21,8 +21,10 @@ from ._dask_fit import (
     dask_graded_fit_data,
     dask_input,
     fit_graded_dask,
+    fit_graded_factors_dask,
     graded_dask_pass,
     graded_dask_proba,
+    graded_dask_store,
     is_dask_collection,
 )
 from ._em import _check_prior, _EMSettings
@@ -396,8 +398,8 @@ class IRT(
             Responses in {0, 1} (ordered categories 0, 1, 2, ... for the
             GRM and GPCM); NaN (or an absent sparse entry) is missing. A
             Dask array or Dask DataFrame long table (agent, item, score) is
-            fitted on its cluster for every model with one factor (user
-            guide, "More data than one machine").
+            fitted on its cluster, for every model (user guide, "More data
+            than one machine").
         y : None
             Ignored.
 
@@ -429,6 +431,11 @@ class IRT(
         settings = _EMSettings(max_iter=self.max_iter, tol=self.tol)
         if self.model in GRADED_MODELS and self.n_factors > 1:
             rng = check_random_state(self.random_state)
+            if is_dask_collection(checked[0]):  # coded and kept on the workers
+                return fit_graded_factors_dask(
+                    checked[2], model=self.model, n_factors=self.n_factors,
+                    rotation=self.rotation, grid=self._factor_grid_for_fit(rng),
+                    settings=settings, chunk_size=self.chunk_size)
             with self._executor() as parallel:
                 fitted = fit_graded_factors(
                     checked[2], model=self.model, n_factors=self.n_factors,
@@ -544,9 +551,14 @@ class IRT(
         ``factor_f``, ``factor_f_sd`` for every rotated factor.
         """
         if self._is_multifactor():
+            values = self._validate_new(X)
+            if self.model in GRADED_MODELS and hasattr(values, "fit_with"):
+                # Dask input: a Dask array, rows on the workers
+                return tuple(self._graded_factor_scores(
+                    graded_dask_store(self, values)).T)
             transform = (self._graded_factor_transform if self.model in
                          GRADED_MODELS else self._multifactor_transform)
-            return tuple(transform(self._validate_new(X)).T)
+            return tuple(transform(values).T)
         out = self._pass(self._validate_new(X))
         return out["mean"], out["sd"]
 

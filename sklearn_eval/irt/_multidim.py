@@ -26,8 +26,8 @@ from scipy import linalg, sparse
 from scipy.special import expit, log_expit, logsumexp, ndtri
 from scipy.stats import qmc
 from sklearn.exceptions import ConvergenceWarning
-from sklearn.utils.extmath import randomized_svd
 
+from ..utils._dask import stack_columns
 from ..utils._resampling import unknown_target
 from ..utils._sparse import is_sparse_input
 from ..utils._stack import find_stack_level
@@ -239,8 +239,14 @@ def em(data, grid, params, max_iter, tol, fixed=None):
 
 
 # ------------------------------------------------------------------ starts
-def _standardised(values, cols):
-    """Responses centred and scaled per item at the observed cells (0 else)."""
+def _standardised(values, cols, n=None, p=None):
+    """Responses centred and scaled per item at the observed cells (0 else).
+
+    ``n``, ``p``: the observed responses and the proportion of successes of
+    every item in ``cols`` (default: from ``values``; a partition of the
+    agents takes those of all agents). Returns the CSR of the standardised
+    responses, ``n`` and ``p`` (clipped to [1e-3, 1 - 1e-3]).
+    """
     if is_sparse_input(values):
         Z = sparse.csc_array(values)[:, cols].tocoo()
         seen = ~np.isnan(Z.data)
@@ -250,40 +256,65 @@ def _standardised(values, cols):
         row, col = np.nonzero(~np.isnan(sub))
         x = sub[row, col]
     J = cols.size
-    n = np.bincount(col, minlength=J).astype(float)
-    p = np.bincount(col, weights=x, minlength=J) / np.maximum(n, 1.0)
+    if p is None:
+        n = np.bincount(col, minlength=J).astype(float)
+        p = np.bincount(col, weights=x, minlength=J) / np.maximum(n, 1.0)
     p = np.clip(p, 1e-3, 1.0 - 1e-3)
     z = (x - p[col]) / np.sqrt(p[col] * (1.0 - p[col]))
     shape = (values.shape[0], J)
     return sparse.csr_array((z, (row, col)), shape=shape), n, p
 
 
-def principal_start(values, keep, n_factors, rng):
+def gram_matrix(Z):
+    """``Z^T Z`` (items x items, dense): a sum over the agents."""
+    return np.asarray((Z.T @ Z).toarray() if sparse.issparse(Z) else Z.T @ Z,
+                      dtype=np.float64)
+
+
+def principal_start(values, keep, n_factors, rng=None):
     """Starting ``[A | d]``: principal components of the item correlations.
 
     The loadings of the first ``m`` components of the standardised
     responses (missing cells 0) are taken as normal-ogive loadings, shrunk
     to a communality of at most 0.8, and turned into logistic slopes and
     intercepts (``a = 1.702 lambda / sqrt(1 - h^2)``, ``d = 1.702
-    Phi^{-1}(p) / sqrt(1 - h^2)``).
+    Phi^{-1}(p) / sqrt(1 - h^2)``). ``rng`` is not used (the components are
+    exact); it is accepted for the old call form.
     """
     cols = np.flatnonzero(keep)
     Z, n, p = _standardised(values, cols)
-    slopes, unique = principal_slopes(Z, n, n_factors, rng)
-    return np.column_stack([slopes, _D * ndtri(p) / unique])
+    return start_from_gram(gram_matrix(Z), n, p, n_factors)
 
 
-def principal_slopes(Z, n, n_factors, rng):
+def start_from_gram(G, n, p, n_factors):
+    """:func:`principal_start` from the Gram matrix of the standardised
+    responses (a sum over the agents: on Dask input, over the partitions)."""
+    slopes, unique = principal_slopes(None, n, n_factors, gram=G)
+    return np.column_stack([slopes, _D * ndtri(np.clip(p, 1e-3, 1.0 - 1e-3))
+                            / unique])
+
+
+def principal_slopes(Z, n, n_factors, rng=None, *, gram=None):
     """Logistic slopes from the principal components of standardised responses.
 
     ``Z`` (n_agents, n_items): responses centred and scaled per item (missing
-    cells 0); ``n``: observed responses per item. Returns the slopes
-    ``1.702 lambda / sqrt(1 - h^2)`` (communalities shrunk to at most 0.8)
-    and ``sqrt(1 - h^2)`` per item.
+    cells 0), or None with ``gram = Z^T Z`` given; ``n``: observed responses
+    per item. The right singular vectors and values of ``Z`` are the
+    eigenvectors and the square roots of the eigenvalues of ``Z^T Z``
+    (items x items), computed exactly (``rng`` is not used; it is accepted
+    for the old call form); every component is signed so that its largest
+    entry is positive. Returns the slopes ``1.702 lambda / sqrt(1 - h^2)``
+    (communalities shrunk to at most 0.8) and ``sqrt(1 - h^2)`` per item.
     """
     m = n_factors
-    _, S, Vt = randomized_svd(Z, m, n_iter=7, random_state=rng)
-    lam = Vt.T * (S / np.sqrt(max(float(n.mean()), 1.0)))
+    G = gram_matrix(Z) if gram is None else np.asarray(gram, dtype=np.float64)
+    values, vectors = linalg.eigh(G, subset_by_index=[G.shape[0] - m,
+                                                      G.shape[0] - 1])
+    values, vectors = values[::-1], vectors[:, ::-1]
+    largest = vectors[np.argmax(np.abs(vectors), axis=0), np.arange(m)]
+    vectors = vectors * np.where(largest < 0, -1.0, 1.0)
+    S = np.sqrt(np.maximum(values, 0.0))
+    lam = vectors * (S / np.sqrt(max(float(n.mean()), 1.0)))
     h2 = np.sum(lam**2, axis=1)
     shrink = np.sqrt(np.minimum(1.0, _MAX_COMMUNALITY / np.maximum(h2, 1e-300)))
     lam *= shrink[:, None]
@@ -376,14 +407,56 @@ def _standardised_scale(A):
 
 def fit_multidim(values, labels, summary, *, n_factors, rotation, grid, max_iter,
                  tol, chunk_size, parallel, rng, algorithm):
-    """Everything :meth:`IRT.fit` learns with ``n_factors > 1``, as a dict."""
+    """Everything :meth:`IRT.fit` learns with ``n_factors > 1``, as a dict.
+
+    Dask input (coded on the workers, see :mod:`._dask_fit`) is fitted on a
+    store that stays on the workers, by the same code: the start's Gram
+    matrix (items x items) is summed over the partitions.
+    """
     keep = summary.keep
-    n_items = values.shape[1]
-    check_identifiable(n_factors, int(keep.sum()), summary.n_observed, n_items)
+    check_identifiable(n_factors, int(keep.sum()), summary.n_observed,
+                       values.shape[1])
     _warn_constant_items(keep, labels)
+    options = {"n_factors": n_factors, "rotation": rotation, "grid": grid,
+               "max_iter": max_iter, "tol": tol}
+    if hasattr(values, "fit_with"):  # Dask input, coded on the workers
+        start = anchor_constraint(_distributed_start(values, keep, n_factors))
+        return values.fit_with(_fit_factor_storage, labels, keep, summary.rate,
+                               algorithm=algorithm, chunk_size=chunk_size,
+                               start=start, **options)
     data = _make_storage(values, keep, algorithm=algorithm, chunk_size=chunk_size,
                          parallel=parallel, n_observed=summary.n_observed)
-    start, fixed = anchor_constraint(principal_start(values, keep, n_factors, rng))
+    start = anchor_constraint(principal_start(values, keep, n_factors, rng))
+    return _fit_factor_storage(data, labels, keep, summary.rate, values.shape[0],
+                        start=start, **options)
+
+
+def _part_gram(part, cols, n, p):
+    """Gram matrix of a coded partition's standardised responses (worker)."""
+    values = part[0] if isinstance(part, tuple) else part
+    return gram_matrix(_standardised(values, cols, n, p)[0])
+
+
+def _distributed_start(data, keep, n_factors):
+    """:func:`principal_start` of coded Dask input: the Gram matrix summed
+    over the partitions on the workers (items x items reach the driver)."""
+    cols = np.flatnonzero(keep)
+    successes, observed = (np.asarray(t, dtype=np.float64)[cols]
+                           for t in data.totals)
+    p = np.clip(successes / np.maximum(observed, 1.0), 1e-3, 1.0 - 1e-3)
+    G = data.summed(_part_gram, cols, observed, p)
+    return start_from_gram(G, observed, p, n_factors)
+
+
+def _fit_factor_storage(data, labels, keep, rate, n_agents, should_flip=None, *,
+                        start, n_factors, rotation, grid, max_iter, tol):
+    """:func:`fit_multidim` on built storage ``data`` of the kept items.
+
+    ``start``: the anchored start and its mask (:func:`anchor_constraint`);
+    ``should_flip`` is not used (the rotation orients the factors).
+    """
+    start, fixed = start
+    n_items = keep.shape[0]
     params, state, n_iter, converged, trace = em(data, grid, start, max_iter, tol,
                                                  fixed)
     if not converged:
@@ -399,7 +472,7 @@ def fit_multidim(values, labels, summary, *, n_factors, rotation, grid, max_iter
     se = np.sqrt(np.diagonal(jac @ cov @ jac.T, axis1=1, axis2=2))
     scores = factor_moments(data, grid, params, _directions(T, general))
     n_params = int(keep.sum()) * (n_factors + 1) - n_factors * (n_factors - 1) // 2
-    n_obs = float(data.n_observed().sum())
+    n_obs = float(data.n_observed().sum())  # computed on the workers (Dask)
     loglik = float(state["loglik"])
     full = np.full((n_items, n_factors), np.nan)
     full[keep] = loadings
@@ -436,7 +509,7 @@ def fit_multidim(values, labels, summary, *, n_factors, rotation, grid, max_iter
         "_item_params": params,
         "_factor_grid": grid,
         "_keep": keep,
-        "_success_rate_items": summary.rate,
+        "_success_rate_items": rate,
         "_agent_success_rate": data.success_rate(),
     }
 
@@ -487,11 +560,12 @@ def factor_moments(data, grid, params, directions, posterior=None):
         def posterior(axis):
             return data.e_step_tables(log_p, log_q, axis, counts=False,
                                       moments=True)
-    out = np.empty((data.n_agents, directions.shape[1], 2))
+    columns = []
     for k in range(directions.shape[1]):
         moments = posterior(grid.axis(directions[:, k]))
-        out[:, k, 0], out[:, k, 1] = moments["mean"], moments["sd"]
-    return out
+        columns += [moments["mean"], moments["sd"]]
+    # a Dask array (rows on the workers) for a distributed store
+    return stack_columns(*columns).reshape(data.n_agents, directions.shape[1], 2)
 
 
 # ------------------------------------------------- the estimator's methods

@@ -5,6 +5,8 @@ importing the library never imports it. Estimators that read Dask input
 detect it by duck type here and import dask only then.
 """
 
+import numpy as np
+
 
 def is_dask_collection(X):
     """Whether ``X`` is a Dask collection (array, DataFrame, Series), by duck type.
@@ -40,3 +42,21 @@ def get_client():
             "Client(LocalCluster()) or Client('scheduler-address')): the data "
             "are read and kept on its workers."
         ) from None
+
+
+def stack_columns(*columns):
+    """``np.column_stack``, kept lazy (a Dask array) for Dask columns.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from sklearn_eval.utils._dask import stack_columns
+    >>> stack_columns(np.zeros(2), np.ones(2))
+    array([[0., 1.],
+           [0., 1.]])
+    """
+    if any(is_dask_collection(column) for column in columns):
+        import dask.array as da
+
+        return da.stack(columns, axis=1)
+    return np.column_stack(columns)

@@ -45,6 +45,23 @@ def transfer_bytes(client):
     return sum(totals.values())
 
 
+def transfer_per_call(client, call, repeats=3):
+    """Bytes the workers send per ``call()`` (Dask's counter; one warm-up call)."""
+    call()
+    before = transfer_bytes(client)
+    for _ in range(repeats):
+        call()
+    return (transfer_bytes(client) - before) / repeats
+
+
+def assert_flat_traffic(per_call, table, multiple):
+    """Bytes per call at every size within ``multiple`` tables (plus 10 kB)
+    and the same at every size (independent of the number of agents)."""
+    for value in per_call:
+        assert 0 < value <= multiple * table + 10_000
+    assert len(set(per_call)) == 1
+
+
 def assert_same_agents(fit, memory_fit, mean_column):
     """Abilities kept on the workers (Dask arrays) and equal to 1e-10, the
     same labels, and the agent table's ``mean_column`` equal."""

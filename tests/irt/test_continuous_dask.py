@@ -6,6 +6,7 @@ errors computed on the workers that name a partition and a row."""
 
 import copy
 import warnings
+from functools import partial
 
 import numpy as np
 import pytest
@@ -14,11 +15,12 @@ from numpy.testing import assert_allclose
 from sklearn_eval.irt import IRT
 from sklearn_eval.utils import long_to_result_matrix
 from tests.irt.dask_helpers import (
+    assert_flat_traffic,
     assert_same_agents,
     assert_same_passes,
     library_warnings,
     long_table,
-    transfer_bytes,
+    transfer_per_call,
 )
 from tests.irt.simulate import simulate_scores
 
@@ -39,19 +41,25 @@ def _scores(n_agents, n_items, missing, seed):
 
 
 def _assert_same_fit(fit, memory_fit, X_dask, X_memory):
-    """Likelihood and abilities to 1e-10; item parameters to 1e-9 and their
-    (Louis) standard errors to 1e-8 relative; the passes over new data
+    """Likelihood, abilities, discriminations and difficulties to 1e-10
+    (measured: within 4e-11, absolute where a difficulty is near 0); the
+    scale parameter (precision, residual sd) and the (Louis) standard errors
+    to 1e-9 relative (measured: within 2e-10). The in-memory fit adds its
+    blocks of agents in another order than the partitions' exact sums, and
+    the beta EM stops at ``tol`` where the precision is weakly determined,
+    which leaves its last digits to that rounding. The passes over new data
     (transform, predict, score) to 1e-10 against the in-memory passes at the
     same item parameters (the beta EM's rounding leaves the two fits' items
-    up to ~5e-10 apart, which new agents' abilities inherit)."""
+    up to ~4e-11 apart, which new agents' abilities inherit)."""
     scale = _SCALE[fit.model]
     assert_allclose(fit.log_likelihood_, memory_fit.log_likelihood_, rtol=1e-10)
     assert fit.n_iter_ == memory_fit.n_iter_
-    for name in ("discrimination_", "difficulty_", f"{scale}_"):
+    for name in ("discrimination_", "difficulty_"):
+        assert_allclose(getattr(fit, name), getattr(memory_fit, name), rtol=1e-10,
+                        atol=1e-10, err_msg=name)
+    for name in (f"{scale}_", "discrimination_se_", "difficulty_se_",
+                 f"{scale}_se_"):
         assert_allclose(getattr(fit, name), getattr(memory_fit, name), rtol=1e-9,
-                        err_msg=name)
-    for name in ("discrimination_se_", "difficulty_se_", f"{scale}_se_"):
-        assert_allclose(getattr(fit, name), getattr(memory_fit, name), rtol=1e-8,
                         err_msg=name)
     assert_same_agents(fit, memory_fit, "mean_score")
     memory_fit = copy.deepcopy(memory_fit)
@@ -115,16 +123,10 @@ def test_traffic_per_e_step_is_the_node_tables_at_any_number_of_agents(dask_clie
             da.from_array(X, chunks=(n_agents // 4, n_items)), 1e-3)
         store = _located_stores(data, keep, "beta", dense, None, 1e-3)
         tables = store.model.tables(params, grid.nodes)
-        store.e_step(tables, grid)
-        before = transfer_bytes(dask_client)
-        for _ in range(3):
-            store.e_step(tables, grid)
-        per_e_step.append((transfer_bytes(dask_client) - before) / 3)
-    table = n_items * len(grid) * 8
-    for value in per_e_step:
-        # N, S1, S2 (n_nodes x n_items) from each of 2 workers
-        assert 0 < value <= 6 * table + 10_000
-    assert per_e_step[1] == per_e_step[0]
+        per_e_step.append(transfer_per_call(
+            dask_client, partial(store.e_step, tables, grid)))
+    # N, S1, S2 (n_nodes x n_items) from each of 2 workers
+    assert_flat_traffic(per_e_step, n_items * len(grid) * 8, 6)
 
 
 def test_scores_outside_the_unit_interval_name_a_partition_and_row(dask_client):

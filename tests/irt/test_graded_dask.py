@@ -44,16 +44,20 @@ def _column(model):
 
 
 def _assert_same_fit(fit, memory_fit, X_dask, X_memory):
-    """Likelihood, abilities and predictions to 1e-10; item parameters to
-    1e-9 and their (Louis) standard errors to 1e-8 relative."""
+    """Likelihood, abilities, predictions and item parameters to 1e-10
+    (measured: within 2e-12); the (Louis) standard errors to 2e-9 relative
+    (measured: within 6e-11, and 5e-10 for an item with a collapsed
+    category, whose information nearly cancels). The in-memory fit adds its
+    blocks of agents in another order than the partitions' exact sums, so
+    the two agree to rounding, which the information's inverse amplifies."""
     assert_allclose(fit.log_likelihood_, memory_fit.log_likelihood_, rtol=1e-10)
     assert fit.n_iter_ == memory_fit.n_iter_
     assert fit.bic_ == pytest.approx(memory_fit.bic_, rel=1e-10)
     for name in ("discrimination_", "difficulty_", _column(fit)):
-        assert_allclose(getattr(fit, name), getattr(memory_fit, name), rtol=1e-9,
+        assert_allclose(getattr(fit, name), getattr(memory_fit, name), rtol=1e-10,
                         atol=1e-12, err_msg=name)
     for name in ("discrimination_se_", "difficulty_se_", _column(fit)[:-1] + "_se_"):
-        assert_allclose(getattr(fit, name), getattr(memory_fit, name), rtol=1e-8,
+        assert_allclose(getattr(fit, name), getattr(memory_fit, name), rtol=2e-9,
                         err_msg=name)
     assert_same_agents(fit, memory_fit, "mean_category")
     np.testing.assert_array_equal(fit.n_categories_, memory_fit.n_categories_)

@@ -1,7 +1,6 @@
 """IRT (1PL to 4PL) on Dask input, the responses kept on the workers (user
 guide, "More data than one machine"): the same fit as in memory, per-agent
-outputs that stay Dask arrays, and a clear error for the models that need
-their data in memory."""
+outputs that stay Dask arrays, and the same parameter errors as in memory."""
 
 import numpy as np
 import pytest
@@ -107,18 +106,27 @@ def test_long_table_fit_equals_in_memory_fit_by_label(dask_client, model, params
     assert_allclose(proba.compute(), expected, rtol=1e-10, atol=1e-12)
 
 
-@pytest.mark.parametrize("params", [
-    {"model": "2PL", "n_factors": 2}, {"model": "GRM", "n_factors": 2},
-])
-def test_models_that_need_memory_say_so(dask_client, params):
+def test_parameters_that_do_not_go_together_fail_as_in_memory(dask_client):
+    """Several factors with the 3PL: the estimator's own parameter error, on
+    Dask input as in memory (before anything runs on the cluster)."""
     X = make_irt_responses(80, 8, random_state=0)
-    X_dask = da.from_array(X, chunks=(40, 8))
-    with pytest.raises(ValueError, match="IRT with n_factors=2 does not read Dask"):
-        IRT(**params).fit(X_dask)
-    if params["model"] == "GRM":  # fitted in memory, new data on Dask
-        model = IRT(**params).fit(X)
-        with pytest.raises(ValueError, match="does not read Dask input"):
-            model.transform(X_dask)
+    params = {"model": "3PL", "n_factors": 2}
+    with pytest.raises(ValueError) as in_memory:
+        IRT(**params).fit(X)
+    with pytest.raises(ValueError) as on_dask:
+        IRT(**params).fit(da.from_array(X, chunks=(40, 8)))
+    assert str(on_dask.value) == str(in_memory.value)
+    assert "n_factors=2 is available for model='2PL'" in str(on_dask.value)
+
+
+def test_a_model_without_a_distributed_store_says_so():
+    from types import SimpleNamespace
+
+    from sklearn_eval.irt._dask_fit import check_dask_model
+
+    with pytest.raises(ValueError, match="IRT with model='5PL' does not read Dask "
+                                         "input.*X.compute"):
+        check_dask_model(SimpleNamespace(model="5PL", n_factors=1))
 
 
 def test_a_failed_dask_fit_leaves_the_fitted_state(dask_client):

@@ -302,3 +302,26 @@ def test_separating_items_stop_at_the_cap_with_a_warning():
     assert np.all(np.abs(model._item_params) <= 30.0)
     assert np.all(np.isfinite(model.discrimination_[keep]))
     assert np.isfinite(model.log_likelihood_)
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_principal_slopes_are_those_of_the_svd(seed):
+    """The start's components (exact eigenvectors of ``Z^T Z``, a sum over the
+    agents) are the right singular vectors of ``Z`` (numpy's SVD), signed by
+    their largest entry; the slopes follow the documented formula."""
+    from sklearn_eval.irt._multidim import principal_slopes
+
+    rng = np.random.default_rng(seed)
+    Z = rng.standard_normal((150, 9)) @ rng.standard_normal((9, 9))
+    Z[rng.random(Z.shape) < 0.3] = 0.0
+    n = rng.integers(50, 150, 9).astype(float)
+    slopes, unique = principal_slopes(sparse.csr_array(Z), n, 2)
+    _, S, Vt = np.linalg.svd(Z, full_matrices=False)
+    V = Vt[:2].T * np.sign(Vt[:2].T[np.argmax(np.abs(Vt[:2].T), axis=0), [0, 1]])
+    lam = V * S[:2] / np.sqrt(n.mean())
+    h2 = np.sum(lam**2, axis=1)
+    lam *= np.sqrt(np.minimum(1.0, 0.8 / h2))[:, None]
+    expected_unique = np.sqrt(1.0 - np.sum(lam**2, axis=1))
+    np.testing.assert_allclose(unique, expected_unique, rtol=1e-10)
+    np.testing.assert_allclose(slopes, 1.702 * lam / expected_unique[:, None],
+                               rtol=1e-9, atol=1e-12)
