@@ -104,11 +104,15 @@ def factor_start(cells, coding, model, n_factors, rng=None):
     Slopes from the principal components of the standardised codes (as the
     multidimensional 2PL), intercepts reproducing each item's category
     proportions (:func:`._graded.start_values`), then the anchor rotation of
-    :func:`._multidim.anchor_constraint`. ``rng`` is not used (old call form).
+    :func:`._multidim.anchor_constraint`. The components are exact up to
+    :data:`._multidim.GRAM_ITEMS` items, from a randomized SVD seeded by
+    ``rng`` beyond.
     """
     moments = code_moments(item_moment_sums(cells), coding)
-    return start_from_gram(code_gram(cells, coding, moments), moments[0],
-                           _category_counts(cells, coding), model, n_factors)
+    Z, n = _standardised_codes(cells, coding, moments)
+    slopes, _ = principal_slopes(Z, n, n_factors, rng)
+    params = start_values(model, _category_counts(cells, coding), slopes=slopes)
+    return anchor_constraint(params, n_factors)
 
 
 def start_from_gram(G, n, counts, model, n_factors):
@@ -220,7 +224,7 @@ def fit_graded_factors(checked, *, model, n_factors, rotation, grid, settings,
                                  n_nodes=len(grid))
     mean, agent_mean = mean_categories(cells)
     fitted = fit_factor_store(
-        data, factor_start(cells, coding, model, m), labels=labels, codes=codes,
+        data, factor_start(cells, coding, model, m, rng), labels=labels, codes=codes,
         coding=coding, model=model, n_factors=m, rotation=rotation, grid=grid,
         settings=settings, n_obs=float(csr.nnz), mean=mean, agent_mean=agent_mean)
     fitted["agents_"] = agents

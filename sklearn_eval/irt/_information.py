@@ -116,19 +116,14 @@ def _dense_score_products(data, log_p, log_q, grid, g1, g0):
     ``g1``, ``g0`` (n_nodes, n_items, n_params): the score of every item's
     parameters at every node for a success and for a failure.
     """
-    n_nodes, n_items, n_params = g1.shape
+    n_params = g1.shape[2]
     outer = np.zeros((data.n_items, n_params, n_params))
     logits, log_fail = log_p - log_q, log_q
-    # both scores of every parameter as one (n_nodes, 2 n_items n_params)
-    # table: one product per block instead of 2 n_params strided ones
-    scores = np.ascontiguousarray(np.concatenate(
-        [g1.reshape(n_nodes, -1), g0.reshape(n_nodes, -1)], axis=1))
     for _, Y, M in data.blocks():
         table = _log_likelihood_table(Y, M, logits, log_fail) + grid.log_weights
         _, post = _log_normalise(table)
         fail = (1.0 - Y) if M is None else M - Y
-        both = (post @ scores).reshape(Y.shape[0], 2, n_items, n_params)
-        expected = [Y * both[:, 0, :, c] + fail * both[:, 1, :, c]
+        expected = [Y * (post @ g1[:, :, c]) + fail * (post @ g0[:, :, c])
                     for c in range(n_params)]
         for c in range(n_params):
             for c2 in range(c, n_params):

@@ -6,6 +6,7 @@ give bit-identical fits."""
 
 import numpy as np
 import pytest
+from threadpoolctl import threadpool_limits
 
 from sklearn_eval.irt import IRT
 from tests.irt.simulate import simulate_graded, simulate_responses, simulate_scores
@@ -54,7 +55,10 @@ def test_fits_are_bit_identical_on_clusters_of_other_shapes(dask_client):
     inputs = _inputs()
     reference = _fits(inputs)  # two single-threaded worker processes
     for n_workers, threads in ((1, 2), (3, 2)):
-        with distributed.LocalCluster(
+        # in-process workers share this process's BLAS, whose thread count
+        # changes the rounding of a matrix product; worker processes run it
+        # single-threaded (Dask's default), as the reference cluster does
+        with threadpool_limits(limits=1, user_api="blas"), distributed.LocalCluster(
                 n_workers=n_workers, threads_per_worker=threads, processes=False,
                 dashboard_address=None, silence_logs=40) as cluster, \
                 distributed.Client(cluster, set_as_default=False) as client, \
