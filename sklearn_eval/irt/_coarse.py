@@ -20,9 +20,9 @@ Measured (3PL, 20,000 x 60, 10% missing, 54 responses per agent,
 single-threaded BLAS, CPU seconds): 121 nodes only, 20 E-steps in 2.36 s; 61
 then 121 nodes, 20 + 2 E-steps in 1.69 s, ending 6e-5 higher in
 log-likelihood (the full grid's stopping rule ends both runs within its
-tolerance of the maximum). On the 61-node default grid of this data
-(:func:`default_binary_grid`): 61 nodes only 0.97 s (20 E-steps); 31 then
-61 nodes 0.82 s (20 + 2 E-steps), the 31-node maximum 0.007 units below the
+tolerance of the maximum). On the 61 nodes this data's default fit ends on
+(:func:`accept_coarse`): 61 nodes only 0.97 s (20 E-steps); 31 then 61
+nodes 0.82 s (20 + 2 E-steps), the 31-node maximum 0.007 units below the
 61-node one.
 
 The dense E-step's products are tall and thin (agents x items times items x
@@ -39,7 +39,7 @@ import numpy as np
 from scipy.special import logsumexp
 from threadpoolctl import threadpool_limits
 
-from ._quadrature import QuadratureGrid, default_rectangular_nodes, make_grid
+from ._quadrature import QuadratureGrid, default_rectangular_nodes
 
 # Responses per agent up to which a coarse grid of spacing 0.2 is used (a
 # quarter of that at spacing 0.4: see the module notes). Measured on the
@@ -54,15 +54,6 @@ _MIN_COARSE_NODES = 31
 def responses_per_agent(data):
     """Observed responses per agent of a store, on average."""
     return float(np.sum(data.n_observed())) / max(data.n_agents, 1)
-
-
-def default_binary_grid(bound):
-    """The full grid of the 3PL/4PL when ``n_quadrature`` is None: 121 nodes.
-
-    The fit may end on its 61-node coarse grid instead
-    (:func:`accept_coarse`).
-    """
-    return make_grid("rectangular", 121, bound)
 
 
 def accept_coarse(params, grid, per_agent):

@@ -470,10 +470,10 @@ class IRT(
         with self._executor() as parallel:
             fitted = _fit_irt(
                 values, labels, summary, model=self.model, priors=priors,
-                start=self._start(priors), grid=self._binary_fit_grid(),
-                settings=settings, chunk_size=self.chunk_size, parallel=parallel,
+                start=self._start(priors), grid=self._grid(),
+                coarse_final=self._coarse_final(), settings=settings,
+                chunk_size=self.chunk_size, parallel=parallel,
                 rng=check_random_state(self.random_state), algorithm=self.algorithm,
-                bound=self.quadrature_bound,
             )
         fitted["agents_"] = agents
         return {**_input_features(X, labels), **fitted}
@@ -483,17 +483,14 @@ class IRT(
         n_nodes = self.n_quadrature or _DEFAULT_NODES[self.quadrature]
         return make_grid(self.quadrature, n_nodes, self.quadrature_bound)
 
-    def _binary_fit_grid(self):
-        """The binary models' grid for ``fit``; None: chosen from the data.
+    def _coarse_final(self):
+        """Whether the 3PL/4PL fit may end on its 61-node coarse grid.
 
-        The 3PL and 4PL's default rectangular grid depends on the responses
-        per agent (:func:`._coarse.default_binary_grid`); the 1PL and 2PL
-        keep :class:`IRT2PL`'s.
+        With the default rectangular grid only (:func:`._coarse.accept_coarse`);
+        the 1PL and 2PL keep :class:`IRT2PL`'s grid.
         """
-        if (self.n_quadrature is None and self.quadrature == "rectangular"
-                and self.model in ("3PL", "4PL")):
-            return None
-        return self._grid()
+        return (self.n_quadrature is None and self.quadrature == "rectangular"
+                and self.model in ("3PL", "4PL"))
 
     def _fitted_grid(self):
         """The grid a binary model was fitted on (its nodes are stored)."""

@@ -26,12 +26,7 @@ from ._binary_models import (
     reported_covariance,
     scores,
 )
-from ._coarse import (
-    accept_coarse,
-    default_binary_grid,
-    em_coarse_to_fine,
-    single_threaded_blas,
-)
+from ._coarse import accept_coarse, em_coarse_to_fine, single_threaded_blas
 from ._em import (
     _EMSettings,
     _occupied_nodes,
@@ -140,20 +135,21 @@ def _two_pl_start(data):
 
 
 def _fit_irt(values, labels, summary, *, model, priors, start, grid, settings,
-             chunk_size, parallel, rng, algorithm, bound=6.0):
+             chunk_size, parallel, rng, algorithm, coarse_final=False):
     """Everything :meth:`IRT.fit` learns, as a dict of fitted attributes.
 
-    ``start``: initial ``(g, u)`` of the 3PL/4PL asymptotes. ``grid`` None:
-    the 3PL/4PL's default rectangular grid on ``[-bound, bound]``, 121
-    nodes or 61 where those integrate the fit exactly to rounding
-    (:func:`._coarse.accept_coarse`). Dask input
+    ``start``: initial ``(g, u)`` of the 3PL/4PL asymptotes.
+    ``coarse_final`` (the default grid): the 3PL/4PL fit may end on the 61
+    nodes of its 121-node ``grid`` where those integrate it exactly to
+    rounding (:func:`._coarse.accept_coarse`). Dask input
     (coded on the workers, see :mod:`._dask_fit`) is fitted on a store that
     stays on the workers, by the same code.
     """
     keep = summary.keep
     _warn_constant_items(keep, labels)
     options = {"model": model, "priors": priors, "start": start, "grid": grid,
-               "settings": settings, "rng": rng, "bound": bound}
+               "settings": settings, "rng": rng,
+               "coarse_final": coarse_final}
     if hasattr(values, "fit_with"):  # Dask input, coded on the workers
         return values.fit_with(_fit_irt_storage, labels, keep, summary.rate,
                                algorithm=algorithm, chunk_size=chunk_size,
@@ -165,16 +161,13 @@ def _fit_irt(values, labels, summary, *, model, priors, start, grid, settings,
 
 
 def _fit_irt_storage(data, labels, keep, rate, n_agents, *, model, priors, start,
-                     grid, settings, rng, should_flip=None, bound=6.0):
+                     grid, settings, rng, should_flip=None, coarse_final=False):
     """:func:`_fit_irt` on built storage ``data`` of the kept items.
 
     ``should_flip``: how :func:`._fit._fit_storage` orients the latent axis
     of the 1PL and 2PL (a distributed store computes it on the workers).
     """
     n_items = keep.shape[0]
-    coarse_final = grid is None
-    if grid is None:
-        grid = default_binary_grid(bound)
     if model in ("1PL", "2PL"):
         fitted = _fit_storage(data, labels, keep, rate, n_agents, settings=_EMSettings(
             model=model, max_iter=settings.max_iter, tol=settings.tol,
