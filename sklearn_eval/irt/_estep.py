@@ -13,7 +13,7 @@ from scipy.special import log_expit
 from sklearn.utils.parallel import delayed
 
 from ._blocks import _as_float_block, run_chunks
-from ._kernels import TAIL_NATS, kernel
+from ._kernels import HAVE_NUMBA, TAIL_NATS, kernel
 from ._table_kernels import kernel as table_kernel
 
 
@@ -25,6 +25,24 @@ def _log_normalise(log_joint):
     total = log_joint.sum(axis=1, keepdims=True)
     log_joint /= total
     return (peak + np.log(total)).ravel(), log_joint
+
+
+def _posterior_rows(table, log_w):
+    """``(lse, post, mass)`` of a block's log-likelihood rows (in place).
+
+    ``table`` (n_rows, n_nodes) becomes the posterior after the log-weights
+    ``log_w`` are added; ``mass`` sums it over the rows. One compiled pass
+    where numba is available (:func:`._table_kernels.normalise_rows`), numpy
+    otherwise: the same numbers up to rounding.
+    """
+    if not HAVE_NUMBA:
+        table += log_w
+        lse, post = _log_normalise(table)
+        return lse, post, post.sum(axis=0)
+    lse = np.empty(table.shape[0])
+    mass = np.zeros(table.shape[1])
+    table_kernel("normalise_rows")(table, log_w, lse, mass)
+    return lse, table, mass
 
 
 def _log_likelihood_table(Y, M, logits, log_fail):
@@ -81,8 +99,10 @@ def _dense_table_e_step(data, logits, log_fail, grid, *, counts=True,
     else:
         function = _e_step_block
         args = (logits, log_fail, log_w, nodes, counts, moments)
-        blocks = data.raw_blocks()
-    if data.parallel is None or len(data._starts) == 1:
+        blocks = data.raw_blocks()  # lazy: a store may build them on the fly
+    row_slices = ([rows for rows, _, _ in blocks] if stacked
+                  else data.row_slices())
+    if data.parallel is None or len(row_slices) == 1:
         parts = (function(Y, M, *args) for _, Y, M in blocks)
     else:
         task = delayed(function)
@@ -96,7 +116,7 @@ def _dense_table_e_step(data, logits, log_fail, grid, *, counts=True,
         mean = np.empty(data.n_agents)
         sd = np.empty(data.n_agents)
         per_agent = np.empty(data.n_agents)
-    for rows, part in zip(data.row_slices(), parts, strict=True):
+    for rows, part in zip(row_slices, parts, strict=True):
         out["loglik"] += part["loglik"]
         mass += part["mass"]
         if counts:
@@ -117,9 +137,8 @@ def _e_step_block(Y, M, logits, log_fail, log_w, nodes, counts, moments):
     """E-step contributions of one block of agents (runs on a worker)."""
     Y, M = _as_float_block(Y, M)
     table = _log_likelihood_table(Y, M, logits, log_fail)
-    table += log_w
-    lse, post = _log_normalise(table)
-    part = {"loglik": float(lse.sum()), "mass": post.sum(axis=0)}
+    lse, post, mass = _posterior_rows(table, log_w)
+    part = {"loglik": float(lse.sum()), "mass": mass}
     if counts:
         part["r"] = (Y.T @ post).T
         part["n"] = part["mass"] if M is None else (M.T @ post).T
@@ -141,10 +160,8 @@ def _stacked_block(YF, _, tables, log_w, nodes, counts, moments):
 
     ``tables`` is ``[log P | log(1 - P)]`` transposed, (2 n_items, n_nodes).
     """
-    table = YF @ tables
-    table += log_w
-    lse, post = _log_normalise(table)
-    part = {"loglik": float(lse.sum()), "mass": post.sum(axis=0)}
+    lse, post, mass = _posterior_rows(YF @ tables, log_w)
+    part = {"loglik": float(lse.sum()), "mass": mass}
     if counts:
         J = YF.shape[1] // 2
         both = post.T @ YF

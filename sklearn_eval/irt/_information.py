@@ -18,6 +18,11 @@ from ._estep import (
 from ._kernels import kernel
 from ._mstep import _add_priors, _to_discrimination_difficulty
 
+# Responses per piece of the score products' pass over dense blocks: its
+# dozen block-sized temporaries then stay in the L2 cache (measured on the
+# 3PL, 20,000 x 60: about 0.03 s less per fit than whole 4M-entry blocks).
+_SCORE_ENTRIES = 2**16
+
 
 def _item_information_louis(data, a, b, grid, a_prior, b_prior):
     """Observed information of each item's (a, b), ignoring other items.
@@ -110,6 +115,14 @@ def _louis_block(Y, M, logits, log_fail, log_w, nodes, P):
     )
 
 
+def _sub_blocks(blocks, rows):
+    """``(Y, M)`` of the stored blocks, cut in pieces of ``rows`` agents."""
+    rows = max(1, rows)
+    for _, Y, M in blocks:
+        for start in range(0, Y.shape[0], rows):
+            yield Y[start:start + rows], None if M is None else M[start:start + rows]
+
+
 def _dense_score_products(data, log_p, log_q, grid, g1, g0):
     """``sum_i E_i[s_ij] E_i[s_ij]^T`` per item over dense blocks.
 
@@ -119,7 +132,7 @@ def _dense_score_products(data, log_p, log_q, grid, g1, g0):
     n_params = g1.shape[2]
     outer = np.zeros((data.n_items, n_params, n_params))
     logits, log_fail = log_p - log_q, log_q
-    for _, Y, M in data.blocks():
+    for Y, M in _sub_blocks(data.blocks(), _SCORE_ENTRIES // max(data.n_items, 1)):
         table = _log_likelihood_table(Y, M, logits, log_fail) + grid.log_weights
         _, post = _log_normalise(table)
         fail = (1.0 - Y) if M is None else M - Y

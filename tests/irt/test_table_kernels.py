@@ -10,7 +10,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from numpy.testing import assert_allclose, assert_array_equal
 
-from sklearn_eval.irt import _kernels, _table_kernels
+from sklearn_eval.irt import _estep, _kernels, _table_kernels
 from sklearn_eval.irt._binary_models import _LOGIT_CAP, log_tables
 from sklearn_eval.irt._estep import _table_posteriors
 from sklearn_eval.irt._quadrature import make_grid
@@ -90,3 +90,48 @@ def test_sparse_posteriors_are_the_dense_ones(seed):
     assert_allclose(got.mean, dense["mean"], atol=1e-10)
     assert_allclose(got.sd, dense["sd"], atol=1e-10)
     assert np.all(got.lse[np.isnan(X).all(axis=1)] == 0.0)
+
+
+@settings(max_examples=25, deadline=None)
+@given(seed=st.integers(0, 2**31 - 1), n_rows=st.integers(1, 40),
+       n_nodes=st.sampled_from([1, 2, 31, 61]),
+       scale=st.sampled_from([1.0, 50.0, 700.0]))
+def test_one_pass_normalisation_is_the_numpy_one(seed, n_rows, n_nodes, scale):
+    # log-likelihood rows from mild to far below exp's range (large
+    # negative values: agents with thousands of responses)
+    rng = np.random.default_rng(seed)
+    table = rng.normal(-scale, scale, (n_rows, n_nodes))
+    if n_nodes > 1:
+        table[0, rng.integers(n_nodes)] = -np.inf  # a node ruled out
+    log_w = np.log(rng.dirichlet(np.ones(n_nodes)))
+    want = table + log_w
+    want_lse, want_post = _estep._log_normalise(want)
+    modes = [False, True] if _kernels.HAVE_NUMBA else [False]
+    for compiled in modes:
+        get = (_table_kernels.kernel if compiled
+               else _table_kernels._PYTHON.__getitem__)
+        post = table.copy()
+        lse, mass = np.empty(n_rows), np.zeros(n_nodes)
+        get("normalise_rows")(post, log_w, lse, mass)
+        assert_allclose(lse, want_lse, rtol=1e-14, atol=1e-12)
+        assert_allclose(post, want_post, rtol=1e-13, atol=1e-300)
+        assert_allclose(post.sum(axis=1), 1.0, rtol=1e-14)
+        assert_allclose(mass, want_post.sum(axis=0), rtol=1e-13, atol=1e-300)
+
+
+@settings(max_examples=10, deadline=None)
+@given(seed=st.integers(0, 2**31 - 1), chunk=st.sampled_from([None, 1, 7, 50]))
+def test_stacked_e_step_is_the_two_product_one(seed, chunk):
+    # the [successes | failures] blocks (any size) give the sums of the
+    # two-product pass over the store's own blocks
+    X, params = _case(seed, 50, 30)
+    X[0, 0] = np.nan  # some response missing: the stacked pass applies
+    grid = make_grid("rectangular", 31)
+    log_p, log_q = log_tables(params, grid.nodes)
+    store = _Responses(X, chunk_size=chunk)
+    got = store.e_step_tables(log_p, log_q, grid, moments=True)
+    want = _estep._dense_table_e_step(store, log_p - log_q, log_q, grid,
+                                      moments=True)
+    assert_allclose(got["loglik"], want["loglik"], rtol=1e-13)
+    for key in ("r", "n", "mass", "mean", "sd", "per_agent"):
+        assert_allclose(got[key], want[key], rtol=1e-11, atol=1e-11)
