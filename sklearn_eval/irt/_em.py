@@ -35,6 +35,9 @@ class _EMSettings:
     n_init: int = 1
     accelerate: bool = True
     rescale_latent: bool | str = "auto"
+    # the estimator call that sets a discrimination prior, named in the
+    # warning about steep items
+    prior_remedy: str = "IRT2PL(a_prior=(1.0, 2.0))"
 
 
 def _check_prior(prior, name):

@@ -127,7 +127,7 @@ def _warn_about_fit(converged, a, labels, settings):
             stacklevel=find_stack_level(),
         )
     if settings.a_prior is None:
-        warn_steep_items(a, labels)
+        warn_steep_items(a, labels, remedy=settings.prior_remedy)
 
 
 def warn_steep_items(a, labels, remedy="IRT2PL(a_prior=(1.0, 2.0))"):

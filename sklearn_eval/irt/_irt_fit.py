@@ -171,7 +171,8 @@ def _fit_irt_storage(data, labels, keep, rate, n_agents, *, model, priors, start
     if model in ("1PL", "2PL"):
         fitted = _fit_storage(data, labels, keep, rate, n_agents, settings=_EMSettings(
             model=model, max_iter=settings.max_iter, tol=settings.tol,
-            a_prior=priors.get(0)),
+            a_prior=priors.get(0), prior_remedy=(
+                "IRT(model='2PL', discrimination_prior=(1.0, 2.0))")),
             grid=grid, ability_grid=grid, ability_method="eap", rng=rng,
             should_flip=should_flip)
         a, b = fitted["discrimination_"][keep], fitted["difficulty_"][keep]

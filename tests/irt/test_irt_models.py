@@ -304,6 +304,17 @@ def test_discrimination_prior_keeps_separating_items_finite(model):
         rtol=1e-10)
 
 
+def test_steep_item_warning_names_the_estimators_own_prior():
+    # the remedy in the warning is a parameter of the estimator the user
+    # called: IRT's discrimination_prior, IRT2PL's a_prior
+    X, _ = _simulate(300, 8, guessing=0.0, upper=1.0, missing=0.0, seed=3)
+    X[:, 0] = (np.nanmean(X, axis=1) > 0.5).astype(float)  # separates the agents
+    with pytest.warns(UserWarning, match=r"IRT\(model='2PL', discrimination_prior"):
+        IRT(model="2PL").fit(X)
+    with pytest.warns(UserWarning, match=r"IRT2PL\(a_prior"):
+        IRT2PL().fit(X)
+
+
 # ------------------------------------------------------------ bad input
 @pytest.mark.parametrize(
     "params, message",
