@@ -16,6 +16,15 @@ from ._blocks import _as_float_block, run_chunks
 from ._kernels import HAVE_NUMBA, TAIL_NATS, kernel
 from ._table_kernels import kernel as table_kernel
 
+# The dense E-step of the binary item models takes a missing response as a
+# failure and then off again (:func:`_complement_block`) up to this share of
+# missing cells: its products are half as wide as the stacked ones, and the
+# compiled correction costs a few times a product's work per missing cell.
+# Measured (3PL fits, 20,000 x 60, CPU seconds, complement vs stacked): 0.61
+# vs 0.78 at 2% missing, 0.55 vs 0.65 at 10%, even at 20%, 0.57-0.65 vs
+# 0.55 at 30%, 0.86-1.08 vs 0.61-0.71 at 40%.
+COMPLEMENT_SHARE = 0.2
+
 
 def _log_normalise(log_joint):
     """Row-wise log-sum-exp and normalised posterior (in place)."""
@@ -91,7 +100,13 @@ def _dense_table_e_step(data, logits, log_fail, grid, *, counts=True,
     nodes, log_w = grid.nodes, grid.log_weights
     K, J = logits.shape
     stacked = log_success is not None and data.has_missing and data.dense
-    if stacked:
+    if stacked and HAVE_NUMBA and (data.n_missing <= COMPLEMENT_SHARE
+                                   * data.n_agents * data.n_items):
+        function = _complement_block
+        args = (np.ascontiguousarray(logits.T), np.ascontiguousarray(log_fail.T),
+                log_fail.sum(axis=1), log_w, nodes, counts, moments)
+        blocks = data.complement_blocks()
+    elif stacked:
         function = _stacked_block
         args = (np.ascontiguousarray(np.hstack([log_success, log_fail]).T), log_w,
                 nodes, counts, moments)
@@ -171,6 +186,35 @@ def _stacked_block(YF, _, tables, log_w, nodes, counts, moments):
         part["moments"] = _moments(post, nodes, lse)
     return part
 
+
+
+def _complement_block(Y, missing, logits, log_fail, fail_sum, log_w, nodes, counts,
+                      moments):
+    """:func:`_stacked_block` from the responses ``Y`` (0 where missing) alone.
+
+    A missing response is first counted as a failure, ``Y @ logits +
+    sum_j log(1 - P_j)``, and then taken off with the items each agent did not
+    answer (``missing``: their pointer and item numbers): one matrix product
+    half the stacked one's width for the table and one for the successes,
+    the observations being ``mass - (the posterior mass of the agents that
+    did not answer)``. ``logits`` and ``log_fail`` are (n_items, n_nodes).
+    """
+    miss_ptr, miss_items = missing
+    table = Y @ logits
+    table += fail_sum
+    lse = np.empty(table.shape[0])
+    mass = np.zeros(table.shape[1])
+    miss_mass = np.zeros_like(log_fail)
+    table_kernel("normalise_rows_missing")(table, log_w, miss_ptr, miss_items,
+                                           log_fail, lse, mass, miss_mass)
+    part = {"loglik": float(lse.sum()), "mass": mass}
+    if counts:
+        part["r"] = table.T @ Y
+        # never below the successes where the subtraction rounds
+        part["n"] = np.maximum(mass[:, None] - miss_mass.T, part["r"])
+    if moments:
+        part["moments"] = _moments(table, nodes, lse)
+    return part
 
 
 # ---------------------------------------------------------------- sparse

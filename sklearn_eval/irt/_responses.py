@@ -76,16 +76,19 @@ class _Responses:
         self._Y = np.empty(shape, dtype=dtype)
         mask = np.empty(shape, dtype=dtype)
         self.has_missing = False
+        self.n_missing = 0
         # filled block by block: no full-size float64 temporaries
         for start in self._starts:
             block = slice(start, min(start + rows, self.n_agents))
             part = _dense_rows(values, block, columns)
             observed = ~np.isnan(part)
-            self.has_missing |= not bool(observed.all())
+            self.n_missing += int(observed.size - np.count_nonzero(observed))
+            self.has_missing |= self.n_missing > 0
             self._Y[block] = np.where(observed, part, 0.0)
             mask[block] = observed
         self._M = mask if self.has_missing else None
         self._stacked = None
+        self._complement = None
 
     def _set_blocks(self, values, keep, chunk_size, parallel,
                     entries=_BLOCK_ENTRIES):
@@ -172,6 +175,29 @@ class _Responses:
                       self._M[start:start + step] - self._Y[start:start + step]])))
                 for start in range(0, self.n_agents, step)]
         return self._stacked
+
+    def complement_blocks(self):
+        """Blocks ``(rows, Y, (miss_ptr, miss_items))``: the float64 responses
+        (0 where missing) and, per agent, the items it did not answer.
+
+        For the E-step that counts a missing response as a failure and takes
+        it off again (:func:`._estep._complement_block`): no stacked copy,
+        and the matrix products half as wide. Built on first use and kept
+        (the missing cells' item numbers: small where this path is taken).
+        Same block sizes as :meth:`stacked_blocks`.
+        """
+        if self._complement is None:
+            step = self._chunk_size or max(
+                1, _STACKED_ENTRIES // max(2 * self.n_items, 1))
+            blocks = []
+            for start in range(0, self.n_agents, step):
+                rows = slice(start, min(start + step, self.n_agents))
+                agent, item = np.nonzero(self._M[rows] == 0)
+                ptr = np.zeros(rows.stop - rows.start + 1, dtype=np.int64)
+                np.cumsum(np.bincount(agent, minlength=ptr.size - 1), out=ptr[1:])
+                blocks.append((rows, self._Y[rows], (ptr, item.astype(np.int64))))
+            self._complement = blocks
+        return self._complement
 
     def score_products(self, log_p, log_q, grid, g1, g0):
         """Per item, ``sum_i E_i[s] E_i[s]^T`` of the parameter scores."""

@@ -122,7 +122,47 @@ def normalise_rows(table, log_w, lse, mass):
         lse[i] = peak + np.log(total)
 
 
+def normalise_rows_missing(table, log_w, miss_ptr, miss_items, log_q, lse, mass,
+                           miss_mass):
+    """:func:`normalise_rows` for rows computed as if every item were answered.
+
+    ``table[i]`` holds ``sum_j y_ij (log P_j - log Q_j) + sum_j log Q_j`` over
+    all items (a missing response counted as a failure); the items agent
+    ``i`` did not answer, ``miss_items[miss_ptr[i]:miss_ptr[i + 1]]``, have
+    their ``log_q`` rows (n_items, n_nodes) taken off first. After
+    normalising, each agent's posterior is added to the ``miss_mass`` row of
+    every item it did not answer, so that the expected observations of an
+    item are ``mass - miss_mass[item]``.
+    """
+    n_rows, n_nodes = table.shape
+    for i in range(n_rows):
+        for e in range(miss_ptr[i], miss_ptr[i + 1]):
+            j = miss_items[e]
+            for m in range(n_nodes):
+                table[i, m] -= log_q[j, m]
+        peak = -np.inf
+        for m in range(n_nodes):
+            value = table[i, m] + log_w[m]
+            table[i, m] = value
+            if value > peak:
+                peak = value
+        total = 0.0
+        for m in range(n_nodes):
+            weight = np.exp(table[i, m] - peak)
+            table[i, m] = weight
+            total += weight
+        for m in range(n_nodes):
+            table[i, m] /= total
+            mass[m] += table[i, m]
+        lse[i] = peak + np.log(total)
+        for e in range(miss_ptr[i], miss_ptr[i + 1]):
+            j = miss_items[e]
+            for m in range(n_nodes):
+                miss_mass[j, m] += table[i, m]
+
+
 _PYTHON = {"column_cursors": column_cursors,
+           "normalise_rows_missing": normalise_rows_missing,
            "posterior_rows_by_item": posterior_rows_by_item,
            "normalise_rows": normalise_rows}
 _KERNELS = KernelSet(_PYTHON, globals(), {"_window_jit": normalise_window})

@@ -6,6 +6,7 @@ over guessing near 0 and large, upper asymptotes, agents with no, one, few and
 many responses, and chunks of agents of any size."""
 
 import numpy as np
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from numpy.testing import assert_allclose, assert_array_equal
@@ -119,19 +120,61 @@ def test_one_pass_normalisation_is_the_numpy_one(seed, n_rows, n_nodes, scale):
         assert_allclose(mass, want_post.sum(axis=0), rtol=1e-13, atol=1e-300)
 
 
-@settings(max_examples=10, deadline=None)
-@given(seed=st.integers(0, 2**31 - 1), chunk=st.sampled_from([None, 1, 7, 50]))
-def test_stacked_e_step_is_the_two_product_one(seed, chunk):
-    # the [successes | failures] blocks (any size) give the sums of the
-    # two-product pass over the store's own blocks
-    X, params = _case(seed, 50, 30)
-    X[0, 0] = np.nan  # some response missing: the stacked pass applies
+@settings(max_examples=20, deadline=None)
+@given(seed=st.integers(0, 2**31 - 1), chunk=st.sampled_from([None, 1, 7, 50]),
+       missing=st.sampled_from([0.001, 0.05, 0.3, 0.9]),
+       share=st.sampled_from([0.0, 1.0]))
+def test_stacked_e_step_is_the_two_product_one(seed, chunk, missing, share):
+    # the [successes | failures] blocks and the "missing as a failure, then
+    # taken off" blocks (any size; share 1.0 forces the latter where numba
+    # runs it) give the sums of the two-product pass over the store's blocks
+    rng = np.random.default_rng(seed)
+    _, params = _case(seed, 2, 30)
+    X = np.where(rng.random((50, 30)) < missing, np.nan,
+                 (rng.random((50, 30)) < 0.6).astype(float))
+    X[0, 0] = np.nan  # some response missing: these passes apply
+    X[1] = np.nan  # an agent with no response
     grid = make_grid("rectangular", 31)
     log_p, log_q = log_tables(params, grid.nodes)
     store = _Responses(X, chunk_size=chunk)
-    got = store.e_step_tables(log_p, log_q, grid, moments=True)
+    saved = _estep.COMPLEMENT_SHARE
+    try:
+        _estep.COMPLEMENT_SHARE = share
+        got = store.e_step_tables(log_p, log_q, grid, moments=True)
+    finally:
+        _estep.COMPLEMENT_SHARE = saved
     want = _estep._dense_table_e_step(store, log_p - log_q, log_q, grid,
                                       moments=True)
     assert_allclose(got["loglik"], want["loglik"], rtol=1e-13)
     for key in ("r", "n", "mass", "mean", "sd", "per_agent"):
         assert_allclose(got[key], want[key], rtol=1e-11, atol=1e-11)
+    assert np.all(got["n"] >= got["r"])
+
+
+@pytest.mark.skipif(not _kernels.HAVE_NUMBA, reason="the compiled loop")
+@settings(max_examples=15, deadline=None)
+@given(seed=st.integers(0, 2**31 - 1), n_rows=st.integers(1, 30))
+def test_missing_correction_python_body_is_the_compiled_loop(seed, n_rows):
+    rng = np.random.default_rng(seed)
+    n_items, n_nodes = 12, 31
+    missing = rng.random((n_rows, n_items)) < 0.3
+    agent, item = np.nonzero(missing)
+    ptr = np.concatenate([[0], np.cumsum(np.bincount(agent, minlength=n_rows))])
+    log_q = np.log(rng.uniform(0.01, 0.99, (n_items, n_nodes)))
+    start = rng.normal(-30.0, 10.0, (n_rows, n_nodes))
+    log_w = np.log(rng.dirichlet(np.ones(n_nodes)))
+    outs = []
+    for get in (_table_kernels.kernel, _table_kernels._PYTHON.__getitem__):
+        out = (start.copy(), np.empty(n_rows), np.zeros(n_nodes),
+               np.zeros((n_items, n_nodes)))
+        get("normalise_rows_missing")(out[0], log_w, ptr, item.astype(np.int64),
+                                      log_q, out[1], out[2], out[3])
+        outs.append(out)
+    for fast, slow in zip(*outs, strict=True):
+        assert_allclose(fast, slow, rtol=1e-14, atol=1e-300)
+    # the taken-off rows are those of the missing items
+    want = start - missing.astype(float) @ log_q
+    want_lse, want_post = _estep._log_normalise(want + log_w)
+    assert_allclose(outs[0][1], want_lse, rtol=1e-13)
+    assert_allclose(outs[0][3], missing.T.astype(float) @ want_post,
+                    rtol=1e-12, atol=1e-300)
