@@ -178,6 +178,8 @@ def main():
     parser.add_argument("--n-items", type=int, default=30)
     parser.add_argument("--missing", type=float, default=0.1)
     parser.add_argument("--no-reference", action="store_true")
+    parser.add_argument("--n-jobs", type=int, default=None,
+                        help="IRT's n_jobs (threads over blocks of agents)")
     parser.add_argument("--references", default="mirt,theta-irt",
                         help="comma-separated: mirt, theta-irt")
     args = parser.parse_args()
@@ -191,10 +193,10 @@ def main():
         # each side fits the data once untimed first (imports, compiled loops,
         # the references' start-up): warm processes are compared
         start = time.perf_counter()
-        IRT(model=args.model).fit(X)
+        IRT(model=args.model, n_jobs=args.n_jobs).fit(X)
         print(f"IRT warm-up fit: {time.perf_counter() - start:.1f} s")
         start, cpu = time.perf_counter(), time.process_time()
-        ours = IRT(model=args.model).fit(X)
+        ours = IRT(model=args.model, n_jobs=args.n_jobs).fit(X)
         results["IRT"] = dict(wall=time.perf_counter() - start,
                               cpu=time.process_time() - cpu,
                               a=ours.discrimination_, b=ours.difficulty_,

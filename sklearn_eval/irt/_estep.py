@@ -48,9 +48,13 @@ def _posterior_rows(table, log_w):
         table += log_w
         lse, post = _log_normalise(table)
         return lse, post, post.sum(axis=0)
-    lse = np.empty(table.shape[0])
-    mass = np.zeros(table.shape[1])
-    table_kernel("normalise_rows")(table, log_w, lse, mass)
+    n_rows, n_nodes = table.shape
+    lse = np.empty(n_rows)
+    mass = np.zeros(n_nodes)
+    nothing = np.empty((0, n_nodes))
+    table_kernel("normalise_rows")(table, log_w, np.zeros(n_rows + 1, np.int64),
+                                   np.empty(0, np.int64), nothing, lse, mass,
+                                   nothing)
     return lse, table, mass
 
 
@@ -205,7 +209,7 @@ def _complement_block(Y, missing, logits, log_fail, fail_sum, log_w, nodes, coun
     lse = np.empty(table.shape[0])
     mass = np.zeros(table.shape[1])
     miss_mass = np.zeros_like(log_fail)
-    table_kernel("normalise_rows_missing")(table, log_w, miss_ptr, miss_items,
+    table_kernel("normalise_rows")(table, log_w, miss_ptr, miss_items,
                                            log_fail, lse, mass, miss_mass)
     part = {"loglik": float(lse.sum()), "mass": mass}
     if counts:
