@@ -29,6 +29,8 @@ from ..utils._exact_sums import exact_total, rounded
 
 # Workers' partial sums are added in groups of this many (tree reduction).
 _FAN_IN = 8
+# At most this many partial sums are gathered and merged on the driver.
+_DRIVER_MERGES = 2
 # Array arguments of per-partition tasks past this size are scattered once.
 _SHARE_FROM = 2**16
 
@@ -239,18 +241,22 @@ class _DaskStore:
         return self._nthreads
 
     def _gathered(self, futures):
-        """Sum of the results of ``futures``, merged on the workers, then gathered.
+        """Sum of the results of ``futures``: merged on the workers, then gathered.
 
-        The partial sums are merged as double-doubles (as a tree past
-        ``_FAN_IN``) and rounded once, on a worker: the total does not
-        depend on the grouping, and the driver receives one float64 table,
-        not one double-double per group.
+        The partial sums are double-doubles. Past ``_DRIVER_MERGES`` of them
+        they are merged on the workers (groups of up to ``_FAN_IN``, as a
+        tree); the last ones are gathered and merged on the driver and
+        rounded once there. The total does not depend on the grouping; the
+        driver receives at most ``_DRIVER_MERGES`` double-doubles (twice the
+        bytes of a table each) and saves the round of scheduling of a last
+        merge on a worker (a sizeable part of an E-step's wall time on a
+        small cluster).
         """
-        while len(futures) > _FAN_IN:
+        while len(futures) > _DRIVER_MERGES:
             futures = [self.client.submit(exact_total, *futures[i:i + _FAN_IN],
                                           pure=False)
                        for i in range(0, len(futures), _FAN_IN)]
-        return self.client.submit(_sum_parts, *futures, pure=False).result()
+        return _sum_parts(*self.client.gather(futures))
 
     def _agent_array(self, futures, dtype=np.float64):
         """A Dask array over the agents, one chunk per partition's future."""
