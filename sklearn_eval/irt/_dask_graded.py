@@ -28,7 +28,13 @@ import numpy as np
 from scipy import sparse
 
 from ._dask_responses import _DaskStore, _finish, _sum_parts
-from ._graded_factors import code_gram, code_moments, fit_factor_store, start_from_gram
+from ._graded_factors import (
+    check_factors,
+    code_gram,
+    code_moments,
+    fit_factor_store,
+    start_from_gram,
+)
 from ._graded_fit import (
     _category_counts,
     _Graded,
@@ -83,10 +89,6 @@ def _part_moment_sums(part):
 def _part_code_gram(part, coding, moments):
     """Gram matrix of a partition's standardised codes (the factor start)."""
     return code_gram(_part_cells(part), coding, moments)
-
-
-def _part_nnz(store):
-    return float(store.csr.nnz)
 
 
 def _part_counts(store, coding):
@@ -230,12 +232,18 @@ def fit_graded_factors_dask(checked, *, model, n_factors, rotation, grid,
                             settings, chunk_size):
     """:func:`._graded_factors.fit_graded_factors` on coded Dask input.
 
-    The start's Gram matrix of the standardised codes (items x items) and the
-    category counts are summed over the partitions on the workers; EM, the
-    standard errors and the factor scores run on :class:`_DaskCategorical`.
+    Whether ``n_factors`` is identified is checked first, from the coding
+    and the observed responses per item (known from coding the input), as in
+    memory. The start's Gram matrix of the standardised codes (items x items)
+    and the category counts are summed over the partitions on the workers;
+    EM, the standard errors and the factor scores run on
+    :class:`_DaskCategorical`.
     """
     data, labels, codes, keep, _ = checked
     coding = make_coding(codes, keep)
+    # responses of the kept items (one indicator each): known from the coding
+    n_obs = float(np.sum(data.totals[1][keep]))
+    check_factors(coding, n_factors, n_obs, keep.size)  # before any work on the cluster
     moment_sums = data.summed(_part_moment_sums)
     moments = code_moments(moment_sums, coding)
     gram = data.summed(_part_code_gram, shared=(coding, moments))
@@ -251,7 +259,7 @@ def fit_graded_factors_dask(checked, *, model, n_factors, rotation, grid,
         store, start_from_gram(gram, moments[0], counts, model, n_factors),
         labels=labels, codes=codes, coding=coding, model=model,
         n_factors=n_factors, rotation=rotation, grid=grid, settings=settings,
-        n_obs=store._map_reduce(_part_nnz), mean=mean, agent_mean=agent_mean)
+        n_obs=n_obs, mean=mean, agent_mean=agent_mean)
     return data.finish(fitted, store, labels)
 
 

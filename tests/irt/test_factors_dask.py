@@ -262,3 +262,36 @@ def test_graded_distributed_start_equals_the_in_memory_start(dask_client, chunks
     expected, expected_fixed = factor_start(_cells(X, "IRT")[0], coding, "GRM", 2)
     assert_allclose(start, expected, rtol=1e-12, atol=1e-12)
     np.testing.assert_array_equal(fixed, expected_fixed)
+
+
+@pytest.mark.parametrize("model", ["GRM", "GPCM"])
+@pytest.mark.parametrize(("n_agents", "n_items", "missing", "n_factors"), [
+    (60, 6, 0.0, 3),    # 2m items or fewer: no exploratory solution
+    (12, 9, 0.8, 2),    # ... once the items in one category are left out
+    (3, 9, 0.0, 2),     # more item parameters than observed responses
+    (3, 12, 0.0, 2),
+])
+def test_graded_factors_not_identified_fails_before_work_on_the_cluster(
+        dask_client, monkeypatch, model, n_agents, n_items, missing, n_factors):
+    """Too many factors for the items or the responses (Reckase 2009, ch. 4):
+    the in-memory fit's ValueError, raised from the coding alone (kept items,
+    their categories and observed responses), before any sum over the
+    partitions or any store is made on the workers."""
+    from sklearn_eval.irt import _dask_graded, _dask_input
+
+    rng = np.random.default_rng(n_items)
+    X = rng.integers(0, 3, size=(n_agents, n_items)).astype(float)
+    X[rng.random(X.shape) < missing] = np.nan
+    X = X[~np.isnan(X).all(axis=1)]
+    params = {"model": model, "n_factors": n_factors}
+    with pytest.raises(ValueError, match="n_factors=") as memory_error:
+        IRT(**params).fit(X)
+
+    def no_work(*args, **kwargs):
+        raise AssertionError("distributed work before the identifiability check")
+
+    monkeypatch.setattr(_dask_input._DaskInput, "summed", no_work)
+    monkeypatch.setattr(_dask_graded, "_stores", no_work)
+    with pytest.raises(ValueError) as dask_error:
+        IRT(**params).fit(da.from_array(X, chunks=(-(-X.shape[0] // 3), n_items)))
+    assert str(dask_error.value) == str(memory_error.value)
