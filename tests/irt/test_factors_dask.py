@@ -152,8 +152,9 @@ def test_traffic_per_e_step_is_the_point_tables_at_any_number_of_agents(
         tables = factor_log_tables(params, grid.points)
         per_e_step.append(transfer_per_call(
             dask_client, partial(store.e_step_tables, *tables, grid.axis())))
-    # r and n (n_points x n_items) as double-doubles from a worker, rounded
-    assert_flat_traffic(per_e_step, store.n_items * len(grid) * 8, 6)
+    # r and n (n_points x n_items) and the points' mass from each of 2
+    # workers, as double-doubles (two tables each), merged by the driver
+    assert_flat_traffic(per_e_step, store.n_items * len(grid) * 8, 9)
 
 
 def test_bad_input_names_a_partition_and_row(dask_client):
