@@ -100,13 +100,18 @@ def _part_agent_mean(part):
     return mean_categories(_part_cells(part))[1]
 
 
-def _part_store(part, name, coding, labels, what, chunk_size, n_nodes):
-    """The partition's indicator store; unknown categories name the partition."""
+def _part_store(part, name, coding, labels, what, chunk_size, n_nodes,
+                n_responses):
+    """The partition's indicator store; unknown categories name the partition.
+
+    ``n_responses``: the responses of all partitions (which loops it runs).
+    """
     try:
         csr = indicators(_part_cells(part), coding, what, labels)
     except ValueError as exc:
         raise ValueError(f"{name}: {exc}") from None
-    return _CategoricalResponses(csr, chunk_size=chunk_size, n_nodes=n_nodes)
+    return _CategoricalResponses(csr, chunk_size=chunk_size, n_nodes=n_nodes,
+                                 n_responses=n_responses)
 
 
 def _part_e_step(store, log_p, grid, counts, moments):
@@ -166,9 +171,18 @@ def _part_names(data):
 
 
 def _stores(data, coding, what, labels, chunk_size, n_nodes):
-    """The indicator stores of every partition (errors raised here)."""
+    """The indicator stores of every partition (errors raised here).
+
+    Every partition runs the loops (compiled or numpy) the in-memory store of
+    all the responses would: a partition alone is often below the size from
+    which the compiled loops pay off, and its worker would take the slower
+    numpy path (measured: a one-factor GRM E-step at 61 nodes, 8 partitions
+    of 62,500 responses, 3.05 times the in-memory one).
+    """
+    n_responses = int(np.sum(data.totals[1][coding.keep]))
     stores = data.built_on_workers(_part_store, what, chunk_size, n_nodes,
-                                   shared=(coding, labels), extras=_part_names(data))
+                                   n_responses, shared=(coding, labels),
+                                   extras=_part_names(data))
     return _DaskCategorical(data.client, stores, data.workers, data.n_rows,
                             int(coding.n_categories.sum()))
 
