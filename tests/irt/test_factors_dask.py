@@ -195,6 +195,7 @@ def test_graded_factor_fit_equals_in_memory_fit(dask_client, model, missing, row
     assert dask_warnings == memory_warnings
     assert_allclose(fit.log_likelihood_, memory_fit.log_likelihood_, rtol=1e-10)
     assert fit.n_iter_ == memory_fit.n_iter_
+    assert fit.n_observations_ == memory_fit.n_observations_
     for name in ("discrimination_", f"{column}_", "factor_corr_"):
         assert_allclose(getattr(fit, name), getattr(memory_fit, name), rtol=1e-10,
                         atol=1e-10, err_msg=name)
@@ -225,6 +226,7 @@ def test_graded_factor_long_table_fit_equals_in_memory_fit_by_label(dask_client)
     fit, memory_fit, warned = _long_table_fits(
         X, {"model": "GPCM", "n_factors": 2, "tol": 1e-6})
     assert any("item 'item002' category 1" in m for m in warned)
+    assert fit.n_observations_ == memory_fit.n_observations_
     assert_allclose(fit.log_likelihood_, memory_fit.log_likelihood_, rtol=1e-10)
     for name in ("discrimination_", "steps_", "factor_corr_"):
         assert_allclose(getattr(fit, name), getattr(memory_fit, name), rtol=1e-10,
