@@ -34,9 +34,14 @@ class _CategoricalResponses:
 
     ``parallel``: None (serial) or a running ``joblib.Parallel`` that computes
     the blocks concurrently; partial sums are added in block order.
+    ``n_responses``: the responses of the whole fit when the store holds a
+    partition of them (on a Dask worker; default: its own). Whether the
+    compiled loops pay off is decided on it: their loading cost is paid once
+    per process, not per partition.
     """
 
-    def __init__(self, csr, *, chunk_size=None, parallel=None, n_nodes=121):
+    def __init__(self, csr, *, chunk_size=None, parallel=None, n_nodes=121,
+                 n_responses=None):
         self.csr = csr
         self.n_agents, self.n_columns = csr.shape
         self.parallel = parallel
@@ -44,7 +49,8 @@ class _CategoricalResponses:
         self.blocks = [slice(start, min(start + rows, self.n_agents))
                        for start in range(0, self.n_agents, rows)]
         # the compiled loops read each block's CSR arrays (no transposed copy)
-        self.compiled = compiled_for(csr.nnz, n_nodes)
+        self.compiled = compiled_for(
+            csr.nnz if n_responses is None else n_responses, n_nodes)
         if self.compiled:
             self._parts = [_block_arrays(csr, block) for block in self.blocks]
         else:

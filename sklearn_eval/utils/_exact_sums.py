@@ -63,6 +63,10 @@ class DoubleDouble:
             lo = np.where(bad, 0.0, lo)
         return DoubleDouble(hi, lo, self.scalar)
 
+    def __sizeof__(self):
+        # the arrays' bytes: what Dask counts for memory and transfers
+        return object.__sizeof__(self) + self.hi.nbytes + self.lo.nbytes
+
     def value(self):
         """The sum rounded once to float64."""
         total = self.hi + self.lo

@@ -125,8 +125,9 @@ def test_traffic_per_e_step_is_the_node_tables_at_any_number_of_agents(dask_clie
         tables = store.model.tables(params, grid.nodes)
         per_e_step.append(transfer_per_call(
             dask_client, partial(store.e_step, tables, grid)))
-    # N, S1, S2 (n_nodes x n_items) from each of 2 workers
-    assert_flat_traffic(per_e_step, n_items * len(grid) * 8, 6)
+    # N, S1, S2 (n_nodes x n_items) from each of 2 workers, as double-doubles
+    # (two tables each), merged by the driver
+    assert_flat_traffic(per_e_step, n_items * len(grid) * 8, 12)
 
 
 def test_scores_outside_the_unit_interval_name_a_partition_and_row(dask_client):

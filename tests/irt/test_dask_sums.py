@@ -71,3 +71,23 @@ def test_fits_are_bit_identical_on_clusters_of_other_shapes(dask_client):
                 np.testing.assert_array_equal(
                     ours[name], theirs[name],
                     err_msg=f"{params['model']} {name} on {n_workers} x {threads}")
+
+
+def test_fits_are_bit_identical_whether_the_driver_or_a_worker_merges_last(
+        dask_client, monkeypatch):
+    """The last two partial sums of a pass are merged by the driver (small
+    totals: one round of scheduling less) or by a worker (large totals: the
+    driver receives the rounded total only); both merge the same
+    double-doubles, so the fits are identical."""
+    from sklearn_eval.irt import _dask_responses
+
+    inputs = _inputs()
+    fits = []
+    for limit in (0, np.inf):  # every last merge on a worker, on the driver
+        monkeypatch.setattr(_dask_responses, "_DRIVER_MERGE_BYTES", limit)
+        fits.append(_fits(inputs))
+    for (params, _), ours, theirs in zip(inputs, *fits, strict=True):
+        assert ours.keys() == theirs.keys()
+        for name in theirs:
+            np.testing.assert_array_equal(ours[name], theirs[name],
+                                          err_msg=f"{params['model']} {name}")

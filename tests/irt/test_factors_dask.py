@@ -152,8 +152,9 @@ def test_traffic_per_e_step_is_the_point_tables_at_any_number_of_agents(
         tables = factor_log_tables(params, grid.points)
         per_e_step.append(transfer_per_call(
             dask_client, partial(store.e_step_tables, *tables, grid.axis())))
-    # r and n (n_points x n_items) as double-doubles from a worker, rounded
-    assert_flat_traffic(per_e_step, store.n_items * len(grid) * 8, 6)
+    # r and n (n_points x n_items) and the points' mass from each of 2
+    # workers, as double-doubles (two tables each), merged by the driver
+    assert_flat_traffic(per_e_step, store.n_items * len(grid) * 8, 9)
 
 
 def test_bad_input_names_a_partition_and_row(dask_client):
@@ -194,6 +195,7 @@ def test_graded_factor_fit_equals_in_memory_fit(dask_client, model, missing, row
     assert dask_warnings == memory_warnings
     assert_allclose(fit.log_likelihood_, memory_fit.log_likelihood_, rtol=1e-10)
     assert fit.n_iter_ == memory_fit.n_iter_
+    assert fit.n_observations_ == memory_fit.n_observations_
     for name in ("discrimination_", f"{column}_", "factor_corr_"):
         assert_allclose(getattr(fit, name), getattr(memory_fit, name), rtol=1e-10,
                         atol=1e-10, err_msg=name)
@@ -224,6 +226,7 @@ def test_graded_factor_long_table_fit_equals_in_memory_fit_by_label(dask_client)
     fit, memory_fit, warned = _long_table_fits(
         X, {"model": "GPCM", "n_factors": 2, "tol": 1e-6})
     assert any("item 'item002' category 1" in m for m in warned)
+    assert fit.n_observations_ == memory_fit.n_observations_
     assert_allclose(fit.log_likelihood_, memory_fit.log_likelihood_, rtol=1e-10)
     for name in ("discrimination_", "steps_", "factor_corr_"):
         assert_allclose(getattr(fit, name), getattr(memory_fit, name), rtol=1e-10,
@@ -262,3 +265,36 @@ def test_graded_distributed_start_equals_the_in_memory_start(dask_client, chunks
     expected, expected_fixed = factor_start(_cells(X, "IRT")[0], coding, "GRM", 2)
     assert_allclose(start, expected, rtol=1e-12, atol=1e-12)
     np.testing.assert_array_equal(fixed, expected_fixed)
+
+
+@pytest.mark.parametrize("model", ["GRM", "GPCM"])
+@pytest.mark.parametrize(("n_agents", "n_items", "missing", "n_factors"), [
+    (60, 6, 0.0, 3),    # 2m items or fewer: no exploratory solution
+    (12, 9, 0.8, 2),    # ... once the items in one category are left out
+    (3, 9, 0.0, 2),     # more item parameters than observed responses
+    (3, 12, 0.0, 2),
+])
+def test_graded_factors_not_identified_fails_before_work_on_the_cluster(
+        dask_client, monkeypatch, model, n_agents, n_items, missing, n_factors):
+    """Too many factors for the items or the responses (Reckase 2009, ch. 4):
+    the in-memory fit's ValueError, raised from the coding alone (kept items,
+    their categories and observed responses), before any sum over the
+    partitions or any store is made on the workers."""
+    from sklearn_eval.irt import _dask_graded, _dask_input
+
+    rng = np.random.default_rng(n_items)
+    X = rng.integers(0, 3, size=(n_agents, n_items)).astype(float)
+    X[rng.random(X.shape) < missing] = np.nan
+    X = X[~np.isnan(X).all(axis=1)]
+    params = {"model": model, "n_factors": n_factors}
+    with pytest.raises(ValueError, match="n_factors=") as memory_error:
+        IRT(**params).fit(X)
+
+    def no_work(*args, **kwargs):
+        raise AssertionError("distributed work before the identifiability check")
+
+    monkeypatch.setattr(_dask_input._DaskInput, "summed", no_work)
+    monkeypatch.setattr(_dask_graded, "_stores", no_work)
+    with pytest.raises(ValueError) as dask_error:
+        IRT(**params).fit(da.from_array(X, chunks=(-(-X.shape[0] // 3), n_items)))
+    assert str(dask_error.value) == str(memory_error.value)

@@ -157,8 +157,9 @@ def test_traffic_per_e_step_is_the_category_table_at_any_number_of_agents(
         per_e_step.append((transfer_bytes(dask_client) - before) / 3)
     table = int(coding.n_categories.sum()) * len(grid) * 8
     for value in per_e_step:
-        # the expected counts (n_nodes x columns) from each of 2 workers
-        assert 0 < value <= 2 * table + 10_000
+        # the expected counts (n_nodes x columns) from each of 2 workers, as
+        # double-doubles (two tables each), merged by the driver
+        assert 0 < value <= 4 * table + 10_000
     assert per_e_step[1] == per_e_step[0]
 
 
@@ -243,3 +244,42 @@ def test_item_fit_of_dask_input_says_it_needs_the_data_in_memory(dask_client):
     model = IRT(model="GRM").fit(X)
     with pytest.raises(NotImplementedError, match="not offered on Dask input"):
         model.item_fit(da.from_array(X, chunks=(40, 6)))
+
+
+def test_partitions_run_the_loops_of_the_whole_fit(dask_client):
+    """Every partition's store runs the loops (compiled or numpy) that the
+    in-memory store of all the responses runs, even where a partition alone
+    is below the size from which the compiled loops pay off; its E-step sums
+    equal the in-memory ones."""
+    from sklearn_eval.irt._dask_fit import dask_graded_fit_data
+    from sklearn_eval.irt._dask_graded import _stores
+    from sklearn_eval.irt._graded import start_values
+    from sklearn_eval.irt._graded_fit import (
+        check_graded_fit,
+        indicators,
+        make_coding,
+        tables,
+    )
+    from sklearn_eval.irt._graded_kernels import compiled_for
+    from sklearn_eval.irt._graded_store import _CategoricalResponses
+    from sklearn_eval.irt._quadrature import make_grid
+
+    grid = make_grid("rectangular", 61, 6.0)
+    X = simulate_graded(3_000, 25, K=4, missing=0.0, seed=11)  # 75,000 responses
+    data, labels, codes, keep, _ = dask_graded_fit_data(
+        da.from_array(X, chunks=(500, 25)), "GRM")  # 12,500 per partition
+    coding = make_coding(codes, keep)
+    store = _stores(data, coding, "GRM", labels, None, len(grid))
+    cells, memory_labels = check_graded_fit(X, "GRM")[:2]
+    memory = _CategoricalResponses(indicators(cells, coding, "GRM", memory_labels),
+                                   n_nodes=len(grid))
+    flags = dask_client.gather([dask_client.submit(lambda s: s.compiled, part)
+                                for part in store.stores])
+    assert flags == [memory.compiled] * len(store.stores)
+    assert memory.compiled == compiled_for(75_000, len(grid))
+    assert not compiled_for(12_500, len(grid))
+    log_p = tables("GRM", start_values("GRM", np.ones(coding.valid.shape)), coding,
+                   grid.nodes)
+    ours, theirs = store.e_step(log_p, grid), memory.e_step(log_p, grid)
+    assert_allclose(ours["loglik"], theirs["loglik"], rtol=1e-13)
+    assert_allclose(ours["r"], theirs["r"], rtol=1e-12, atol=1e-12)

@@ -96,3 +96,17 @@ def test_infinite_terms_give_the_plain_sum():
     total = exact_total(np.array([1.0, -np.inf]), np.array([2.0, 3.0]))
     assert isinstance(total, DoubleDouble)
     np.testing.assert_array_equal(rounded(total), [3.0, -np.inf])
+
+
+def test_size_counts_both_arrays():
+    """A partial sum weighs its two float64 arrays: what Dask's memory and
+    transfer accounting (``dask.sizeof``, which falls back on
+    ``sys.getsizeof``) sees of a double-double."""
+    import sys
+
+    for shape in [(), (7,), (317, 150)]:
+        x = DoubleDouble(np.ones(shape))
+        arrays = 2 * 8 * math.prod(shape)
+        assert arrays <= sys.getsizeof(x) <= arrays + 200
+        total = exact_total({"r": np.ones(shape)}, {"r": np.ones(shape)})
+        assert sys.getsizeof(total["r"]) == sys.getsizeof(x)
