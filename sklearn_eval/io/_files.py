@@ -603,8 +603,13 @@ def _file_pieces(handle, size, n_pieces):
 
 def _find_cut(read, pattern, start, last):
     """``(comma, pos)``: the first ``pattern`` at or after ``start`` that follows
-    a comma (JSON whitespace between) and ends before ``last``; or None."""
-    margin = 256  # room to look back for the comma
+    a comma and ends before ``last``; or None.
+
+    Whitespace between the comma and the pattern is looked back over up to
+    a quarter of :data:`WINDOW_BYTES` (at most 256 bytes): an occurrence
+    after a longer run is passed over, as one not after a comma.
+    """
+    margin = min(256, WINDOW_BYTES // 4)  # room to look back for the comma
     while start < last:
         low = max(0, start - margin)
         window = read(low, min(WINDOW_BYTES, last - low))
@@ -618,7 +623,7 @@ def _find_cut(read, pattern, start, last):
             pos = window.find(pattern, pos + 1)
         if low + len(window) >= last or not window:
             return None
-        start = low + len(window) - len(pattern) + 1
+        start = max(start + 1, low + len(window) - len(pattern) + 1)
     return None
 
 
