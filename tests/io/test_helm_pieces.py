@@ -14,6 +14,7 @@ table with its dtypes, order and warnings, or the same error.
 
 import json
 import random
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -25,6 +26,8 @@ from sklearn_eval.io import _files, _helm, read_helm
 from .test_files import _assert_same
 
 pytest.importorskip("pyarrow")
+
+DATA = Path(__file__).parent / "data"
 
 _NAMES = ["exact_match", "quasi_exact_match", "num_output_tokens", "bleu_4",
           "é😀 score", 'a "quoted" \\ name']
@@ -258,3 +261,18 @@ def test_the_closed_list_guard_is_the_pattern_on_any_buffer(data, cut, kind):
     buffer = np.frombuffer(data, np.uint8).copy() if kind == "numpy" else kind(data)
     assert _files._closes_list_then_key(buffer, start, end) == (
         pattern.search(data, start, end) is not None)
+
+
+@pytest.mark.parametrize("n_threads, window", _SETTINGS)
+def test_the_real_runs_take_the_pieces_of_their_file(n_threads, window, monkeypatch):
+    # the fixtures written by HELM itself: read in pieces from the file, the
+    # columns of their bytes parsed whole
+    monkeypatch.setattr(_files, "SPLIT_BYTES", 1000)
+    monkeypatch.setattr(_files, "N_THREADS", n_threads)
+    monkeypatch.setattr(_files, "WINDOW_BYTES", window)
+    files = sorted((DATA / "helm").rglob("per_instance_stats.json"))
+    assert files
+    for path in files:
+        columns = _helm._arrow_columns(path)
+        assert columns is not None, path
+        assert _same_columns(columns, _helm._arrow_columns(path.read_bytes()))
