@@ -569,10 +569,12 @@ def _read_wrapped(path, start, end):
 def _file_pieces(handle, size, n_pieces):
     """:func:`_array_pieces` of the file, found in windows read around the cuts.
 
-    The same kind of cuts (before the first element's opening following a
-    comma), searched from the same places; None when the first element's
-    opening or the closing bracket is not within :data:`WINDOW_BYTES` of the
-    file's ends (the caller reads the file whole).
+    The same cuts (before the first element's opening following a comma,
+    searched from the same places) but where the whitespace before an
+    opening is longer than :func:`_find_cut` looks back over (that one is
+    passed over); None when the first element's opening or the closing
+    bracket is not within :data:`WINDOW_BYTES` of the file's ends (the
+    caller reads the file whole).
     """
     def read(start, length):
         handle.seek(start)
