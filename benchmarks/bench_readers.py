@@ -27,6 +27,13 @@ cores (``N_THREADS``); the tables are checked equal.
 Each row ends with the 1-minute load average when its reads ended: the
 other jobs' share of the cores while they ran.
 
+HELM, 100,000 instances (a 57 MB document), ``100000 3 helm``, 2 cores with
+one other job running (load average 0.9-1.7): each thread reading, checking
+and parsing its own piece of the file, 2 threads 0.37-0.44 s wall
+(230,000-271,000 samples/s) and one thread 0.51-0.55 CPU seconds, against
+0.54-0.59 s (170,000-186,000) and 0.60-0.62 for the reader that read the file
+whole before cutting it, timed alternately.
+
 Run: ``python benchmarks/bench_readers.py [n_samples] [repeats] [case ...]``
 (default 200,000 samples, best of 3, every case; the cases are
 ``lm_eval``, ``lm_eval_tasks``, ``inspect``, ``helm``, ``alpaca_eval`` and

@@ -81,6 +81,7 @@ def _chunks(handle, size):
 
 
 _BOM = "\ufeff".encode()
+_BOM_PATTERN = re.compile(re.escape(_BOM))
 
 
 def _is_utf8(pa, data):
@@ -251,19 +252,81 @@ _LIST_END_THEN_KEY = re.compile(rb'\][ \t\n\r]*,[ \t\n\r]*"')
 def _closes_list_then_key(data, start, end):
     """Whether ``data[start:end]`` holds ``}], "``, JSON whitespace allowed between.
 
-    A list of objects closed, then a key. The search is for the list's end
-    (the rarest of these bytes, absent from many documents: a byte search
-    first), its object looked for before it.
+    A list of objects closed, then a key. ``data``: any buffer of bytes.
+    Searched with numpy from each list's end (``]``, the rarest of these
+    bytes, absent from many documents), the other bytes looked for past the
+    whitespace around it: no Python loop over the matches, and the threads
+    that check pieces run in parallel. Whitespace runs longer than
+    :data:`_WHITE_RUN` are left to the regular expression.
     """
-    if data.find(b"]", start, end) < 0:
+    if hasattr(data, "find") and data.find(b"]", start, end) < 0:
         return False
-    for match in _LIST_END_THEN_KEY.finditer(data, start, end):
+    arr = np.frombuffer(data, np.uint8)[start:end]
+    found = _closes_list_then_key_np(arr)
+    if found is not None:
+        return found
+    view = memoryview(data).cast("B")
+    for match in _LIST_END_THEN_KEY.finditer(view, start, end):
         k = match.start() - 1
-        while k >= start and data[k] in _WHITE:
+        while k >= start and view[k] in _WHITE:
             k -= 1
-        if k >= start and data[k] == ord("}"):
+        if k >= start and view[k] == ord("}"):
             return True
     return False
+
+
+# whitespace runs skipped by numpy (longer: the regular expression's job)
+_WHITE_RUN = 64
+_IS_WHITE = np.zeros(256, dtype=bool)
+_IS_WHITE[list(_WHITE)] = True
+
+
+def _closes_list_then_key_np(arr):
+    """:func:`_closes_list_then_key` of the bytes ``arr``; None on long whitespace."""
+    ends = np.flatnonzero(arr == ord("]"))
+    commas = _next_is(arr, ends, 1, ",")
+    if commas is None:
+        return None
+    ends, commas = ends[commas >= 0], commas[commas >= 0]
+    quotes = _next_is(arr, commas, 1, '"')
+    if quotes is None:
+        return None
+    braces = _next_is(arr, ends[quotes >= 0], -1, "}")
+    return None if braces is None else bool((braces >= 0).any())
+
+
+def _next_is(arr, at, step, byte):
+    """Where the first non-whitespace byte past ``at`` (by ``step``) is ``byte``.
+
+    Its index, -1 where it is another byte or there is none; None where a
+    whitespace run is longer than :data:`_WHITE_RUN`.
+    """
+    found = _past_white(arr, at + step, step)
+    if found is None:
+        return None
+    inside = (found >= 0) & (found < len(arr))
+    inside[inside] = arr[found[inside]] == ord(byte)
+    return np.where(inside, found, -1)
+
+
+def _past_white(arr, at, step):
+    """The indices ``at`` moved by ``step`` past JSON whitespace in ``arr``.
+
+    Each stops at a byte that is not whitespace or just outside ``arr``;
+    None where a run is longer than :data:`_WHITE_RUN`.
+    """
+    at = at.copy()
+    moving = np.arange(len(at))
+    for _ in range(_WHITE_RUN):
+        where = at[moving]
+        moving = moving[(where >= 0) & (where < len(arr))]
+        moving = moving[_IS_WHITE[arr[at[moving]]]]
+        if not moving.size:
+            return at
+        at[moving] += step
+    return None
+
+
 _FIRST_ELEMENT = re.compile(rb'[ \t\n\r]*\[[ \t\n\r]*(\{[ \t\n\r]*"(?:[^"\\]|\\.)*")')
 
 
@@ -393,16 +456,177 @@ def _parse_pieces(pa, pa_json, data, pieces, field_type):
         start, end = piece
         if _closes_list_then_key(data, start, end):
             return None  # maybe `[...], "key": [...`, an object once wrapped
-        part = _parse_document(pa, pa_json, b"".join(
-            (b'{"v": [', view[start:end], b"\n]}")), field_type)
-        return None if part is None or part.null_count else part
+        return _parse_wrapped(pa, pa_json, b"".join(
+            (_WRAP_HEAD, view[start:end], _WRAP_TAIL)), field_type)
 
+    return _in_threads(parse, pieces)
+
+
+_WRAP_HEAD, _WRAP_TAIL = b'{"v": [', b"\n]}"
+
+
+def _parse_wrapped(pa, pa_json, wrapped, field_type):
+    """A piece wrapped as ``{"v": [piece]}`` parsed as a list; None if refused."""
+    part = _parse_document(pa, pa_json, wrapped, field_type)
+    return None if part is None or part.null_count else part
+
+
+def _in_threads(parse, pieces):
+    """``parse(piece)`` of every piece, one thread each; None if one gives None."""
     if len(pieces) == 1:
         parts = [parse(pieces[0])]
     else:
         with ThreadPoolExecutor(len(pieces)) as pool:
             parts = list(pool.map(parse, pieces))
     return None if any(part is None for part in parts) else parts
+
+
+# bytes read at a time where a document read from its file is cut in pieces
+WINDOW_BYTES = 1 << 16
+
+
+def arrow_records_file(path, record):
+    """:func:`arrow_records` of the JSON document in the file ``path``.
+
+    The same arrays, or None where :func:`arrow_records` of the file's bytes
+    gives None, but the file is never held whole: its cuts (as in
+    :func:`_array_pieces`) are found in small windows read around them, and
+    each thread reads its own run of elements straight into the buffer that
+    wraps it for pyarrow, then checks and parses it, while the other threads
+    read and parse theirs. A document whose cuts are not found so (its first
+    element's opening or its closing bracket beyond :data:`WINDOW_BYTES`) is
+    read whole and parsed as :func:`arrow_records` parses bytes. Raises
+    OSError when the file cannot be read.
+    """
+    import pyarrow as pa
+
+    parts = _arrow_file_parts(path, pa.list_(record))
+    if parts is None:
+        return None
+    records = pa.concat_arrays([part.flatten() for part in parts])
+    if len(records) == 0 or records.null_count:
+        return None
+    return records.flatten()
+
+
+def _arrow_file_parts(path, field_type):
+    """The document's runs parsed as list arrays, each read by its own thread."""
+    modules = _pyarrow_json()
+    if modules is None:
+        return None
+    pa, pa_json = modules
+    with open(path, "rb", buffering=0) as handle:
+        size = os.fstat(handle.fileno()).st_size
+        pieces = _file_pieces(handle, size,
+                              n_threads() if size > SPLIT_BYTES else 1)
+        if pieces is None:
+            handle.seek(0)
+            return _arrow_parts(handle.readall(), field_type)
+
+    def parse(piece):
+        start, end = piece
+        wrapped = _read_wrapped(path, start, end)
+        if wrapped is None:
+            return None
+        inner = (len(_WRAP_HEAD), len(wrapped) - len(_WRAP_TAIL))
+        if wrapped.max() >= 0x80:  # the wrapper and the bytes between are ASCII
+            if not _is_utf8(pa, memoryview(wrapped)[inner[0]:inner[1]]):
+                return None
+            if _BOM_PATTERN.search(memoryview(wrapped)):
+                return None
+        if _closes_list_then_key(wrapped, *inner):
+            return None  # maybe `[...], "key": [...`, an object once wrapped
+        return _parse_wrapped(pa, pa_json, wrapped, field_type)
+
+    parts = _in_threads(parse, pieces)
+    if parts is None and len(pieces) > 1:  # a cut inside an element: whole
+        parts = _in_threads(parse, [(pieces[0][0], pieces[-1][1])])
+    return parts
+
+
+def _read_wrapped(path, start, end):
+    """``{"v": [`` + the file's bytes ``start:end`` + ``]}``, read in place.
+
+    A numpy array of bytes (not set to zero first: the file's bytes are
+    read into it); None when the file is shorter than ``end``.
+    """
+    n = end - start
+    wrapped = np.empty(len(_WRAP_HEAD) + n + len(_WRAP_TAIL), dtype=np.uint8)
+    wrapped[:len(_WRAP_HEAD)] = np.frombuffer(_WRAP_HEAD, np.uint8)
+    wrapped[len(_WRAP_HEAD) + n:] = np.frombuffer(_WRAP_TAIL, np.uint8)
+    view = memoryview(wrapped)[len(_WRAP_HEAD):len(_WRAP_HEAD) + n]
+    with open(path, "rb", buffering=0) as handle:
+        handle.seek(start)
+        done = 0
+        while done < n:
+            got = handle.readinto(view[done:])
+            if not got:
+                return None
+            done += got
+    return wrapped
+
+
+def _file_pieces(handle, size, n_pieces):
+    """:func:`_array_pieces` of the file, found in windows read around the cuts.
+
+    The same cuts (before the first element's opening following a comma,
+    searched from the same places) but where the whitespace before an
+    opening is longer than :func:`_find_cut` looks back over (that one is
+    passed over); None when the first element's opening or the closing
+    bracket is not within :data:`WINDOW_BYTES` of the file's ends (the
+    caller reads the file whole).
+    """
+    def read(start, length):
+        handle.seek(start)
+        return handle.read(length) or b""
+
+    head = read(0, WINDOW_BYTES)
+    first = _FIRST_ELEMENT.match(head)
+    tail_start = max(0, size - WINDOW_BYTES)
+    tail = read(tail_start, size - tail_start)
+    end = len(tail.rstrip(_WHITE))
+    if first is None or end == 0 or tail[end - 1] != ord("]"):
+        return None
+    last = tail_start + end - 1
+    if last < first.end(1):
+        return None
+    pattern, cuts = first.group(1), [first.start(1)]
+    if len(pattern) > WINDOW_BYTES // 4:  # an opening too long to look for
+        n_pieces = 1
+    for k in range(1, n_pieces):
+        found = _find_cut(read, pattern, max(cuts[-1] + 1, size * k // n_pieces),
+                          last)
+        if found is None:
+            break
+        cuts.extend(found)
+    cuts.append(last)
+    return list(zip(cuts[::2], cuts[1::2], strict=True))
+
+
+def _find_cut(read, pattern, start, last):
+    """``(comma, pos)``: the first ``pattern`` at or after ``start`` that follows
+    a comma and ends before ``last``; or None.
+
+    Whitespace between the comma and the pattern is looked back over up to
+    a quarter of :data:`WINDOW_BYTES` (at most 256 bytes): an occurrence
+    after a longer run is passed over, as one not after a comma.
+    """
+    margin = min(256, WINDOW_BYTES // 4)  # room to look back for the comma
+    while start < last:
+        low = max(0, start - margin)
+        window = read(low, min(WINDOW_BYTES, last - low))
+        pos = window.find(pattern, start - low)
+        while pos >= 0:
+            comma = pos - 1
+            while comma >= 0 and window[comma] in _WHITE:
+                comma -= 1
+            if comma >= 0 and window[comma] == ord(","):
+                return low + comma, low + pos
+            pos = window.find(pattern, pos + 1)
+        if low + len(window) >= last or not window:
+            return None
+        start = max(start + 1, low + len(window) - len(pattern) + 1)
+    return None
 
 
 def input_files(path, accept, what):

@@ -6,6 +6,7 @@ import pandas as pd
 from ._files import (
     arrow_column,
     arrow_records,
+    arrow_records_file,
     claim_run,
     constant_column,
     input_files,
@@ -71,14 +72,14 @@ def _read_run(folder):
             "from version 0.2; a run that did not finish has none)"
         )
     try:
+        fast = _arrow_columns(path)
+        if fast is not None:
+            return model, task, _frame(model, task, folder, *fast)
         with open(path, "rb") as handle:
             data = handle.read()
     except OSError as exc:
         raise ValueError(f"{path}: not a readable HELM per_instance_stats.json "
                          f"({exc})") from exc
-    fast = _arrow_columns(data)
-    if fast is not None:
-        return model, task, _frame(model, task, folder, *fast)
     entries = read_json(path, "HELM per_instance_stats.json", data)
     if not isinstance(entries, list):
         raise ValueError(f"{path}: the top level is not a list of instances")
@@ -132,8 +133,11 @@ def _frame(model, task, folder, items, epochs, metrics, scores, splits):
     })
 
 
-def _arrow_columns(data):
+def _arrow_columns(source):
     """The columns of a per_instance_stats.json parsed by pyarrow; None when unusual.
+
+    ``source``: the file's path (read in pieces by parallel threads, see
+    :func:`~._files.arrow_records_file`) or its bytes.
 
     Only the fields the table needs are parsed (instance id, trial,
     perturbation name, each stat's name, split and mean; never the other
@@ -152,7 +156,10 @@ def _arrow_columns(data):
                        ("train_trial_index", pa.int64()),
                        ("perturbation", pa.struct([("name", pa.string())])),
                        ("stats", pa.list_(stat))])
-    columns = arrow_records(data, entry)
+    if isinstance(source, bytes | bytearray):
+        columns = arrow_records(source, entry)
+    else:
+        columns = arrow_records_file(source, entry)
     if columns is None:
         return None
     item, trial, perturbation, stats = columns
