@@ -41,8 +41,9 @@ def _posterior_rows(table, log_w):
 
     ``table`` (n_rows, n_nodes) becomes the posterior after the log-weights
     ``log_w`` are added; ``mass`` sums it over the rows. One compiled pass
-    where numba is available (:func:`._table_kernels.normalise_rows`), numpy
-    otherwise: the same numbers up to rounding.
+    where numba is available (:func:`._table_kernels.normalise_rows`, nodes
+    more than ``TAIL_NATS`` below the mode weighing 0, as on sparse storage),
+    numpy otherwise: the same numbers up to rounding.
     """
     if not HAVE_NUMBA:
         table += log_w
@@ -53,8 +54,8 @@ def _posterior_rows(table, log_w):
     mass = np.zeros(n_nodes)
     nothing = np.empty((0, n_nodes))
     table_kernel("normalise_rows")(table, log_w, np.zeros(n_rows + 1, np.int64),
-                                   np.empty(0, np.int64), nothing, lse, mass,
-                                   nothing)
+                                   np.empty(0, np.int64), nothing, TAIL_NATS, lse,
+                                   mass, nothing)
     return lse, table, mass
 
 
@@ -210,7 +211,7 @@ def _complement_block(Y, missing, logits, log_fail, fail_sum, log_w, nodes, coun
     mass = np.zeros(table.shape[1])
     miss_mass = np.zeros_like(log_fail)
     table_kernel("normalise_rows")(table, log_w, miss_ptr, miss_items,
-                                           log_fail, lse, mass, miss_mass)
+                                   log_fail, TAIL_NATS, lse, mass, miss_mass)
     part = {"loglik": float(lse.sum()), "mass": mass}
     if counts:
         part["r"] = table.T @ Y

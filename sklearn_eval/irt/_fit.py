@@ -11,11 +11,13 @@ from contextlib import nullcontext
 
 import numpy as np
 from joblib import effective_n_jobs
+from joblib.parallel import ThreadingBackend, get_active_backend
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils.parallel import Parallel
 
 from ..utils._stack import find_stack_level
 from ._abilities import _ability_estimates
+from ._blocks import ThreadPool
 from ._em import _fit_items
 from ._estep import _e_step
 from ._information import _item_information_louis, _standard_errors
@@ -25,10 +27,19 @@ _N_FREE_PARAMS = {"2PL": lambda J: 2 * J, "1PL": lambda J: J + 1, "Rasch": lambd
 
 
 def _executor(n_jobs):
-    """A running ``joblib.Parallel`` (threads: the passes release the GIL;
-    ``joblib.parallel_config(backend="dask")`` overrides), or None."""
-    if effective_n_jobs(n_jobs) == 1:
+    """Threads for the passes (they release the GIL), or None for one job.
+
+    joblib's choice of backend decides: its threads are run by
+    :class:`._blocks.ThreadPool` (the same threads without joblib's 10 ms
+    polling per call); any other backend (``joblib.parallel_config(backend=
+    "dask")``, ``"loky"``) by a running ``joblib.Parallel``.
+    """
+    n_workers = effective_n_jobs(n_jobs)
+    if n_workers == 1:
         return nullcontext(None)
+    backend, _ = get_active_backend(prefer="threads")
+    if type(backend) is ThreadingBackend:
+        return ThreadPool(n_workers)
     return Parallel(n_jobs=n_jobs, prefer="threads")
 
 

@@ -219,3 +219,57 @@ def test_blockwise_validation_names_the_offending_entry(responses, monkeypatch):
     empty[201] = np.nan
     with pytest.raises(ValueError, match=r"has no observed response \(row 201\)"):
         IRT2PL().fit(empty)
+
+
+def test_threads_run_without_joblib_and_other_backends_with_it():
+    # joblib's threads are run by the library's own pool (joblib's call
+    # waits for results in 10 ms steps); any other backend by joblib itself
+    from joblib import Parallel
+
+    from sklearn_eval.irt._blocks import ThreadPool
+    from sklearn_eval.irt._fit import _executor
+
+    with _executor(2) as pool:
+        assert isinstance(pool, ThreadPool)
+    with parallel_config(backend="threading", n_jobs=2), _executor(None) as pool:
+        assert isinstance(pool, ThreadPool)
+    with parallel_config(backend="loky"), _executor(2) as pool:
+        assert isinstance(pool, Parallel)
+    with _executor(1) as pool:
+        assert pool is None
+
+
+def test_thread_pool_keeps_the_order_and_raises_the_tasks_errors():
+    import time
+    import warnings
+
+    from sklearn.utils.parallel import delayed
+
+    from sklearn_eval.irt._blocks import ThreadPool
+
+    def task(i):
+        time.sleep(0.001 * ((7 * i) % 5))  # finish out of order
+        if i == 13:
+            raise ValueError("task 13")
+        return i
+
+    with ThreadPool(3) as pool, warnings.catch_warnings():
+        warnings.simplefilter("error")  # scikit-learn's delayed stays quiet
+        assert pool(delayed(task)(i) for i in range(12)) == list(range(12))
+        with pytest.raises(ValueError, match="task 13"):
+            pool(delayed(task)(i) for i in range(20))
+
+
+@pytest.mark.parametrize("model", ["3PL", "4PL"])
+def test_threads_give_the_serial_fit_of_the_binary_models(model):
+    # the dense E-step's blocks (stacked and missing-as-failure) in threads
+    from sklearn_eval.irt import IRT
+
+    X, _ = make_irt_responses(600, 20, missing_rate=0.1, random_state=2,
+                              return_params=True)
+    serial = IRT(model=model, n_options=4, chunk_size=50).fit(X)
+    threaded = IRT(model=model, n_options=4, chunk_size=50, n_jobs=2).fit(X)
+    assert_allclose(threaded.log_likelihood_, serial.log_likelihood_, rtol=1e-13)
+    for name in ("discrimination_", "guessing_", "abilities_", "difficulty_se_"):
+        assert_allclose(getattr(threaded, name), getattr(serial, name), rtol=1e-10,
+                        atol=1e-12, err_msg=name)
