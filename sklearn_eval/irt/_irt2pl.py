@@ -148,9 +148,11 @@ class IRT2PL(
         otherwise).
     n_jobs : int or None, default=None
         Number of workers computing the E-step (and the abilities) in chunks
-        of agents, with ``joblib``: threads by default, since the work is
-        matrix products that release the GIL. None means 1 unless in a
-        ``joblib.parallel_config`` context, -1 all processors. Under
+        of agents: threads by default, since the work is matrix products
+        that release the GIL (run on the library's own pool: a
+        ``joblib.Parallel`` call waits for results in 10 ms steps). None
+        means 1 unless in a ``joblib.parallel_config`` context, -1 all
+        processors. Under
         ``joblib.parallel_config(backend="dask")`` the chunks of every E-step
         go to the ``dask.distributed`` cluster (each task carries its chunk of
         responses). The partial sums are added in chunk order, so the fit does
