@@ -166,15 +166,20 @@ class _Responses:
         given, blocks of about ``_STACKED_ENTRIES`` entries.
         """
         if self._stacked is None:
-            step = self._chunk_size or max(
-                1, _STACKED_ENTRIES // max(2 * self.n_items, 1))
             self._stacked = [
-                (slice(start, min(start + step, self.n_agents)),
-                 np.ascontiguousarray(np.hstack(
-                     [self._Y[start:start + step],
-                      self._M[start:start + step] - self._Y[start:start + step]])))
-                for start in range(0, self.n_agents, step)]
+                (rows, np.ascontiguousarray(np.hstack(
+                    [self._Y[rows], self._M[rows] - self._Y[rows]])))
+                for rows in self._cache_slices()]
         return self._stacked
+
+    def _cache_slices(self):
+        """The agents of each block of :meth:`stacked_blocks` and
+        :meth:`complement_blocks`: the ``chunk_size`` given, else about
+        ``_STACKED_ENTRIES`` entries of the stacked width."""
+        step = self._chunk_size or max(
+            1, _STACKED_ENTRIES // max(2 * self.n_items, 1))
+        return [slice(start, min(start + step, self.n_agents))
+                for start in range(0, self.n_agents, step)]
 
     def complement_blocks(self):
         """Blocks ``(rows, Y, (miss_ptr, miss_items))``: the float64 responses
@@ -187,11 +192,8 @@ class _Responses:
         Same block sizes as :meth:`stacked_blocks`.
         """
         if self._complement is None:
-            step = self._chunk_size or max(
-                1, _STACKED_ENTRIES // max(2 * self.n_items, 1))
             blocks = []
-            for start in range(0, self.n_agents, step):
-                rows = slice(start, min(start + step, self.n_agents))
+            for rows in self._cache_slices():
                 agent, item = np.nonzero(self._M[rows] == 0)
                 ptr = np.zeros(rows.stop - rows.start + 1, dtype=np.int64)
                 np.cumsum(np.bincount(agent, minlength=ptr.size - 1), out=ptr[1:])
