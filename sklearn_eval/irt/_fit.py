@@ -141,8 +141,9 @@ def _warn_about_fit(converged, a, labels, settings):
         warn_steep_items(a, labels, remedy=settings.prior_remedy)
 
 
-def warn_steep_items(a, labels, remedy="IRT2PL(a_prior=(1.0, 2.0))"):
-    """UserWarning naming the items with ``|a| > 10`` (no finite maximum)."""
+def warn_steep_items(a, labels, remedy):
+    """UserWarning naming the items with ``|a| > 10`` (no finite maximum) and
+    ``remedy``, the estimator call that sets a discrimination prior."""
     steep = np.abs(a) > 10
     if steep.any():
         names = labels[steep].tolist()

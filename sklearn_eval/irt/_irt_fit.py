@@ -168,11 +168,14 @@ def _fit_irt_storage(data, labels, keep, rate, n_agents, *, model, priors, start
     of the 1PL and 2PL (a distributed store computes it on the workers).
     """
     n_items = keep.shape[0]
+    # the call named in the warning about steep items (the 1PL's common
+    # slope has no prior: its users are pointed to the 2PL's)
+    prior_model = "2PL" if model == "1PL" else model
+    remedy = f"IRT(model={prior_model!r}, discrimination_prior=(1.0, 2.0))"
     if model in ("1PL", "2PL"):
         fitted = _fit_storage(data, labels, keep, rate, n_agents, settings=_EMSettings(
             model=model, max_iter=settings.max_iter, tol=settings.tol,
-            a_prior=priors.get(0), prior_remedy=(
-                "IRT(model='2PL', discrimination_prior=(1.0, 2.0))")),
+            a_prior=priors.get(0), prior_remedy=remedy),
             grid=grid, ability_grid=grid, ability_method="eap", rng=rng,
             should_flip=should_flip)
         a, b = fitted["discrimination_"][keep], fitted["difficulty_"][keep]
@@ -202,9 +205,7 @@ def _fit_irt_storage(data, labels, keep, rate, n_agents, *, model, priors, start
             f"(tol={settings.tol}); increase max_iter.", ConvergenceWarning,
             stacklevel=find_stack_level())
     if model in ("3PL", "4PL") and 0 not in priors:
-        warn_steep_items(params[:, 0], labels[keep],
-                         remedy=f"IRT(model={model!r}, "
-                         "discrimination_prior=(1.0, 2.0))")
+        warn_steep_items(params[:, 0], labels[keep], remedy=remedy)
     moments = final if model not in ("1PL", "2PL") else data.e_step_tables(
         *log_tables(params, grid.nodes), grid, counts=False, moments=True)
     g, u = asymptotes(params)
