@@ -257,7 +257,8 @@ def fit_graded_factors_dask(checked, *, model, n_factors, rotation, grid,
     coding = make_coding(codes, keep)
     # responses of the kept items (one indicator each): known from the coding
     n_obs = float(np.sum(data.totals[1][keep]))
-    check_factors(coding, n_factors, n_obs, keep.size)  # before any work on the cluster
+    # before any work on the cluster
+    n_params = check_factors(coding, n_factors, n_obs, keep.size)
     moment_sums = data.summed(_part_moment_sums)
     moments = code_moments(moment_sums, coding)
     gram = data.summed(_part_code_gram, shared=(coding, moments))
@@ -273,7 +274,7 @@ def fit_graded_factors_dask(checked, *, model, n_factors, rotation, grid,
         store, start_from_gram(gram, moments[0], counts, model, n_factors),
         labels=labels, codes=codes, coding=coding, model=model,
         n_factors=n_factors, rotation=rotation, grid=grid, settings=settings,
-        n_obs=n_obs, mean=mean, agent_mean=agent_mean)
+        n_obs=n_obs, n_params=n_params, mean=mean, agent_mean=agent_mean)
     return data.finish(fitted, store, labels)
 
 

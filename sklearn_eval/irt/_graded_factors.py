@@ -219,20 +219,22 @@ def fit_graded_factors(checked, *, model, n_factors, rotation, grid, settings,
     m = n_factors
     coding = make_coding(codes, keep)
     csr = indicators(cells, coding, f"IRT(model={model!r}, n_factors={m})", labels)
-    check_factors(coding, m, float(csr.nnz), cells.shape[1])
+    n_params = check_factors(coding, m, float(csr.nnz), cells.shape[1])
     data = _CategoricalResponses(csr, chunk_size=chunk_size, parallel=parallel,
                                  n_nodes=len(grid))
     mean, agent_mean = mean_categories(cells)
     fitted = fit_factor_store(
         data, factor_start(cells, coding, model, m, rng), labels=labels, codes=codes,
         coding=coding, model=model, n_factors=m, rotation=rotation, grid=grid,
-        settings=settings, n_obs=float(csr.nnz), mean=mean, agent_mean=agent_mean)
+        settings=settings, n_obs=float(csr.nnz), n_params=n_params, mean=mean,
+        agent_mean=agent_mean)
     fitted["agents_"] = agents
     return fitted
 
 
 def check_factors(coding, n_factors, n_obs, n_items):
-    """ValueError when ``n_factors`` exceeds what the responses identify."""
+    """ValueError when ``n_factors`` exceeds what the responses identify;
+    else the number of free parameters."""
     m = n_factors
     n_items_kept = int(coding.keep.sum())
     n_params = (int(np.sum(coding.n_categories - 1)) + n_items_kept * m
@@ -242,14 +244,15 @@ def check_factors(coding, n_factors, n_obs, n_items):
 
 
 def fit_factor_store(data, start, *, labels, codes, coding, model, n_factors,
-                     rotation, grid, settings, n_obs, mean, agent_mean):
+                     rotation, grid, settings, n_obs, n_params, mean, agent_mean):
     """:func:`fit_graded_factors` on an indicator store ``data`` (in memory or
     on a Dask cluster) from ``start`` (params, mask of the anchors' loadings).
 
-    ``mean``: mean code per item; ``agent_mean``: per agent (numpy or Dask).
+    ``n_params``: from :func:`check_factors`, which the caller runs before
+    building the store; ``mean``: mean code per item; ``agent_mean``: per
+    agent (numpy or Dask).
     """
     m, keep = n_factors, coding.keep
-    n_params = check_factors(coding, m, n_obs, keep.size)
     start, fixed = start
     params, state, n_iter, converged, trace = em_factors(
         data, grid, start, model, coding, fixed, settings.max_iter, settings.tol)
