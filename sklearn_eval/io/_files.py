@@ -230,12 +230,7 @@ def _array_pieces(data, n_pieces):
     cuts = [start]
     for k in range(1, n_pieces):
         pos = data.find(head, max(cuts[-1] + 1, len(data) * k // n_pieces), last)
-        while pos >= 0:
-            comma = pos - 1
-            while data[comma] in _WHITE:
-                comma -= 1
-            if data[comma] == ord(","):
-                break
+        while pos >= 0 and (comma := _comma_before(data, pos)) < 0:
             pos = data.find(head, pos + 1, last)
         if pos < 0:
             break
@@ -246,6 +241,14 @@ def _array_pieces(data, n_pieces):
 
 
 _WHITE = b" \t\n\r"  # JSON's whitespace
+
+
+def _comma_before(data, pos):
+    """The index of the comma before ``data[pos]`` past JSON whitespace, or -1."""
+    comma = pos - 1
+    while comma >= 0 and data[comma] in _WHITE:
+        comma -= 1
+    return comma if comma >= 0 and data[comma] == ord(",") else -1
 _LIST_END_THEN_KEY = re.compile(rb'\][ \t\n\r]*,[ \t\n\r]*"')
 
 
@@ -617,10 +620,7 @@ def _find_cut(read, pattern, start, last):
         window = read(low, min(WINDOW_BYTES, last - low))
         pos = window.find(pattern, start - low)
         while pos >= 0:
-            comma = pos - 1
-            while comma >= 0 and window[comma] in _WHITE:
-                comma -= 1
-            if comma >= 0 and window[comma] == ord(","):
+            if (comma := _comma_before(window, pos)) >= 0:
                 return low + comma, low + pos
             pos = window.find(pattern, pos + 1)
         if low + len(window) >= last or not window:
