@@ -16,7 +16,7 @@ from sklearn_eval.irt import IRT2PL
 from sklearn_eval.irt._dask_fit import dask_fit_data
 from sklearn_eval.irt._quadrature import make_grid
 from sklearn_eval.utils import long_to_result_matrix
-from tests.irt.dask_helpers import transfer_bytes
+from tests.irt.dask_helpers import assert_same_agents, transfer_bytes
 
 distributed = pytest.importorskip("distributed")
 da = pytest.importorskip("dask.array")
@@ -25,7 +25,6 @@ dd = pytest.importorskip("dask.dataframe")
 pytestmark = pytest.mark.slow
 
 ITEMS = ("discrimination_", "difficulty_", "discrimination_se_", "difficulty_se_")
-AGENTS = ("abilities_", "abilities_sd_")
 
 
 def _long(X, shuffle_seed=None):
@@ -48,13 +47,7 @@ def _assert_same_fit(distributed_fit, memory_fit):
                         rtol=1e-10, atol=1e-10, err_msg=name)
     assert_allclose(distributed_fit.log_likelihood_, memory_fit.log_likelihood_,
                     rtol=1e-10)
-    for name in AGENTS:
-        value = getattr(distributed_fit, name)
-        assert isinstance(value, da.Array), name  # stays on the workers
-        assert_allclose(value.compute(), getattr(memory_fit, name), rtol=1e-10,
-                        atol=1e-10, err_msg=name)
-    np.testing.assert_array_equal(distributed_fit.agents_, memory_fit.agents_)
-    np.testing.assert_array_equal(distributed_fit.tasks_, memory_fit.tasks_)
+    assert_same_agents(distributed_fit, memory_fit, "success_rate")
 
 
 # a seeded corpus: complete, a little and mostly missing, ragged chunks
