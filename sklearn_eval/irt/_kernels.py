@@ -238,7 +238,10 @@ def map_rows(indptr, codes, a, b, theta, sd, max_iter):
     log-posterior is strictly concave, so its derivative falls through 0
     once: Newton steps (clipped to +-2) are kept inside the bracket of
     points where the derivative was seen positive and negative, and bisect
-    it otherwise. Only derivatives are evaluated (one exp per response and
+    it otherwise, or when a Newton step is not below half the step before
+    the last (Newton can cycle across a steep item's step, each point
+    inside the bracket; the bisection halves the bracket at least every
+    other step). Only derivatives are evaluated (one exp per response and
     step); an agent stops once its Newton step is below 1e-10.
     """
     for i in range(indptr.shape[0] - 1):
@@ -246,6 +249,8 @@ def map_rows(indptr, codes, a, b, theta, sd, max_iter):
         t = theta[i]
         below = -np.inf  # derivative > 0 here: the mode is above
         above = np.inf
+        moved = np.inf  # the step before the last
+        last = np.inf
         for _ in range(max_iter):
             grad = -t
             curvature = 1.0
@@ -268,7 +273,14 @@ def map_rows(indptr, codes, a, b, theta, sd, max_iter):
             if abs(step) < 1e-10:  # converged: the last Newton step, unbracketed
                 t += step
                 break
-            t = t + step if below < t + step < above else 0.5 * (below + above)
+            if below < t + step < above and 2.0 * abs(step) <= moved:
+                new = t + step
+            else:
+                new = 0.5 * (below + above)
+                if not np.isfinite(new):  # the bracket is open: the Newton step
+                    new = t + step
+            moved, last = last, abs(new - t)
+            t = new
         info = 0.0
         for e in range(start, stop):
             j = codes[e] >> 1

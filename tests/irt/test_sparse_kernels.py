@@ -152,6 +152,46 @@ def test_sparse_abilities_are_the_dense_ones(seed, n_agents, n_items, density,
         assert_allclose(grad, 0.0, atol=1e-8)
 
 
+def _assert_map_is_the_mode(values, a, b, start):
+    dense, compact = _both(values)
+    for data in (compact, dense):
+        theta, sd = data.map_abilities(a, b, start.copy())
+        observed = ~np.isnan(values)
+        P = expit(a * (theta[:, None] - b))
+        grad = np.where(observed, (np.nan_to_num(values) - P) * a, 0).sum(1) - theta
+        curvature = np.where(observed, P * (1 - P) * a * a, 0).sum(1) + 1.0
+        # the Newton step left at the result is below rounding of the mode
+        assert_allclose(grad / curvature, 0.0, atol=1e-9)
+        assert_allclose(sd, 1.0 / np.sqrt(curvature), rtol=1e-6)
+
+
+def test_map_ability_on_one_steep_item():
+    """One success on an item of a = 28.5 (a maximum-likelihood item that
+    separates the agents), from 0: Newton steps cycled between 0.002 and 0.53,
+    each inside the bracket of the mode (0.2598)."""
+    values = np.array([[1.0]])
+    _assert_map_is_the_mode(values, np.array([28.51545653]),
+                            np.array([0.09535206]), np.array([0.0]))
+
+
+@settings(max_examples=60, deadline=None)
+@given(seed=_seeds, n_agents=st.integers(1, 30), n_items=st.integers(1, 4),
+       log_steepness=st.floats(0.0, 7.0), missing=st.floats(0.0, 0.5))
+def test_map_abilities_reach_the_mode_on_steep_items(seed, n_agents, n_items,
+                                                    log_steepness, missing):
+    """Few responses to items as steep as a = 1000: the sparse pass's
+    safeguarded Newton and the dense pass's backtracking Newton end at the
+    mode, from any start."""
+    rng = np.random.default_rng(seed)
+    a = np.exp(rng.uniform(-1.0, log_steepness, n_items)) * rng.choice([-1, 1],
+                                                                        n_items)
+    b = rng.normal(0.0, 1.0, n_items)
+    values = (rng.random((n_agents, n_items)) < 0.5).astype(float)
+    values[rng.random(values.shape) < missing] = np.nan
+    values[:, 0] = np.where(np.isnan(values[:, 0]), 1.0, values[:, 0])
+    _assert_map_is_the_mode(values, a, b, rng.uniform(-3.0, 3.0, n_agents))
+
+
 @settings(max_examples=20, deadline=None)
 @given(seed=_seeds, n_agents=st.integers(10, 60), n_items=st.integers(2, 40),
        density=st.floats(0.2, 1.0))
