@@ -66,6 +66,29 @@ def ordered(params):
     return bool(np.all(g < u))
 
 
+def standardise_latent(params, mass, nodes):
+    """The items after a parameter-expanded EM step in the latent scale.
+
+    The E-step's pooled posterior (``mass`` per node) has mean ``mu`` and
+    variance ``s^2``; the expanded model ``theta ~ N(mu, s^2)`` maps back to
+    ``N(0, 1)`` by ``a <- a s``, ``d <- d + a mu`` (``a theta + d`` is
+    unchanged for ``theta = mu + s theta'``); the asymptotes do not move.
+    At the marginal maximum ``mu = 0`` and ``s = 1``, so the solution is a
+    fixed point.
+    """
+    total = float(mass.sum())
+    if not total > 0.0:
+        return params
+    mu = float(mass @ nodes) / total
+    var = float(mass @ nodes**2) / total - mu * mu
+    if not np.isfinite(var) or var <= 1e-12:
+        return params
+    out = params.copy()
+    out[:, 1] = params[:, 1] + params[:, 0] * mu
+    out[:, 0] = params[:, 0] * np.sqrt(var)
+    return out
+
+
 def probabilities(params, nodes):
     """``P(x = 1)`` per (node, item)."""
     return np.exp(log_tables(params, nodes)[0])
@@ -169,47 +192,68 @@ def _gradient_information(params, r, n, nodes, free, priors):
     return grad + prior_grad, info
 
 
-def m_step(params, r, n, nodes, free, priors, n_newton=4):
+def m_step(params, r, n, nodes, free, priors, n_newton=4, max_newton=None,
+           step_tol=1e-8):
     """Fisher scoring with backtracking on every item's objective at once.
 
     Never lowers an item's objective; the asymptotes' logits stay within
     ``+-_LOGIT_CAP`` and every step moves a parameter by at most
-    ``1 + |value|``.
+    ``1 + |value|``. ``n_newton`` steps for every item; with ``max_newton``
+    the items whose last step moved a parameter by more than ``step_tol``
+    go on, alone, up to ``max_newton`` steps in all (an M-step run to its
+    maximum: EM then needs fewer E-steps where they cost more than the
+    M-step, see :func:`._irt_fit._em_binary_grid`).
     """
     params = params.copy()
     objective = item_objective(params, r, n, nodes, free, priors)
     free = tuple(free)
-    for _ in range(n_newton):
-        grad, info = _gradient_information(params, r, n, nodes, free, priors)
-        ridge = 1e-9 * np.trace(info, axis1=1, axis2=2) + 1e-12
-        info[:, np.arange(len(free)), np.arange(len(free))] += ridge[:, None]
-        step = np.linalg.solve(info, grad[..., None])[..., 0]
-        current = params[:, free]
-        cap = (1.0 + np.abs(current)) / np.maximum(np.abs(step), 1e-300)
-        scale = np.minimum(1.0, cap.min(axis=1))
-        accepted = np.zeros(params.shape[0], dtype=bool)
-        for _halving in range(30):
-            trial = np.flatnonzero(~accepted)
-            if trial.size == 0:
+    active = np.arange(params.shape[0])
+    for iteration in range(max(n_newton, max_newton or 0)):
+        moved = _fisher_step(params, objective, active, r, n, nodes, free, priors)
+        if iteration + 1 < n_newton:
+            if np.max(moved, initial=0.0) < 1e-10:
                 break
-            candidate = params[trial].copy()
-            candidate[:, free] = current[trial] + scale[trial, None] * step[trial]
-            asymptote = [column for column in free if column >= 2]
-            candidate[:, asymptote] = np.clip(candidate[:, asymptote], -_LOGIT_CAP,
-                                              _LOGIT_CAP)
-            value = item_objective(candidate, r[:, trial], n[:, trial], nodes, free,
-                                   priors)
-            g, u = asymptotes(candidate)
-            ok = np.isfinite(value) & (g < u) & (
-                value >= objective[trial] - 1e-12 * np.abs(objective[trial]))
-            done = trial[ok]
-            params[done] = candidate[ok]
-            objective[done] = value[ok]
-            accepted[done] = True
-            scale = np.where(accepted, scale, 0.5 * scale)
-        if np.max(np.abs(params[:, free] - current)) < 1e-10:
+            continue
+        active = active[moved > step_tol]
+        if max_newton is None or active.size == 0:
             break
     return params
+
+
+def _fisher_step(params, objective, items, r, n, nodes, free, priors):
+    """One backtracked Fisher step of ``items`` (in place); returns how far
+    each item's parameters moved (largest absolute change)."""
+    if items.size < params.shape[0]:
+        r, n = r[:, items], n[:, items]
+    grad, info = _gradient_information(params[items], r, n, nodes, free, priors)
+    ridge = 1e-9 * np.trace(info, axis1=1, axis2=2) + 1e-12
+    info[:, np.arange(len(free)), np.arange(len(free))] += ridge[:, None]
+    step = np.linalg.solve(info, grad[..., None])[..., 0]
+    current = params[np.ix_(items, free)]
+    cap = (1.0 + np.abs(current)) / np.maximum(np.abs(step), 1e-300)
+    scale = np.minimum(1.0, cap.min(axis=1))
+    accepted = np.zeros(items.size, dtype=bool)
+    asymptote = [column for column in free if column >= 2]
+    for _halving in range(30):
+        trial = np.flatnonzero(~accepted)
+        if trial.size == 0:
+            break
+        candidate = params[items[trial]].copy()
+        candidate[:, free] = current[trial] + scale[trial, None] * step[trial]
+        candidate[:, asymptote] = np.clip(candidate[:, asymptote], -_LOGIT_CAP,
+                                          _LOGIT_CAP)
+        value = item_objective(candidate, r[:, trial], n[:, trial], nodes, free,
+                               priors)
+        g, u = asymptotes(candidate)
+        before = objective[items[trial]]
+        ok = np.isfinite(value) & (g < u) & (
+            value >= before - 1e-12 * np.abs(before))
+        done = trial[ok]
+        params[items[done]] = candidate[ok]
+        objective[items[done]] = value[ok]
+        accepted[done] = True
+        scale = np.where(accepted, scale, 0.5 * scale)
+    return np.max(np.abs(params[np.ix_(items, free)] - current), axis=1)
 
 
 def louis_information(params, state, outer, nodes, free, priors):

@@ -11,7 +11,7 @@ from ._em import _NOISE
 
 
 def squarem_em(params, *, e_step, em_map, objective, extrapolate, max_iter, tol,
-               n_agents, trace=None):
+               n_agents, trace=None, plain_map=None, keep_expanding=None):
     """Run EM from ``params``; returns ``(params, state, n_iter, converged)``.
 
     ``e_step(p) -> state``, ``em_map(state, p) -> p'``, ``objective(p, state)
@@ -19,6 +19,13 @@ def squarem_em(params, *, e_step, em_map, objective, extrapolate, max_iter, tol,
     E-steps; EM stops when the objective changes by at most
     ``tol * n_agents``. ``trace``: a list that receives the objective at the
     start and after every iteration (non-decreasing).
+
+    ``plain_map``: where ``em_map`` is a parameter-expanded map (an EM step
+    followed by a move that is not an ascent step of the objective, such as
+    the latent standardisation), the plain EM map: an expanded point that
+    lowers the objective is replaced by the plain one (a generalised EM step,
+    which never lowers it). ``keep_expanding(p) -> bool``: once False, the
+    run goes on with the plain map only.
     """
     state = e_step(params)
     current = objective(params, state)
@@ -31,6 +38,11 @@ def squarem_em(params, *, e_step, em_map, objective, extrapolate, max_iter, tol,
         state1 = e_step(p1)
         step = (p1, state1, objective(p1, state1))
         n_iter += 1
+        if plain_map is not None and not step[2] >= current - _NOISE * abs(current):
+            p1 = plain_map(state, params)  # the expansion lowered it: plain EM
+            state1 = e_step(p1)
+            step = (p1, state1, objective(p1, state1))
+            n_iter += 1
         if n_iter + 1 < max_iter:
             p2 = em_map(state1, p1)
             trial = extrapolate(params, p1, p2)
@@ -43,6 +55,9 @@ def squarem_em(params, *, e_step, em_map, objective, extrapolate, max_iter, tol,
         params, state, current = step
         if trace is not None:
             trace.append(current)
+        if (plain_map is not None and keep_expanding is not None
+                and not keep_expanding(params)):
+            em_map, plain_map = plain_map, None
         if n_iter >= 2 and abs(current - previous) <= tol * n_agents:
             converged = True
             break

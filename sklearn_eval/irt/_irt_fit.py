@@ -25,12 +25,15 @@ from ._binary_models import (
     prior_terms,
     reported_covariance,
     scores,
+    standardise_latent,
 )
 from ._coarse import accept_coarse, em_coarse_to_fine, single_threaded_blas
 from ._em import (
+    _RUNAWAY,
     _EMSettings,
     _occupied_nodes,
     _squarem_vector,
+    _use_rescale,
 )
 from ._em_loop import squarem_em
 from ._fit import _fit_storage, _scatter, _warn_constant_items, warn_steep_items
@@ -42,13 +45,18 @@ N_PARAMETERS = {"1PL": lambda J: J + 1, "2PL": lambda J: 2 * J,
                 "3PL": lambda J: 3 * J, "4PL": lambda J: 4 * J}
 
 
+# Fisher steps of an M-step at most where the agents answer many items: each
+# item goes on until its step is below 1e-8 (:func:`._binary_models.m_step`)
+_MAX_NEWTON = 25
+
+
 def _prior_value(params, free, priors):
     """Sum of the log-priors on the asymptotes' logits."""
     return float(prior_terms(params, free, priors)[0].sum())
 
 
 def _em_binary(data, grid, params, model, priors, max_iter, tol,
-               coarse_final=False):
+               coarse_final=False, rescale=False):
     """EM for a binary item model from ``params``; SQUAREM, monotone.
 
     Returns ``(params, loglik, n_iter, converged, grid)``; ``n_iter`` counts
@@ -57,16 +65,40 @@ def _em_binary(data, grid, params, model, priors, max_iter, tol,
     decreases. Runs on the coarse grids of :mod:`._coarse` first where they
     are accurate; with ``coarse_final`` (the default grid) the 61-node
     grid's solution is the fit where that grid integrates it exactly to
-    rounding (:func:`._coarse.accept_coarse`).
+    rounding (:func:`._coarse.accept_coarse`). ``rescale``: standardise the
+    latent scale after every M-step (:func:`_em_binary_grid`).
     """
     return em_coarse_to_fine(
-        lambda p, on, n: _em_binary_grid(data, on, p, model, priors, n, tol),
+        lambda p, on, n: _em_binary_grid(data, on, p, model, priors, n, tol,
+                                         rescale),
         params, grid, data, max_iter,
         accept=accept_coarse if coarse_final else None)
 
 
-def _em_binary_grid(data, grid, params, model, priors, max_iter, tol):
-    """:func:`_em_binary` on ``grid`` only."""
+def _em_binary_grid(data, grid, params, model, priors, max_iter, tol,
+                    rescale=False):
+    """:func:`_em_binary` on ``grid`` only.
+
+    With ``rescale`` every EM map is parameter-expanded in the latent
+    location and scale (:func:`._binary_models.standardise_latent`), as the
+    2PL's (``IRT2PL(rescale_latent=...)``): with many responses per agent the
+    posteriors are narrow and plain EM moves the items' common location and
+    scale by a small fraction of the way per E-step. Measured on 3PL draws,
+    11,785 x 4,000 at 10% observed (400 responses per agent): 90 E-steps
+    instead of 276 to the same stopping rule (4 Fisher steps per M-step).
+    An expanded point that lowers the objective is replaced by the plain EM
+    point, and a run whose discriminations pass ``_RUNAWAY`` (an item without
+    a finite maximum) goes on without the expansion.
+
+    There the posteriors carry nearly all the information, so EM's progress
+    per E-step is bounded by the M-step's: with ``rescale`` each item's
+    Fisher scoring goes on to a step below 1e-8 (at most ``_MAX_NEWTON``
+    steps, 4 otherwise). Measured on the data above: 58 E-steps and 91 s
+    instead of 90 E-steps and 137 s, 1.2 log-likelihood units higher (312 s
+    and 276 E-steps with neither). With few responses per agent (20,000 x
+    60) the longer M-step cost more than the E-steps it saved. When the fit
+    uses it: :func:`_expand_latent`.
+    """
     free = FREE[model]
 
     def e_step(p):
@@ -77,12 +109,19 @@ def _em_binary_grid(data, grid, params, model, priors, max_iter, tol):
 
     def em_map(state, p):
         r, n, nodes = _occupied_nodes(state["r"], state["n"], grid.nodes)
-        return m_step(p, r, n, nodes, free, priors)
+        return m_step(p, r, n, nodes, free, priors,
+                      max_newton=_MAX_NEWTON if rescale else None)
+
+    def expanded_map(state, p):
+        return standardise_latent(em_map(state, p), state["mass"], grid.nodes)
 
     params, state, n_iter, converged = squarem_em(
-        params, e_step=e_step, em_map=em_map, objective=objective,
+        params, e_step=e_step, em_map=expanded_map if rescale else em_map,
+        objective=objective,
         extrapolate=lambda p0, p1, p2: _squarem(p0, p1, p2, free),
-        max_iter=max_iter, tol=tol, n_agents=data.n_agents)
+        max_iter=max_iter, tol=tol, n_agents=data.n_agents,
+        plain_map=em_map if rescale else None,
+        keep_expanding=lambda p: bool(np.max(np.abs(p[:, 0])) < _RUNAWAY))
     return params, state["loglik"], n_iter, converged
 
 
@@ -119,6 +158,26 @@ def _extrapolation_scale(params, free):
         if column >= 2:
             out[:, index] = expit(out[:, index])
     return out
+
+
+# Agents from which the 3PL's EM is expanded in the latent scale (with as
+# many responses per agent as the 2PL's rule asks): measured, see below
+_EXPAND_MIN_AGENTS = 500
+
+
+def _expand_latent(data, model, settings):
+    """Whether the 3PL's EM standardises the latent scale (:func:`_em_binary_grid`).
+
+    Measured to the default stopping rule (3PL draws, CPU seconds, E-steps):
+    11,785 x 4,000 at 10% observed 91 s / 58 against 312 s / 276; 500 x 400
+    1.5 s / 20 against 4.5 s / 132; 2,000 x 300 with 30% missing 1.2 s / 24
+    against 1.7 s / 68, each ending as high or higher. Not below 500 agents
+    (80 x 200: 874 E-steps against 250, though 2.6 units higher) nor for the
+    4PL, whose likelihood has several maxima: on 500 x 400 the expanded run
+    ended at one 8 units lower than plain EM's.
+    """
+    return (model == "3PL" and data.n_agents >= _EXPAND_MIN_AGENTS
+            and _use_rescale(data, settings.rescale_latent))
 
 
 def _two_pl_start(data):
@@ -194,7 +253,8 @@ def _fit_irt_storage(data, labels, keep, rate, n_agents, *, model, priors, start
         with single_threaded_blas():
             params, loglik, n_iter, converged, grid = _em_binary(
                 data, grid, params, model, priors, settings.max_iter,
-                settings.tol, coarse_final=coarse_final)
+                settings.tol, coarse_final=coarse_final,
+                rescale=_expand_latent(data, model, settings))
             # one last pass gives the abilities and the counts of the covariance
             final = data.e_step_tables(*log_tables(params, grid.nodes), grid,
                                        moments=True)
