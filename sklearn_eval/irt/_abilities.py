@@ -47,7 +47,7 @@ def _map_block(Y, M, a, b, theta, max_iter=100):
             middle = 0.5 * (below + above)
         inside = (below < newton) & (newton < above) & (2.0 * np.abs(step) <= moved)
         new = np.where(inside | ~np.isfinite(middle), newton, middle)
-        new = np.where(done, np.where(grad == 0, theta, newton), new)
+        new = np.where(done, newton, new)  # (newton is theta where grad is 0)
         moved, last = last, np.abs(new - theta)
         theta = np.where(active, new, theta)
         active &= ~done

@@ -14,7 +14,7 @@ import numpy as np
 from scipy.special import expit, log_expit, logit
 
 from ._binary_kernels import HAVE_NUMBA, kernel
-from ._em import _check_prior
+from ._em import _check_prior, _pooled_moments
 
 # which of (a, d, gamma, upsilon) each model estimates
 FREE = {"2PL": (0, 1), "3PL": (0, 1, 2), "4PL": (0, 1, 2, 3)}
@@ -76,13 +76,10 @@ def standardise_latent(params, mass, nodes):
     At the marginal maximum ``mu = 0`` and ``s = 1``, so the solution is a
     fixed point.
     """
-    total = float(mass.sum())
-    if not total > 0.0:
+    moments = _pooled_moments(mass, nodes)
+    if moments is None:
         return params
-    mu = float(mass @ nodes) / total
-    var = float(mass @ nodes**2) / total - mu * mu
-    if not np.isfinite(var) or var <= 1e-12:
-        return params
+    mu, var = moments
     out = params.copy()
     out[:, 1] = params[:, 1] + params[:, 0] * mu
     out[:, 0] = params[:, 0] * np.sqrt(var)

@@ -64,6 +64,19 @@ class _EMResult(NamedTuple):
     converged: bool
 
 
+def _pooled_moments(mass, nodes):
+    """Mean and variance of the pooled posterior (``mass`` per node), or None
+    where it has no mass or no spread (nothing to standardise)."""
+    total = float(mass.sum())
+    if not total > 0.0:
+        return None
+    mu = float(mass @ nodes) / total
+    var = float(mass @ nodes**2) / total - mu * mu
+    if not np.isfinite(var) or var <= 1e-12:
+        return None
+    return mu, var
+
+
 def _standardise_latent(a, b, mass, nodes, scale=True):
     """Parameter-expanded EM step for the latent location and scale.
 
@@ -75,11 +88,10 @@ def _standardise_latent(a, b, mass, nodes, scale=True):
     integration; on a coarse grid with narrow posteriors (many items per
     agent) it stops the scale drift that discretisation causes.
     """
-    total = mass.sum()
-    mu = float(mass @ nodes) / total
-    var = float(mass @ nodes**2) / total - mu * mu
-    if not np.isfinite(var) or var <= 1e-12:
+    moments = _pooled_moments(mass, nodes)
+    if moments is None:
         return a, b
+    mu, var = moments
     if not scale:  # Rasch: a = 1 fixes the scale; only the location moves
         return a, b - mu
     s = np.sqrt(var)
