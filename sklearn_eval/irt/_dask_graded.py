@@ -27,11 +27,12 @@ on the workers as Dask arrays.
 import numpy as np
 from scipy import sparse
 
-from ._dask_responses import _DaskStore, _finish, _sum_parts
+from ._dask_responses import _DaskStore, _finish
 from ._graded_factors import (
     check_factors,
     code_gram,
     code_moments,
+    code_quantum,
     fit_factor_store,
     start_from_gram,
 )
@@ -81,14 +82,20 @@ def _merge_pairs(*parts):
     return np.unique(np.concatenate(parts), axis=0)
 
 
-def _part_moment_sums(part):
-    """Item-total moment sums of a partition (for the starting values)."""
-    return item_moment_sums(_part_cells(part))
+def _part_moment_sums(part, bound, n_agents):
+    """Item-total moment sums of a partition (for the starting values), on
+    the grids of all the data (added up exactly)."""
+    return item_moment_sums(_part_cells(part), bound, n_agents, grid_sum=True)
 
 
-def _part_code_gram(part, coding, moments):
+def _largest_code(codes):
+    """The largest magnitude of a category value (the moment sums' bound)."""
+    return max((float(np.max(np.abs(c), initial=0.0)) for c in codes), default=0.0)
+
+
+def _part_code_gram(part, coding, moments, quantum):
     """Gram matrix of a partition's standardised codes (the factor start)."""
-    return code_gram(_part_cells(part), coding, moments)
+    return code_gram(_part_cells(part), coding, moments, quantum)
 
 
 def _part_counts(store, coding):
@@ -101,28 +108,32 @@ def _part_agent_mean(part):
 
 
 def _part_store(part, name, coding, labels, what, chunk_size, n_nodes,
-                n_responses):
+                n_responses, n_agents):
     """The partition's indicator store; unknown categories name the partition.
 
-    ``n_responses``: the responses of all partitions (which loops it runs).
+    ``n_responses``: the responses of all partitions (which loops it runs);
+    ``n_agents``: their agents (the grids of its exact sums).
     """
     try:
         csr = indicators(_part_cells(part), coding, what, labels)
     except ValueError as exc:
         raise ValueError(f"{name}: {exc}") from None
     return _CategoricalResponses(csr, chunk_size=chunk_size, n_nodes=n_nodes,
-                                 n_responses=n_responses)
+                                 n_responses=n_responses, n_terms=n_agents)
 
 
 def _part_e_step(store, log_p, grid, counts, moments):
-    out = store.e_step(log_p, grid, counts=counts, moments=moments)
+    """The partition's E-step; ``r`` stays a ``GridSum`` (added up exactly)."""
+    out = store.e_step_sums(log_p, grid, counts=counts, moments=moments)
+    if counts:
+        out["n"] = out["r"]  # the graded store's n is its r
     if moments:
         return out
     return {key: out[key] for key in ("loglik", "r") if key in out}
 
 
 def _part_score_products(store, log_p, grid, g):
-    return store.score_products(log_p, grid, g)
+    return store.score_product_sums(log_p, grid, g)
 
 
 def _part_n_observed(store):
@@ -181,7 +192,8 @@ def _stores(data, coding, what, labels, chunk_size, n_nodes):
     """
     n_responses = int(np.sum(data.totals[1][coding.keep]))
     stores = data.built_on_workers(_part_store, what, chunk_size, n_nodes,
-                                   n_responses, shared=(coding, labels),
+                                   n_responses, data.shape[0],
+                                   shared=(coding, labels),
                                    extras=_part_names(data))
     return _DaskCategorical(data.client, stores, data.workers, data.n_rows,
                             int(coding.n_categories.sum()))
@@ -214,16 +226,13 @@ def graded_dask_data(data, model):
 
 def fit_graded_dask(checked, *, model, grid, settings, chunk_size, bound=6.0):
     """:func:`._graded_fit.fit_graded` on coded Dask input, data on the workers."""
-    from ._dask_input import _tree
 
     data, labels, codes, keep, agents = checked
     n_agents = data.shape[0]
     if grid is None:
         grid = grid_for_counts(data.totals[1], n_agents, codes, keep, bound)
     coding = make_coding(codes, keep)
-    client = data.client
-    moment_sums = client.gather(_tree(client, _sum_parts,
-                                      data.on_workers(_part_moment_sums)))
+    moment_sums = data.summed(_part_moment_sums, _largest_code(codes), n_agents)
     means = data.on_workers(_part_agent_mean)
     store = _stores(data, coding, f"IRT(model={model!r})", labels, chunk_size,
                     len(grid))
@@ -259,9 +268,11 @@ def fit_graded_factors_dask(checked, *, model, n_factors, rotation, grid,
     n_obs = float(np.sum(data.totals[1][keep]))
     # before any work on the cluster
     n_params = check_factors(coding, n_factors, n_obs, keep.size)
-    moment_sums = data.summed(_part_moment_sums)
+    largest = _largest_code(codes)
+    moment_sums = data.summed(_part_moment_sums, largest, data.shape[0])
     moments = code_moments(moment_sums, coding)
-    gram = data.summed(_part_code_gram, shared=(coding, moments))
+    gram = data.summed(_part_code_gram, code_quantum(moments, largest, data.shape[0]),
+                       shared=(coding, moments))
     means = data.on_workers(_part_agent_mean)
     store = _stores(data, coding, f"IRT(model={model!r}, n_factors={n_factors})",
                     labels, chunk_size, len(grid))

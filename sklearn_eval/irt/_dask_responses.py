@@ -18,15 +18,16 @@ merge and rounded once there, so a fit gives the same numbers whichever
 worker or thread ran which partition and however many there are (the
 double-doubles double the bytes sent; the driver merges the last two itself
 where the total is small, see :meth:`_DaskStore._gathered`, and else
-receives the rounded total); they agree with the in-memory fit (which adds
-blocks of agents in its own order) to rounding, about 1e-13 relative, not bit
-for bit. Dask is imported only here and in :mod:`._dask_input`, on Dask
-input.
+receives the rounded total). Where the partitions' own sums are exact on
+fixed grids (``GridSum``: the GRM/GPCM's counts and score products) the fit
+equals the in-memory one bit for bit; elsewhere (the in-memory fit adds its
+blocks of agents in its own order) to rounding, about 1e-13 relative. Dask
+is imported only here and in :mod:`._dask_input`, on Dask input.
 """
 
 import numpy as np
 
-from ..utils._exact_sums import exact_total, rounded
+from ..utils._exact_sums import GridSum, exact_total, rounded
 
 # Workers' partial sums are added in groups of this many (tree reduction).
 _FAN_IN = 8
@@ -95,7 +96,8 @@ def _small_part(moments):
     """
     keys = [key for key in _SUMMED if key in moments
             and not (key == "n" and moments["n"] is moments.get("r"))]
-    return {key: np.array(moments[key]) for key in keys}
+    return {key: moments[key] if isinstance(moments[key], GridSum)
+            else np.array(moments[key]) for key in keys}
 
 
 # what an E-step sums over the agents: binary, graded and continuous stores

@@ -24,6 +24,7 @@ EM is the shared SQUAREM loop (an extrapolation is kept only where it raises
 the likelihood: the log-likelihood never decreases).
 """
 
+import math
 import warnings
 from types import SimpleNamespace
 
@@ -76,11 +77,32 @@ def code_moments(sums, coding):
     return n, mean, np.sqrt(np.maximum(var - mean**2, 1e-12))
 
 
-def _standardised_codes(cells, coding, moments=None):
+def code_quantum(moments, largest, n_agents):
+    """The grid the start rounds standardised codes to: exact Gram sums.
+
+    ``moments``: :func:`code_moments` of all agents; ``largest``: the largest
+    magnitude of a category value; ``n_agents``: all the agents. A code
+    standardised by an item's mean and sd is at most ``z = 2 largest /
+    min(sd)`` in magnitude; rounded to multiples of ``2**-s`` with ``n_agents
+    z**2 4**s < 2**52``, every product of two is exact and so is any sum of
+    them, in any order: the Gram matrix does not depend on how the agents are
+    grouped (in memory or in partitions on Dask workers). The rounding moves
+    a code by at most ``2**-(s+1)`` (about 1e-4 at a million agents and ten
+    categories), which only the starting values see.
+    """
+    sd = np.asarray(moments[2], dtype=np.float64)
+    z = 2.0 * max(float(largest), 1.0) / max(float(sd.min(initial=np.inf)), 1e-12)
+    s = math.floor((52.0 - math.log2(max(int(n_agents), 1) * z * z)) / 2.0)
+    return 2.0 ** -min(s, 30)
+
+
+def _standardised_codes(cells, coding, moments=None, quantum=None):
     """Category codes centred and scaled per kept item (missing cells 0).
 
     ``moments``: :func:`code_moments` of all agents (default: of ``cells``;
-    a partition of the agents takes those of all agents).
+    a partition of the agents takes those of all agents); ``quantum``: the
+    grid of :func:`code_quantum` the codes are rounded to (default: that of
+    ``cells``).
     """
     index = np.cumsum(coding.keep) - 1
     take = coding.keep[cells.cols]
@@ -88,22 +110,26 @@ def _standardised_codes(cells, coding, moments=None):
     J = int(coding.keep.sum())
     if moments is None:
         moments = code_moments(item_moment_sums(cells), coding)
+    if quantum is None:
+        quantum = code_quantum(moments, np.max(np.abs(cells.values), initial=0.0),
+                               cells.shape[0])
     n, mean, sd = moments
-    z = (x - mean[cols]) / sd[cols]
+    z = np.round((x - mean[cols]) / sd[cols] / quantum) * quantum
     return sparse.csr_array((z, (rows, cols)), shape=(cells.shape[0], J)), n
 
 
-def code_gram(cells, coding, moments):
+def code_gram(cells, coding, moments, quantum):
     """Gram matrix of the standardised codes (kept items; sums over agents)."""
-    return gram_matrix(_standardised_codes(cells, coding, moments)[0])
+    return gram_matrix(_standardised_codes(cells, coding, moments, quantum)[0])
 
 
 def factor_start(cells, coding, model, n_factors, rng=None):
     """Starting ``(a_1..a_m, d_1..)`` and the mask of the anchors' loadings.
 
     Slopes from the principal components of the standardised codes (as the
-    multidimensional 2PL), intercepts reproducing each item's category
-    proportions (:func:`._graded.start_values`), then the anchor rotation of
+    multidimensional 2PL; the codes on the grid of :func:`code_quantum`),
+    intercepts reproducing each item's category proportions
+    (:func:`._graded.start_values`), then the anchor rotation of
     :func:`._multidim.anchor_constraint`. The components are exact up to
     :data:`._multidim.GRAM_ITEMS` items, from a randomized SVD seeded by
     ``rng`` beyond.

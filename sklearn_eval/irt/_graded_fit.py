@@ -18,6 +18,7 @@ from scipy import sparse
 from sklearn.exceptions import ConvergenceWarning
 
 from ..utils import check_empty_agents, check_result_matrix
+from ..utils._exact_sums import GridSum, cut, grid_constants
 from ..utils._protocol import column_labels
 from ..utils._sklearn_compat import _get_feature_names
 from ..utils._sparse import check_sparse_result, is_sparse_input
@@ -331,20 +332,32 @@ def _item_total_correlation(cells, coding):
     return correlation_of(item_moment_sums(cells), coding)
 
 
-def item_moment_sums(cells):
+def item_moment_sums(cells, bound=None, n_terms=None, grid_sum=False):
     """Per item: n, sum x, sum t, sum x t, sum x^2, sum t^2 (6 x n_items).
 
     ``x`` the code, ``t`` the agent's mean code; sums over agents add up
-    across partitions of agents.
+    across partitions of agents. They are summed on fixed grids (exact in
+    any order, :class:`sklearn_eval.utils._exact_sums.GridSum`) set by
+    ``bound`` (the largest ``|x|`` of all the data; default: of ``cells``)
+    and ``n_terms`` (all the agents; default: those of ``cells``), so the
+    starting values of a fit do not depend on how its agents are grouped.
+    ``grid_sum``: return the ``GridSum`` (a partition's share), not its value.
     """
     n_agents, n_items = cells.shape
+    if bound is None:
+        bound = float(np.max(np.abs(cells.values), initial=0.0))
+    consts = grid_constants(max(bound * bound, bound, 1.0),
+                            n_agents if n_terms is None else n_terms)
     with np.errstate(invalid="ignore", divide="ignore"):
         total = np.bincount(cells.rows, weights=cells.values, minlength=n_agents)
         total /= np.bincount(cells.rows, minlength=n_agents)
     t, x = total[cells.rows], cells.values
-    return np.stack([np.bincount(cells.cols, weights=w, minlength=n_items)
-                     .astype(np.float64)
-                     for w in (None, x, t, x * t, x * x, t * t)])
+    ones = np.ones_like(x)
+    sums = GridSum(np.stack([
+        np.stack([np.bincount(cells.cols, weights=piece, minlength=n_items)
+                  for piece in cut(w, consts)])
+        for w in (ones, x, t, x * t, x * x, t * t)], axis=1))
+    return sums if grid_sum else sums.value()
 
 
 def correlation_of(sums, coding):

@@ -61,27 +61,46 @@ def agent_posterior(indptr, cols, i, log_pt, log_w, post):
     return peak + math.log(mass)
 
 
-def posterior_rows(indptr, cols, log_pt, log_w, nodes, counts, moments, r,
-                   lse, mean, sd):
+def cut_posterior(post, consts, pieces):
+    """``post`` cut into ``pieces`` (n_grids, n_nodes) on the grids of ``consts``.
+
+    Piece ``k`` is what the grids before left, rounded to grid ``k``
+    (``(v + c) - c``); see :func:`sklearn_eval.utils._exact_sums.cut`.
+    """
+    for q in range(post.shape[0]):
+        rest = post[q]
+        for k in range(consts.shape[0]):
+            piece = (rest + consts[k]) - consts[k]
+            pieces[k, q] = piece
+            rest -= piece
+
+
+def posterior_rows(indptr, cols, log_pt, log_w, nodes, counts, moments, consts,
+                   r, lse, mean, sd):
     """E-step sums of the agents of a CSR block; returns their log-likelihood.
 
     ``log_pt`` (n_columns, n_nodes): log probability of every indicator
-    column's category at every node. With ``counts`` the posteriors are added
-    to ``r`` (n_columns, n_nodes) at the agents' columns; with ``moments``
-    each agent's log marginal likelihood, posterior mean and sd are written
-    to ``lse``, ``mean`` and ``sd``.
+    column's category at every node. With ``counts`` the posteriors, cut on
+    the grids of ``consts``, are added to ``r`` (n_grids, n_columns,
+    n_nodes) at the agents' columns (exact sums); with ``moments`` each
+    agent's log marginal likelihood, posterior mean and sd are written to
+    ``lse``, ``mean`` and ``sd``.
     """
     n_nodes = log_w.shape[0]
+    n_grids = consts.shape[0]
     post = np.empty(n_nodes)
+    pieces = np.empty((n_grids, n_nodes))
     total = 0.0
     for i in range(indptr.shape[0] - 1):
         value = _posterior_jit(indptr, cols, i, log_pt, log_w, post)
         total += value
         if counts:
+            _cut_jit(post, consts, pieces)
             for e in range(indptr[i], indptr[i + 1]):
                 c = cols[e]
-                for q in range(n_nodes):
-                    r[c, q] += post[q]
+                for k in range(n_grids):
+                    for q in range(n_nodes):
+                        r[k, c, q] += pieces[k, q]
         if moments:
             m = 0.0
             for q in range(n_nodes):
@@ -95,15 +114,17 @@ def posterior_rows(indptr, cols, log_pt, log_w, nodes, counts, moments, r,
     return total
 
 
-def score_rows(indptr, cols, log_pt, log_w, g, outer):
+def score_rows(indptr, cols, log_pt, log_w, g, consts, outer):
     """Per column, ``sum_i E_i[s] E_i[s]^T`` of a CSR block's agents.
 
     ``g`` (n_columns, n_params, n_nodes): the score of every column's
-    category at every node; ``outer`` (n_columns, n_params, n_params) is
-    added to.
+    category at every node; ``outer`` (n_grids, n_columns, n_params,
+    n_params) is added to, every product cut on the grids of ``consts``
+    (exact sums).
     """
     n_nodes = log_w.shape[0]
     n_params = g.shape[1]
+    n_grids = consts.shape[0]
     post = np.empty(n_nodes)
     expected = np.empty(n_params)
     for i in range(indptr.shape[0] - 1):
@@ -117,12 +138,17 @@ def score_rows(indptr, cols, log_pt, log_w, g, outer):
                 expected[p] = s
             for p in range(n_params):
                 for t in range(n_params):
-                    outer[c, p, t] += expected[p] * expected[t]
+                    rest = expected[p] * expected[t]
+                    for k in range(n_grids):
+                        piece = (rest + consts[k]) - consts[k]
+                        outer[k, c, p, t] += piece
+                        rest -= piece
 
 
 HAVE_NUMBA = numba_wanted()
 _PYTHON = {"posterior_rows": posterior_rows, "score_rows": score_rows}
-_KERNELS = KernelSet(_PYTHON, globals(), {"_posterior_jit": agent_posterior})
+_KERNELS = KernelSet(_PYTHON, globals(), {"_posterior_jit": agent_posterior,
+                                          "_cut_jit": cut_posterior})
 
 
 def compiled_for(n_responses, n_nodes):
@@ -137,3 +163,4 @@ def kernel(name):
 
 # the pure-Python loops call the helper as it is
 _posterior_jit = agent_posterior
+_cut_jit = cut_posterior

@@ -21,6 +21,7 @@ transposed copy): the GRM fit above with 10% missing, warm, one thread,
 
 import numpy as np
 
+from ..utils._exact_sums import GridSum, cut, grid_constants
 from ._blocks import run_chunks
 from ._graded_kernels import compiled_for, kernel
 
@@ -37,13 +38,22 @@ class _CategoricalResponses:
     ``n_responses``: the responses of the whole fit when the store holds a
     partition of them (on a Dask worker; default: its own). Whether the
     compiled loops pay off is decided on it: their loading cost is paid once
-    per process, not per partition.
+    per process, not per partition. ``n_terms``: the agents of the whole
+    fit (default: its own), which sets the grids of the sums over agents.
+
+    The expected counts and the score products are summed on fixed grids
+    (:class:`sklearn_eval.utils._exact_sums.GridSum`): exact in any order,
+    so an in-memory fit and a fit whose agents sit in partitions on Dask
+    workers add the very same numbers and agree bit for bit.
     """
 
     def __init__(self, csr, *, chunk_size=None, parallel=None, n_nodes=121,
-                 n_responses=None):
+                 n_responses=None, n_terms=None):
         self.csr = csr
         self.n_agents, self.n_columns = csr.shape
+        self.n_terms = self.n_agents if n_terms is None else int(n_terms)
+        # posteriors are at most 1
+        self._constants = grid_constants(1.0, self.n_terms)
         self.parallel = parallel
         rows = chunk_size or max(1, _BLOCK_ENTRIES // max(n_nodes, self.n_columns, 1))
         self.blocks = [slice(start, min(start + rows, self.n_agents))
@@ -68,23 +78,28 @@ class _CategoricalResponses:
         as ``n``: a column is observed exactly where it is 1) with
         ``counts``; ``mean``, ``sd``, ``per_agent`` with ``moments``.
         """
+        out = self.e_step_sums(log_p, grid, counts=counts, moments=moments)
+        if counts:
+            out["r"] = out["n"] = out["r"].value()
+        return out
+
+    def e_step_sums(self, log_p, grid, *, counts=True, moments=False):
+        """:meth:`e_step` with ``r`` as a ``GridSum`` (to add up exactly)."""
+        consts = self._constants
         if self.compiled:
             log_pt = np.ascontiguousarray(log_p.T)
             log_w = np.ascontiguousarray(grid.log_weights)
             nodes = np.ascontiguousarray(grid.nodes, dtype=np.float64)
-            arguments = [(indptr, cols, log_pt, log_w, nodes, counts, moments)
+            arguments = [(indptr, cols, log_pt, log_w, nodes, counts, moments, consts)
                          for indptr, cols in self._parts]
             parts = run_chunks(self.parallel, _compiled_e_step_block, arguments)
         else:
             arguments = [(rows, by_column, log_p, grid.log_weights, grid.nodes,
-                          counts, moments) for rows, by_column in self._parts]
+                          counts, moments, consts) for rows, by_column in self._parts]
             parts = run_chunks(self.parallel, _e_step_block, arguments)
         out = {"loglik": float(sum(part[0] for part in parts))}
         if counts:
-            r = parts[0][1]
-            for part in parts[1:]:
-                r = r + part[1]
-            out["r"] = out["n"] = r
+            out["r"] = sum((part[1] for part in parts[1:]), parts[0][1])
         if moments:
             for key, index in (("mean", 2), ("sd", 3), ("per_agent", 4)):
                 out[key] = np.concatenate([part[index] for part in parts])
@@ -95,15 +110,25 @@ class _CategoricalResponses:
 
         ``g``: (n_nodes, n_columns, n_params) scores of the column's category.
         """
+        return self.score_product_sums(log_p, grid, g).value()
+
+    def score_product_sums(self, log_p, grid, g):
+        """:meth:`score_products` as a ``GridSum`` (to add up exactly).
+
+        A product of expected scores is at most the largest squared score.
+        """
+        bound = float(np.max(np.abs(g), initial=0.0)) ** 2
+        consts = grid_constants(bound, self.n_terms)
         if self.compiled:
             log_pt = np.ascontiguousarray(log_p.T)
             g_t = np.ascontiguousarray(np.transpose(g, (1, 2, 0)))
             log_w = np.ascontiguousarray(grid.log_weights)
-            arguments = [(indptr, cols, log_pt, log_w, g_t)
+            arguments = [(indptr, cols, log_pt, log_w, g_t, consts)
                          for indptr, cols in self._parts]
             parts = run_chunks(self.parallel, _compiled_score_block, arguments)
         else:
-            arguments = [(rows, log_p, grid.log_weights, g) for rows, _ in self._parts]
+            arguments = [(rows, log_p, grid.log_weights, g, consts)
+                         for rows, _ in self._parts]
             parts = run_chunks(self.parallel, _score_block, arguments)
         return sum(parts[1:], parts[0])
 
@@ -115,22 +140,24 @@ def _block_arrays(csr, block):
     return indptr, np.ascontiguousarray(csr.indices[start:stop], dtype=np.int64)
 
 
-def _compiled_e_step_block(indptr, cols, log_pt, log_w, nodes, counts, moments):
+def _compiled_e_step_block(indptr, cols, log_pt, log_w, nodes, counts, moments,
+                           consts):
     """:func:`_e_step_block` by the compiled loop (runs on a worker)."""
     n_rows = indptr.shape[0] - 1
-    r = np.zeros(log_pt.shape) if counts else np.zeros((0, 0))
+    r = np.zeros((len(consts),) + log_pt.shape) if counts else np.zeros((0, 0, 0))
     lse, mean, sd = (np.empty(n_rows if moments else 0) for _ in range(3))
     loglik = kernel("posterior_rows")(indptr, cols, log_pt, log_w, nodes, counts,
-                                      moments, r, lse, mean, sd)
+                                      moments, consts, r, lse, mean, sd)
     summary = (mean, sd, lse) if moments else (None, None, None)
-    return (float(loglik), r.T if counts else None, *summary)
+    return (float(loglik), GridSum(r.transpose(0, 2, 1)) if counts else None,
+            *summary)
 
 
-def _compiled_score_block(indptr, cols, log_pt, log_w, g_t):
+def _compiled_score_block(indptr, cols, log_pt, log_w, g_t, consts):
     """:func:`_score_block` by the compiled loop (runs on a worker)."""
-    outer = np.zeros((log_pt.shape[0], g_t.shape[1], g_t.shape[1]))
-    kernel("score_rows")(indptr, cols, log_pt, log_w, g_t, outer)
-    return outer
+    outer = np.zeros((len(consts), log_pt.shape[0], g_t.shape[1], g_t.shape[1]))
+    kernel("score_rows")(indptr, cols, log_pt, log_w, g_t, consts, outer)
+    return GridSum(outer)
 
 
 def _posteriors(rows, log_p, log_w):
@@ -144,10 +171,12 @@ def _posteriors(rows, log_p, log_w):
     return (peak + np.log(total)).ravel(), table
 
 
-def _e_step_block(rows, by_column, log_p, log_w, nodes, counts, moments):
+def _e_step_block(rows, by_column, log_p, log_w, nodes, counts, moments, consts):
     """E-step sums of one block of agents (runs on a worker)."""
     lse, post = _posteriors(rows, log_p, log_w)
-    r = (by_column @ post).T if counts else None
+    r = None
+    if counts:  # pieces on the grids: their sparse products are exact
+        r = GridSum(np.stack([(by_column @ piece).T for piece in cut(post, consts)]))
     summary = (None, None, None)
     if moments:
         mean = post @ nodes
@@ -156,18 +185,40 @@ def _e_step_block(rows, by_column, log_p, log_w, nodes, counts, moments):
     return (float(lse.sum()), r, *summary)
 
 
-def _score_block(rows, log_p, log_w, g):
+# Responses per piece of the score products' expected scores (numpy path).
+_SCORE_CELLS = 2**14
+
+
+def _expected_scores(post, coo, g):
+    """Every response's expected scores ``sum_q post[i, q] g[q, c, :]``.
+
+    Row by row in numpy's own reduction, so an agent's value does not depend
+    on its place in the block (a matrix product's rounding can: BLAS treats
+    the rows at a block's edge apart), in pieces of responses.
+    """
+    n_params = g.shape[2]
+    g_t = np.ascontiguousarray(np.transpose(g, (1, 2, 0)))  # (columns, params, nodes)
+    out = np.empty((coo.row.size, n_params))
+    for start in range(0, coo.row.size, _SCORE_CELLS):
+        cells = slice(start, start + _SCORE_CELLS)
+        weights = post[coo.row[cells]]
+        for p in range(n_params):
+            out[cells, p] = (weights * g_t[coo.col[cells], p]).sum(axis=1)
+    return out
+
+
+def _score_block(rows, log_p, log_w, g, consts):
     """Score products of one block of agents (runs on a worker)."""
     _, post = _posteriors(rows, log_p, log_w)
     coo = rows.tocoo()
     n_params = g.shape[2]
-    expected = np.stack([(post @ g[:, :, p])[coo.row, coo.col]
-                         for p in range(n_params)], axis=1)
-    outer = np.zeros((rows.shape[1], n_params, n_params))
+    expected = _expected_scores(post, coo, g)
+    outer = np.zeros((len(consts), rows.shape[1], n_params, n_params))
     for p in range(n_params):
         for q in range(p, n_params):
-            weights = expected[:, p] * expected[:, q]
-            outer[:, p, q] = np.bincount(coo.col, weights=weights,
-                                         minlength=rows.shape[1])
-            outer[:, q, p] = outer[:, p, q]
-    return outer
+            pieces = cut(expected[:, p] * expected[:, q], consts)
+            for k, piece in enumerate(pieces):
+                outer[k, :, p, q] = np.bincount(coo.col, weights=piece,
+                                                minlength=rows.shape[1])
+                outer[k, :, q, p] = outer[k, :, p, q]
+    return GridSum(outer)

@@ -15,11 +15,25 @@ terms of one sign, more where they cancel to nearly nothing.
 
 Partial results are nested dicts, tuples and lists of float arrays and
 scalars; integer and boolean leaves are added exactly as they are.
+
+Where a sum over agents feeds an estimate whose error the data amplify (the
+inverse information of a nearly empty category, a barely identified
+loading), rounding the total correctly is not enough: the two fits must add
+the very same numbers. :class:`GridSum` does that for terms with a known
+bound: every term is cut into ``k`` pieces on fixed grids (:func:`cut`,
+:func:`grid_constants`), each piece a multiple of its grid's unit, so sums
+of pieces are exact in float64 in any order and any grouping (in blocks of
+agents, in BLAS, on workers), and the total is formed from the ``k`` exact
+sums the same way everywhere. What lies below the finest grid (at most
+``2**-61`` of the bound per term) is dropped the same way everywhere.
 """
+
+import math
 
 import numpy as np
 
-__all__ = ["DoubleDouble", "exact_add", "exact_total", "rounded"]
+__all__ = ["DoubleDouble", "GridSum", "cut", "exact_add", "exact_total",
+           "grid_constants", "rounded"]
 
 
 def _two_sum(a, b):
@@ -73,6 +87,83 @@ class DoubleDouble:
         return float(total) if self.scalar else total
 
 
+# Finest grid unit, relative to the terms' bound: terms are kept to this.
+_RESOLUTION = 2.0**-60
+
+
+def grid_constants(bound, n_terms):
+    """The constants that cut terms onto fixed grids (see :func:`cut`).
+
+    ``bound``: the largest magnitude of a term; ``n_terms``: the most terms
+    one sum takes (the agents of the whole fit). Returns ``1.5 * U_k`` per
+    grid: grid ``k`` holds the multiples of ``u_k = U_k * 2**-52`` up to
+    ``U_k``, so any partial sum of pieces on it (at most ``n_terms`` pieces
+    of at most half the unit of the grid before) is exact. Grids are added
+    until ``u_k <= 2**-60 * bound``: two up to about two million terms.
+    Both fits of the same data get the same constants from the same bound
+    and count.
+    """
+    bound = float(bound)
+    n_terms = max(int(n_terms), 2)
+    if not np.isfinite(bound) or bound <= 0.0:
+        bound = 1.0
+    constants = []
+    # twice the largest partial sum on the first grid: a piece may exceed the
+    # bound by half a unit
+    top = 2.0 * n_terms * bound
+    while True:
+        U = 2.0 ** math.ceil(math.log2(top))
+        constants.append(1.5 * U)
+        unit = U * 2.0**-52
+        if unit <= _RESOLUTION * bound or len(constants) == 8:
+            return np.array(constants)
+        top = n_terms * unit  # twice the sum of pieces of at most unit / 2
+
+
+def cut(values, constants):
+    """``values`` cut into pieces on the grids of ``constants`` (leading axis).
+
+    Piece ``k`` is what the grids before left, rounded to the multiples of
+    grid ``k``'s unit (``(v + c) - c``, exact in IEEE arithmetic); the rest
+    below the last unit is dropped. Sums of the pieces along any axis, in
+    any order, are exact.
+    """
+    values = np.asarray(values, dtype=np.float64)
+    out = np.empty((len(constants),) + values.shape)
+    rest = values
+    for k, c in enumerate(constants):
+        piece = (rest + c) - c
+        out[k] = piece
+        rest = rest - piece
+    return out
+
+
+class GridSum:
+    """Exact sums of pieces on fixed grids (see :func:`cut`): ``parts[k]``.
+
+    Adding two is exact in any order; :meth:`value` forms the float64 total
+    from the pieces' sums, finest first, the same way in every fit.
+    """
+
+    __slots__ = ("parts",)
+
+    def __init__(self, parts):
+        self.parts = np.asarray(parts, dtype=np.float64)
+
+    def __add__(self, other):
+        return GridSum(self.parts + other.parts)
+
+    def __sizeof__(self):
+        return object.__sizeof__(self) + self.parts.nbytes
+
+    def value(self):
+        """The float64 total of the pieces' sums, finest grid first."""
+        total = self.parts[-1]
+        for k in range(len(self.parts) - 2, -1, -1):
+            total = total + self.parts[k]
+        return total
+
+
 def _is_float(x):
     return (isinstance(x, (float, np.floating))
             or (isinstance(x, np.ndarray) and np.issubdtype(x.dtype, np.floating)))
@@ -80,7 +171,7 @@ def _is_float(x):
 
 def _lift(x):
     """``x`` with its float leaves as :class:`DoubleDouble`."""
-    if isinstance(x, DoubleDouble):
+    if isinstance(x, (DoubleDouble, GridSum)):
         return x
     if isinstance(x, dict):
         return {key: _lift(value) for key, value in x.items()}
@@ -117,7 +208,7 @@ def exact_total(*parts):
 
 def rounded(x):
     """A partial result with its double-doubles rounded once to float64."""
-    if isinstance(x, DoubleDouble):
+    if isinstance(x, (DoubleDouble, GridSum)):
         return x.value()
     if isinstance(x, dict):
         return {key: rounded(value) for key, value in x.items()}

@@ -44,12 +44,14 @@ def _column(model):
 
 
 def _assert_same_fit(fit, memory_fit, X_dask, X_memory):
-    """Likelihood, abilities, predictions and item parameters to 1e-10
-    (measured: within 2e-12); the (Louis) standard errors to 2e-9 relative
-    (measured: within 6e-11, and 5e-10 for an item with a collapsed
-    category, whose information nearly cancels). The in-memory fit adds its
-    blocks of agents in another order than the partitions' exact sums, so
-    the two agree to rounding, which the information's inverse amplifies."""
+    """Likelihood, abilities, predictions, item parameters and their (Louis)
+    standard errors to 1e-10 (measured: item parameters bit for bit,
+    standard errors within 1e-15, also for an item with a collapsed category,
+    whose information nearly cancels). Every sum over agents behind the
+    parameters (the starting values' moments, the E-step's counts, the
+    score products) is exact on fixed grids, so the in-memory blocks and the
+    partitions add the very same numbers; before, they agreed to rounding,
+    which that item's inverse information amplified to 5e-10."""
     assert_allclose(fit.log_likelihood_, memory_fit.log_likelihood_, rtol=1e-10)
     assert fit.n_iter_ == memory_fit.n_iter_
     assert fit.bic_ == pytest.approx(memory_fit.bic_, rel=1e-10)
@@ -57,7 +59,7 @@ def _assert_same_fit(fit, memory_fit, X_dask, X_memory):
         assert_allclose(getattr(fit, name), getattr(memory_fit, name), rtol=1e-10,
                         atol=1e-12, err_msg=name)
     for name in ("discrimination_se_", "difficulty_se_", _column(fit)[:-1] + "_se_"):
-        assert_allclose(getattr(fit, name), getattr(memory_fit, name), rtol=2e-9,
+        assert_allclose(getattr(fit, name), getattr(memory_fit, name), rtol=1e-10,
                         err_msg=name)
     assert_same_agents(fit, memory_fit, "mean_category")
     np.testing.assert_array_equal(fit.n_categories_, memory_fit.n_categories_)

@@ -90,6 +90,52 @@ def test_loops_equal_sparse_products(seed, n_agents, n_items, n_categories,
                                        rtol=1e-11, atol=1e-12)
 
 
+@settings(max_examples=25, deadline=None)
+@given(seed=st.integers(0, 2**32 - 1), n_agents=st.integers(2, 60),
+       n_items=st.integers(1, 6), n_categories=st.integers(2, 5),
+       observed=st.sampled_from([0.2, 0.7, 1.0]), n_nodes=st.integers(2, 31),
+       chunk_size=st.sampled_from([1, 3, 7]), data=st.data())
+def test_sums_do_not_depend_on_how_agents_are_grouped(
+        seed, n_agents, n_items, n_categories, observed, n_nodes, chunk_size, data):
+    """On each path, the expected counts and the score products are the same
+    bit for bit whatever the blocks, the order of the agents, or a split of
+    them into stores whose sums are added (as Dask partitions are): they are
+    exact sums on fixed grids set by the agents of the whole fit."""
+    rng = np.random.default_rng(seed)
+    csr = _indicator_matrix(rng, n_agents, n_items, n_categories, observed)
+    grid = _grid(n_nodes, rng)
+    log_p = np.log(rng.dirichlet(np.ones(n_categories), (n_nodes, n_items)))
+    log_p = log_p.reshape(n_nodes, -1)
+    g = rng.normal(size=(n_nodes, csr.shape[1], 3)) * 10.0 ** rng.integers(-3, 4)
+    order = np.array(data.draw(st.permutations(range(n_agents))))
+    split = data.draw(st.integers(1, n_agents - 1))
+    with pytest.MonkeyPatch.context() as monkeypatch:
+        for python in (False, True):
+            if python:
+                monkeypatch.setattr(_graded_kernels, "HAVE_NUMBA", False)
+            for store in _stores(csr, n_nodes, monkeypatch):
+                whole_r = store.e_step(log_p, grid)["r"]
+                whole_g = store.score_products(log_p, grid, g)
+                compiled = store.compiled
+                monkeypatch.setattr(_graded_store, "compiled_for",
+                                    lambda *args, c=compiled: c)
+                other = _CategoricalResponses(csr[order], n_nodes=n_nodes,
+                                              chunk_size=chunk_size)
+                np.testing.assert_array_equal(other.e_step(log_p, grid)["r"], whole_r)
+                np.testing.assert_array_equal(
+                    other.score_products(log_p, grid, g), whole_g)
+                parts = [_CategoricalResponses(csr[rows], n_nodes=n_nodes,
+                                               n_terms=n_agents)
+                         for rows in (order[:split], order[split:])]
+                r = sum((part.e_step_sums(log_p, grid)["r"] for part in parts[1:]),
+                        parts[0].e_step_sums(log_p, grid)["r"])
+                products = sum((part.score_product_sums(log_p, grid, g)
+                                for part in parts[1:]),
+                               parts[0].score_product_sums(log_p, grid, g))
+                np.testing.assert_array_equal(r.value(), whole_r)
+                np.testing.assert_array_equal(products.value(), whole_g)
+
+
 def test_counts_add_up_to_responses(loop_kind, monkeypatch):
     """Each response's posterior sums to one: counts per column = its responses."""
     rng = np.random.default_rng(3)
@@ -121,6 +167,34 @@ def test_fit_is_the_same_on_both_paths(model, loop_kind, monkeypatch):
                                b.task_table().filter(like="_se").to_numpy(float),
                                rtol=1e-9, atol=1e-12)
     np.testing.assert_allclose(a.transform(X), b.transform(X), atol=1e-10)
+
+
+@pytest.mark.parametrize(("model", "n_factors"), [("GRM", 1), ("GPCM", 1),
+                                                 ("GRM", 2)])
+def test_fit_does_not_depend_on_blocks_threads_or_agent_order(model, n_factors,
+                                                             loop_kind):
+    """Item parameters and their standard errors are the same bit for bit
+    with any block size, on threads, and with the agents in another order:
+    every sum over agents behind them is exact (the user guide's promise that
+    a Dask fit equals the in-memory one rests on it). The log-likelihood is a
+    plain sum, equal to rounding."""
+    X, _, _ = simulate(model, 300, 6, 4, seed=5, missing=0.2)
+    order = np.random.default_rng(0).permutation(X.shape[0])
+    params = {"model": model, "n_factors": n_factors, "tol": 1e-6}
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        fits = [IRT(**params).fit(X), IRT(**params, chunk_size=7).fit(X),
+                IRT(**params, chunk_size=50, n_jobs=2).fit(X),
+                IRT(**params).fit(X[order])]
+    column = "thresholds" if model == "GRM" else "steps"
+    names = ("discrimination_", f"{column}_", "discrimination_se_", f"{column}_se_")
+    for fit in fits[1:]:
+        assert fit.log_likelihood_ == pytest.approx(fits[0].log_likelihood_,
+                                                    rel=1e-13)
+        assert fit.n_iter_ == fits[0].n_iter_
+        for name in names:
+            np.testing.assert_array_equal(getattr(fit, name), getattr(fits[0], name),
+                                          err_msg=name)
 
 
 def test_small_stores_keep_the_numpy_path(monkeypatch):

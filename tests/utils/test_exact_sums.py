@@ -5,6 +5,7 @@ ran). Double-double accumulation: Knuth, The Art of Computer Programming 2,
 available precision"."""
 
 import math
+from fractions import Fraction
 
 import numpy as np
 from hypothesis import given, settings
@@ -110,3 +111,71 @@ def test_size_counts_both_arrays():
         assert arrays <= sys.getsizeof(x) <= arrays + 200
         total = exact_total({"r": np.ones(shape)}, {"r": np.ones(shape)})
         assert sys.getsizeof(total["r"]) == sys.getsizeof(x)
+
+
+# ------------------------------------------------------- sums on fixed grids
+def _grid_total(pieces, order, cuts):
+    """Pieces (grids x terms) summed in ``order``, in groups cut at ``cuts``."""
+    from sklearn_eval.utils._exact_sums import GridSum
+
+    ordered = pieces[:, order]
+    bounds = [0, *sorted(set(cuts)), ordered.shape[1]]
+    groups = [GridSum(ordered[:, a:b].sum(axis=1))
+              for a, b in zip(bounds[:-1], bounds[1:], strict=True) if b > a]
+    return rounded(exact_total(*groups))
+
+
+@settings(max_examples=200, deadline=None)
+@given(data=st.data(), n=st.integers(1, 300),
+       scale=st.sampled_from([1e-300, 1e-8, 1.0, 7.5, 3e5]),
+       power=st.integers(1, 40), n_terms=st.sampled_from([None, 10**4, 10**8]))
+def test_grid_sums_are_the_same_in_any_order_and_grouping(data, n, scale, power,
+                                                          n_terms):
+    """Terms of one sign or mixed, spread over many binades (``u**power``):
+    every order and grouping of their pieces gives the same float64, within
+    the documented error of the exact sum (terms below the finest grid
+    dropped: at most ``2**-61`` of the bound each, plus the final rounding)."""
+    from sklearn_eval.utils._exact_sums import cut, grid_constants
+
+    seed = data.draw(st.integers(0, 2**32 - 1))
+    rng = np.random.default_rng(seed)
+    terms = scale * rng.random(n) ** power * rng.choice([-1.0, 1.0], n)
+    bound = float(np.max(np.abs(terms), initial=0.0)) or 1.0
+    consts = grid_constants(bound, n if n_terms is None else n_terms)
+    pieces = cut(terms, consts)
+    order = data.draw(st.permutations(range(n)))
+    cuts = data.draw(st.lists(st.integers(0, n), max_size=6))
+    total = _grid_total(pieces, list(order), cuts)
+    assert total == _grid_total(pieces, list(range(n)), [])
+    exact = math.fsum(terms)
+    assert abs(total - exact) <= n * 2.0**-61 * bound + 2.0**-52 * abs(exact)
+
+
+def test_grids_are_exact_at_their_capacity():
+    """``n_terms`` terms at the bound (the largest partial sums) still add
+    exactly, and pieces reassemble a term to within the finest unit."""
+    from sklearn_eval.utils._exact_sums import GridSum, cut, grid_constants
+
+    for n_terms, expected in ((2, 2), (2**21, 2), (2**22, 3), (10**9, 3)):
+        consts = grid_constants(1.0, n_terms)
+        assert len(consts) == expected
+        units = consts / 1.5 * 2.0**-52
+        assert units[-1] <= 2.0**-60
+        v = np.nextafter(1.0, 0.0) * (1 - 2.0**-40)
+        pieces = cut(np.full(3, v), consts)
+        assert abs(pieces.sum(axis=0)[0] - v) <= units[-1] / 2
+        # the largest partial sums of every grid are exact: n_terms pieces
+        # at the bound, and n_terms rests of half the unit before
+        largest = [pieces[0, 0]] + [u / 2 for u in units[:-1]]
+        for piece in largest:
+            assert Fraction(piece * n_terms) == Fraction(piece) * n_terms
+        assert GridSum(pieces).value()[0] == pieces[1:, 0].sum() + pieces[0, 0]
+
+
+def test_grid_sum_size_and_value():
+    from sklearn_eval.utils._exact_sums import GridSum
+
+    total = GridSum(np.array([[1.0, 2.0], [2.0**-60, 0.0]]))
+    assert (total + total).value().tolist() == [2.0 + 2.0**-59, 4.0]
+    assert total.__sizeof__() >= total.parts.nbytes
+    assert rounded({"r": total})["r"].tolist() == [1.0, 2.0]
