@@ -148,3 +148,69 @@ def test_longer_m_step_goes_further(seed, model):
         # the typical item (some have no finite maximum: the 4PL's upper
         # asymptote at its cap, a ridge in a, where the step grows as it goes)
         assert np.median(fisher_step(full)) < 1e-3 * np.median(fisher_step(four))
+
+
+def _at_the_bound(seed, model, priors):
+    """Items whose maximum has g in (0.05, 0.35) (and u in (0.8, 0.97)), and
+    a start as EM leaves them after an early M-step put the asymptote at the
+    bound: logit -18 (+18), with a and d at their best for that asymptote.
+    Returns the counts, nodes, start, and each item's objective at the start
+    and at its maximum."""
+    rng = np.random.default_rng(seed)
+    J, nodes = 10, np.linspace(-4, 4, 41)
+    truth = np.column_stack([rng.lognormal(0, 0.3, J), rng.normal(-0.5, 1, J),
+                             logit(rng.uniform(0.05, 0.35, J)),
+                             logit(rng.uniform(0.8, 0.97, J)) if model == "4PL"
+                             else np.full(J, np.inf)])
+    n = np.round(400 * expit(-0.5 * nodes**2)[:, None] * np.ones((1, J)))
+    r = n * probabilities(truth, nodes)  # expected counts: the maximum is the truth
+    free = FREE[model]
+    start = truth.copy()
+    start[:, 2] = -18.0
+    if model == "4PL":
+        start[:, 3] = 18.0
+    start = m_step(start, r, n, nodes, (0, 1), priors, max_newton=200)
+    before = item_objective(start, r, n, nodes, free, priors)
+    best = item_objective(m_step(truth, r, n, nodes, free, priors, max_newton=200),
+                          r, n, nodes, free, priors)
+    return r, n, nodes, start, before, best
+
+
+def _m_step_objectives(monkeypatch, restart, r, n, nodes, start, model, priors):
+    from sklearn_eval.irt import _binary_models
+
+    monkeypatch.setattr(_binary_models, "_AT_BOUND", 8.0 if restart else np.inf)
+    free = FREE[model]
+    return item_objective(m_step(start, r, n, nodes, free, priors, max_newton=25),
+                          r, n, nodes, free, priors)
+
+
+@settings(max_examples=30, deadline=None)
+@given(seed=st.integers(0, 2**31 - 1), model=st.sampled_from(["3PL", "4PL"]),
+       priors=st.sampled_from([{}, _PRIORS]))
+def test_the_interior_restart_never_does_worse(seed, model, priors):
+    """Every item ends an M-step at least where the Fisher steps alone leave
+    it, and no item's objective is ever lowered: the restart from the
+    interior is kept only where it ends higher."""
+    r, n, nodes, start, before, _ = _at_the_bound(seed, model, priors)
+    with pytest.MonkeyPatch.context() as monkeypatch:
+        plain, restarted = (_m_step_objectives(monkeypatch, restart, r, n, nodes,
+                                               start, model, priors)
+                            for restart in (False, True))
+    assert np.all(restarted >= plain)
+    assert np.all(restarted >= before - 1e-12 * np.abs(before))
+
+
+def test_an_asymptote_at_a_bound_comes_back_in_one_m_step(monkeypatch):
+    """The crawl the restart removes: an item whose guessing sits at the
+    bound, with a and d fitted to it, is left there by the Fisher steps
+    alone (whose size falls with the asymptote: on 3PL draws EM crawled such
+    items back over dozens of E-steps); restarted from g = 0.1 it reaches its
+    maximum in one M-step."""
+    r, n, nodes, start, before, best = _at_the_bound(0, "3PL", {})
+    gap = {restart: (best - _m_step_objectives(monkeypatch, restart, r, n, nodes,
+                                               start, "3PL", {})) / (best - before)
+           for restart in (False, True)}
+    stuck = gap[False] > 0.9
+    assert stuck.any()
+    assert np.all(gap[True][stuck] < 0.01)
