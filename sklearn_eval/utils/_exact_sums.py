@@ -108,16 +108,17 @@ def grid_constants(bound, n_terms):
     if not np.isfinite(bound) or bound <= 0.0:
         bound = 1.0
     constants = []
-    # twice the largest partial sum on the first grid: a piece may exceed the
-    # bound by half a unit
-    top = 2.0 * n_terms * bound
+    # log2 of twice the largest partial sum on the first grid (a piece may
+    # exceed the bound by half a unit); in logs, so no product overflows
+    top = 1.0 + math.log2(n_terms) + math.log2(bound)
     while True:
-        U = 2.0 ** math.ceil(math.log2(top))
-        constants.append(1.5 * U)
-        unit = U * 2.0**-52
+        exponent = min(math.ceil(top), 1020)  # past it the sums overflow anyway
+        constants.append(1.5 * 2.0**exponent)
+        unit = 2.0 ** (exponent - 52)
         if unit <= _RESOLUTION * bound or len(constants) == 8:
             return np.array(constants)
-        top = n_terms * unit  # twice the sum of pieces of at most unit / 2
+        # twice the sum of pieces of at most unit / 2
+        top = math.log2(n_terms) + exponent - 52
 
 
 def cut(values, constants):
