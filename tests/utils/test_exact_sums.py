@@ -172,6 +172,18 @@ def test_grids_are_exact_at_their_capacity():
         assert GridSum(pieces).value()[0] == pieces[1:, 0].sum() + pieces[0, 0]
 
 
+def test_grid_constants_at_the_ends_of_the_float_range():
+    """Bounds near the largest and smallest floats give finite constants (no
+    overflow forming the largest partial sum), and a bound of 0 or NaN is
+    taken as 1."""
+    from sklearn_eval.utils._exact_sums import grid_constants
+
+    for bound, n_terms in ((1e300, 10**9), (1e-300, 10), (0.0, 5), (np.nan, 5)):
+        consts = grid_constants(bound, n_terms)
+        assert np.all(np.isfinite(consts)) and np.all(consts > 0)
+    np.testing.assert_array_equal(grid_constants(0.0, 5), grid_constants(1.0, 5))
+
+
 def test_grid_sum_size_and_value():
     from sklearn_eval.utils._exact_sums import GridSum
 
