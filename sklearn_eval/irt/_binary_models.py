@@ -232,6 +232,14 @@ def _score_items(params, objective, active, r, n, nodes, free, priors, n_newton,
 # bound, where it is scored again from an interior start (_escape_bounds).
 _AT_BOUND = 8.0
 _INTERIOR = 2.2  # |logit| of the interior start: g = 0.1, u = 0.9
+# the direction away from each asymptote's bound: g rises from 0, u falls from 1
+_INWARD = {2: 1.0, 3: -1.0}
+
+
+def at_bound(logits, column):
+    """Where the asymptote ``column`` (2: guessing, 3: upper) is at its bound:
+    its logit below ``-_AT_BOUND`` (guessing) or above ``_AT_BOUND`` (upper)."""
+    return _INWARD[column] * logits < -_AT_BOUND
 _ESCAPE_STEPS = 50  # Fisher steps at most from the interior start
 
 
@@ -253,7 +261,7 @@ def _escape_bounds(params, objective, r, n, nodes, free, priors, n_newton,
         return
     bound = np.zeros(params.shape[0], dtype=bool)
     for c in columns:
-        bound |= (params[:, c] < -_AT_BOUND) if c == 2 else (params[:, c] > _AT_BOUND)
+        bound |= at_bound(params[:, c], c)
     items = np.flatnonzero(bound)
     if items.size == 0:
         return
@@ -263,16 +271,14 @@ def _escape_bounds(params, objective, r, n, nodes, free, priors, n_newton,
                                     free, priors)
     inward = np.zeros(items.size, dtype=bool)
     for index, c in enumerate(free):
-        if c == 2:
-            inward |= (params[items, c] < -_AT_BOUND) & (grad[:, index] > 0)
-        elif c == 3:
-            inward |= (params[items, c] > _AT_BOUND) & (grad[:, index] < 0)
+        if c in _INWARD:
+            inward |= at_bound(params[items, c], c) & (_INWARD[c] * grad[:, index] > 0)
     items = items[inward]
     if items.size == 0:
         return
     trial = params[items].copy()
     for c in columns:
-        trial[:, c] = -_INTERIOR if c == 2 else _INTERIOR
+        trial[:, c] = -_INWARD[c] * _INTERIOR
     r_items, n_items = r[:, items], n[:, items]
     value = item_objective(trial, r_items, n_items, nodes, free, priors)
     _score_items(trial, value, np.arange(items.size), r_items, n_items, nodes, free,

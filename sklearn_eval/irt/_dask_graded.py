@@ -48,6 +48,7 @@ from ._graded_fit import (
     grid_for_counts,
     indicators,
     item_moment_sums,
+    largest_code,
     make_coding,
     mean_categories,
 )
@@ -89,8 +90,8 @@ def _part_moment_sums(part, bound, n_agents):
 
 
 def _largest_code(codes):
-    """The largest magnitude of a category value (the moment sums' bound)."""
-    return max((float(np.max(np.abs(c), initial=0.0)) for c in codes), default=0.0)
+    """:func:`._graded_fit.largest_code` of every item's category values."""
+    return max((largest_code(c) for c in codes), default=0.0)
 
 
 def _part_code_gram(part, coding, moments, quantum):
@@ -125,8 +126,6 @@ def _part_store(part, name, coding, labels, what, chunk_size, n_nodes,
 def _part_e_step(store, log_p, grid, counts, moments):
     """The partition's E-step; ``r`` stays a ``GridSum`` (added up exactly)."""
     out = store.e_step_sums(log_p, grid, counts=counts, moments=moments)
-    if counts:
-        out["n"] = out["r"]  # the graded store's n is its r
     if moments:
         return out
     return {key: out[key] for key in ("loglik", "r") if key in out}
@@ -226,7 +225,6 @@ def graded_dask_data(data, model):
 
 def fit_graded_dask(checked, *, model, grid, settings, chunk_size, bound=6.0):
     """:func:`._graded_fit.fit_graded` on coded Dask input, data on the workers."""
-
     data, labels, codes, keep, agents = checked
     n_agents = data.shape[0]
     if grid is None:

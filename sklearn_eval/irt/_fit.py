@@ -141,14 +141,20 @@ def _warn_about_fit(converged, a, labels, settings):
         warn_steep_items(a, labels, remedy=settings.prior_remedy)
 
 
+# |a| past which an item is steep: it (nearly) separates the agents, and its
+# likelihood has no finite maximum in a (the warning below; the 3PL's
+# extrapolation moves such items by plain EM)
+STEEP = 10.0
+
+
 def warn_steep_items(a, labels, remedy):
-    """UserWarning naming the items with ``|a| > 10`` (no finite maximum) and
+    """UserWarning naming the items with ``|a| > STEEP`` (no finite maximum) and
     ``remedy``, the estimator call that sets a discrimination prior."""
-    steep = np.abs(a) > 10
+    steep = np.abs(a) > STEEP
     if steep.any():
         names = labels[steep].tolist()
         warnings.warn(
-            f"{len(names)} item(s) have |discrimination| > 10: they "
+            f"{len(names)} item(s) have |discrimination| > {STEEP:g}: they "
             "(nearly) separate the agents, so the likelihood has no finite "
             "maximum in their a, which is where EM stopped (it grows as tol "
             f"falls): {names[:10]}" + (" ..." if len(names) > 10 else "")

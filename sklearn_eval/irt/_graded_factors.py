@@ -45,6 +45,7 @@ from ._graded_fit import (
     category_columns,
     indicators,
     item_moment_sums,
+    largest_code,
     make_coding,
     mean_categories,
     observed_information,
@@ -96,23 +97,17 @@ def code_quantum(moments, largest, n_agents):
     return 2.0 ** -min(s, 30)
 
 
-def _standardised_codes(cells, coding, moments=None, quantum=None):
+def _standardised_codes(cells, coding, moments, quantum):
     """Category codes centred and scaled per kept item (missing cells 0).
 
-    ``moments``: :func:`code_moments` of all agents (default: of ``cells``;
-    a partition of the agents takes those of all agents); ``quantum``: the
-    grid of :func:`code_quantum` the codes are rounded to (default: that of
-    ``cells``).
+    ``moments``: :func:`code_moments` of all agents (a partition of the
+    agents takes those of all agents); ``quantum``: the grid of
+    :func:`code_quantum` the codes are rounded to.
     """
     index = np.cumsum(coding.keep) - 1
     take = coding.keep[cells.cols]
     rows, cols, x = cells.rows[take], index[cells.cols[take]], cells.values[take]
     J = int(coding.keep.sum())
-    if moments is None:
-        moments = code_moments(item_moment_sums(cells), coding)
-    if quantum is None:
-        quantum = code_quantum(moments, np.max(np.abs(cells.values), initial=0.0),
-                               cells.shape[0])
     n, mean, sd = moments
     z = np.round((x - mean[cols]) / sd[cols] / quantum) * quantum
     return sparse.csr_array((z, (rows, cols)), shape=(cells.shape[0], J)), n
@@ -134,8 +129,10 @@ def factor_start(cells, coding, model, n_factors, rng=None):
     :data:`._multidim.GRAM_ITEMS` items, from a randomized SVD seeded by
     ``rng`` beyond.
     """
-    moments = code_moments(item_moment_sums(cells), coding)
-    Z, n = _standardised_codes(cells, coding, moments)
+    largest = largest_code(cells.values)
+    moments = code_moments(item_moment_sums(cells, largest), coding)
+    Z, n = _standardised_codes(cells, coding, moments,
+                               code_quantum(moments, largest, cells.shape[0]))
     slopes, _ = principal_slopes(Z, n, n_factors, rng)
     params = start_values(model, _category_counts(cells, coding), slopes=slopes)
     return anchor_constraint(params, n_factors)

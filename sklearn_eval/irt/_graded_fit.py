@@ -332,6 +332,11 @@ def _item_total_correlation(cells, coding):
     return correlation_of(item_moment_sums(cells), coding)
 
 
+def largest_code(values):
+    """The largest magnitude of a category value (the moment sums' bound)."""
+    return float(np.max(np.abs(values), initial=0.0))
+
+
 def item_moment_sums(cells, bound=None, n_terms=None, grid_sum=False):
     """Per item: n, sum x, sum t, sum x t, sum x^2, sum t^2 (6 x n_items).
 
@@ -345,7 +350,7 @@ def item_moment_sums(cells, bound=None, n_terms=None, grid_sum=False):
     """
     n_agents, n_items = cells.shape
     if bound is None:
-        bound = float(np.max(np.abs(cells.values), initial=0.0))
+        bound = largest_code(cells.values)
     consts = grid_constants(max(bound * bound, bound, 1.0),
                             n_agents if n_terms is None else n_terms)
     with np.errstate(invalid="ignore", divide="ignore"):

@@ -119,15 +119,16 @@ class _CategoricalResponses:
         """
         bound = float(np.max(np.abs(g), initial=0.0)) ** 2
         consts = grid_constants(bound, self.n_terms)
+        # (columns, params, nodes): as both paths read the scores
+        g_t = np.ascontiguousarray(np.transpose(g, (1, 2, 0)))
         if self.compiled:
             log_pt = np.ascontiguousarray(log_p.T)
-            g_t = np.ascontiguousarray(np.transpose(g, (1, 2, 0)))
             log_w = np.ascontiguousarray(grid.log_weights)
             arguments = [(indptr, cols, log_pt, log_w, g_t, consts)
                          for indptr, cols in self._parts]
             parts = run_chunks(self.parallel, _compiled_score_block, arguments)
         else:
-            arguments = [(rows, log_p, grid.log_weights, g, consts)
+            arguments = [(rows, log_p, grid.log_weights, g_t, consts)
                          for rows, _ in self._parts]
             parts = run_chunks(self.parallel, _score_block, arguments)
         return sum(parts[1:], parts[0])
@@ -189,15 +190,14 @@ def _e_step_block(rows, by_column, log_p, log_w, nodes, counts, moments, consts)
 _SCORE_CELLS = 2**14
 
 
-def _expected_scores(post, coo, g):
-    """Every response's expected scores ``sum_q post[i, q] g[q, c, :]``.
+def _expected_scores(post, coo, g_t):
+    """Every response's expected scores ``sum_q post[i, q] g_t[c, :, q]``.
 
     Row by row in numpy's own reduction, so an agent's value does not depend
     on its place in the block (a matrix product's rounding can: BLAS treats
     the rows at a block's edge apart), in pieces of responses.
     """
-    n_params = g.shape[2]
-    g_t = np.ascontiguousarray(np.transpose(g, (1, 2, 0)))  # (columns, params, nodes)
+    n_params = g_t.shape[1]
     out = np.empty((coo.row.size, n_params))
     for start in range(0, coo.row.size, _SCORE_CELLS):
         cells = slice(start, start + _SCORE_CELLS)
@@ -207,12 +207,16 @@ def _expected_scores(post, coo, g):
     return out
 
 
-def _score_block(rows, log_p, log_w, g, consts):
-    """Score products of one block of agents (runs on a worker)."""
+def _score_block(rows, log_p, log_w, g_t, consts):
+    """Score products of one block of agents (runs on a worker).
+
+    ``g_t`` (n_columns, n_params, n_nodes): the scores, as the compiled loop
+    reads them.
+    """
     _, post = _posteriors(rows, log_p, log_w)
     coo = rows.tocoo()
-    n_params = g.shape[2]
-    expected = _expected_scores(post, coo, g)
+    n_params = g_t.shape[1]
+    expected = _expected_scores(post, coo, g_t)
     outer = np.zeros((len(consts), rows.shape[1], n_params, n_params))
     for p in range(n_params):
         for q in range(p, n_params):

@@ -15,10 +15,10 @@ from sklearn.exceptions import ConvergenceWarning
 
 from ..utils._stack import find_stack_level
 from ._binary_models import (
-    _AT_BOUND,
     _LOGIT_CAP,
     FREE,
     asymptotes,
+    at_bound,
     log_tables,
     louis_information,
     m_step,
@@ -37,7 +37,13 @@ from ._em import (
     _use_rescale,
 )
 from ._em_loop import squarem_em
-from ._fit import _fit_storage, _scatter, _warn_constant_items, warn_steep_items
+from ._fit import (
+    STEEP,
+    _fit_storage,
+    _scatter,
+    _warn_constant_items,
+    warn_steep_items,
+)
 from ._fitted import shared_fitted
 from ._responses import _make_storage
 from ._starts import _initial_items
@@ -141,9 +147,9 @@ def _squarem(p0, p1, p2, free, max_step=64.0, apart=False):
     parameter far along its secant; as a probability it hardly moves.
     With ``apart`` (where the EM runs each M-step to its maximum, see
     :func:`_em_binary_grid`), steep items (``|a| > 10`` at any of the three
-    points: a ridge in ``a``) and items with an asymptote at a bound
-    (``|logit| > 8``) are left out of the step length and take the third
-    point ``p2``, a plain EM step.
+    points: a ridge in ``a``) and items with an asymptote at its bound at
+    any of them (:func:`._binary_models.at_bound`) are left out of the step
+    length and take the third point ``p2``, a plain EM step.
     Measured on 3PL draws, 11,785 x 12,000 at 10% observed: one item at ``a
     = 390`` growing by 100 per step set the step length, and the guessing of
     some 900 items at the bound jumped between ``g = 1e-9`` and the interior;
@@ -158,11 +164,11 @@ def _squarem(p0, p1, p2, free, max_step=64.0, apart=False):
     # throw every other item along its secant: they take the plain EM point
     keep = np.ones(p0.shape[0], dtype=bool)
     if apart:
-        stacked = np.abs(np.stack([p0, p1, p2])).max(axis=0)
-        keep = stacked[:, 0] <= _STEEP
-        for column in free:
-            if column >= 2:
-                keep &= stacked[:, column] <= _AT_BOUND
+        for p in (p0, p1, p2):
+            keep &= np.abs(p[:, 0]) <= STEEP
+            for column in free:
+                if column >= 2:
+                    keep &= ~at_bound(p[:, column], column)
     if not keep.any():
         return None
     v = _squarem_vector(*(_extrapolation_scale(p[keep], free).ravel()
@@ -176,10 +182,6 @@ def _squarem(p0, p1, p2, free, max_step=64.0, apart=False):
                              logit(np.clip(v[:, index], _CAP, 1.0 - _CAP)))
     return out if ordered(out) else None
 
-
-# |a| past which an item is steep for the extrapolation (the threshold of the
-# warning about items that (nearly) separate the agents)
-_STEEP = 10.0
 
 
 # the asymptotes' logits stay within +-_LOGIT_CAP (as in the M-step)
