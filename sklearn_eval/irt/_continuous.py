@@ -21,6 +21,7 @@ from ..utils import check_empty_agents, check_result_matrix
 from ..utils._protocol import column_labels
 from ..utils._sparse import check_sparse_result, is_sparse_input
 from ..utils._stack import find_stack_level
+from ._binary_models import standardise_latent
 from ._continuous_models import (
     MODELS,
     chain,
@@ -215,6 +216,7 @@ class ScoreStore:
         out = {"per_agent": norm}
         if stats:
             out["N"] = np.asarray(self.M[rows].T @ post).T
+            out["mass"] = post.sum(axis=0)
             out["S1"] = np.asarray(self.T1[rows].T @ post).T
             out["S2"] = np.asarray(self.T2[rows].T @ post).T
             if squares:
@@ -242,7 +244,7 @@ class ScoreStore:
             parts = self.parallel(delayed(run)(rows) for rows in blocks)
         out = {"per_agent": np.concatenate([p["per_agent"] for p in parts])}
         out["loglik"] = float(out["per_agent"].sum())
-        for key in ("N", "S1", "S2", "S11", "S12", "S22"):
+        for key in ("N", "S1", "S2", "S11", "S12", "S22", "mass"):
             if key in parts[0]:
                 out[key] = sum(p[key] for p in parts)
         for key in ("mean", "sd", "post"):
@@ -347,7 +349,19 @@ _NOT_RESOLVED = (
 
 
 def em(store, grid, params, max_iter, tol):
-    """EM with SQUAREM extrapolation kept only when it raises the likelihood."""
+    """EM with SQUAREM extrapolation kept only when it raises the likelihood.
+
+    The beta model's EM is parameter-expanded in the latent location and
+    scale (:func:`._binary_models.standardise_latent`, as the binary
+    models'): continuous scores give narrow posteriors, and plain EM moves
+    the items' common location and scale by a small fraction of the way per
+    E-step. Measured on beta draws (precision 20): 3,000 x 40 in 10 E-steps
+    instead of 46, 5,000 x 100 half observed 10 instead of 60, 300 x 200 10
+    instead of 106, each ending as high or higher. The logit-normal model's
+    EM is not expanded: on 3,000 x 40 of the same draws (an item at ``a =
+    12``, the logit of scores near 0) it took 424 E-steps instead of 46,
+    though 8 instead of 18 and 34 on the other two.
+    """
     model, nodes = store.model, grid.nodes
 
     def e_step(p):
@@ -362,10 +376,18 @@ def em(store, grid, params, max_iter, tol):
             return None
         return clip_params(v.reshape(p0.shape))
 
+    def em_map(state, p):
+        return m_step(model, p, nodes, state)
+
+    def expanded_map(state, p):
+        return clip_params(standardise_latent(em_map(state, p), state["mass"], nodes))
+
+    expand = model.name == "beta"
     return squarem_em(
-        params, e_step=e_step, em_map=lambda state, p: m_step(model, p, nodes, state),
+        params, e_step=e_step, em_map=expanded_map if expand else em_map,
         objective=lambda p, state: state["loglik"], extrapolate=extrapolate,
-        max_iter=max_iter, tol=tol, n_agents=store.n_agents)
+        max_iter=max_iter, tol=tol, n_agents=store.n_agents,
+        plain_map=em_map if expand else None)
 
 
 def louis_covariance(store, grid, params):

@@ -202,10 +202,11 @@ def gradient_hessian(model, params, nodes, stats):
 def m_step(model, params, nodes, stats, n_newton=1):
     """Damped Newton ascent of every item's objective from ``params``.
 
-    The Hessian is shifted to be negative definite and a step is halved
-    until the item's objective does not decrease (at most 10 times, else the
-    item keeps its parameters), so each M-step raises the expected
-    complete-data log-likelihood: a generalised EM step. Nodes that no
+    The step is Newton's with the eigenvalues of the negated Hessian made
+    positive (:func:`_ascent_step`) and is halved until the item's objective
+    does not decrease (at most ``_HALVINGS`` times, else the item keeps its
+    parameters), so each M-step raises the expected complete-data
+    log-likelihood: a generalised EM step. Nodes that no
     posterior reaches are skipped (they add exactly 0).
     """
     mass = stats["N"].sum(axis=1)
@@ -216,16 +217,11 @@ def m_step(model, params, nodes, stats, n_newton=1):
     value = item_objective(model, params, nodes, stats)
     for _ in range(n_newton):
         grad, hess = gradient_hessian(model, params, nodes, stats)
-        neg = -hess
-        low = np.linalg.eigvalsh(neg)[:, 0]
-        scale = np.maximum(np.abs(np.diagonal(neg, axis1=1, axis2=2)).max(1), 1e-12)
-        shift = np.where(low > 1e-8 * scale, 0.0, 1e-6 * scale - low)
-        neg = neg + shift[:, None, None] * np.eye(3)
-        step = np.linalg.solve(neg, grad[..., None])[..., 0]
+        step = _ascent_step(-hess, grad)
         step[~np.all(np.isfinite(step), axis=1)] = 0.0
         pending = np.abs(step).max(axis=1) > 1e-12
         length = np.ones(params.shape[0])
-        for _ in range(10):
+        for _ in range(_HALVINGS):
             if not pending.any():
                 break
             trial = clip_params(params + length[:, None] * step)
@@ -241,6 +237,26 @@ def m_step(model, params, nodes, stats, n_newton=1):
         if np.abs(step).max() < 1e-9:
             break
     return params
+
+
+# halvings of a step before an item keeps its parameters for this M-step
+_HALVINGS = 40
+
+
+def _ascent_step(neg, grad):
+    """Newton's step on ``-hess`` with every eigenvalue made positive.
+
+    Where the item's objective is not concave (an item drawn towards a flat
+    curve, ``a`` near 0, by a bad start) the eigenvalues of ``-hess`` are
+    replaced by their absolute values, floored at ``1e-8`` of the largest:
+    the step ascends along every eigenvector and its length along a
+    direction of negative curvature is set by that curvature, not by a
+    shift that leaves the system nearly singular.
+    """
+    w, v = np.linalg.eigh(neg)
+    top = np.maximum(np.abs(w).max(axis=1, keepdims=True), 1e-300)
+    w = np.maximum(np.abs(w), 1e-8 * top)
+    return np.einsum("jpk,jk,jqk,jq->jp", v, 1.0 / w, v, grad)
 
 
 def _columns(stats, items):
