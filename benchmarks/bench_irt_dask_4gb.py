@@ -48,7 +48,12 @@ baseline (getrusage 83.7 MB; target 0.5 GB); workers 5,418 and 5,525 MB
 peak; reading, coding and storing 61.2 s; E-step median 13.6 s (6.2M
 responses/s per worker), 18.3 s per EM iteration; 15,491 kB sent per
 E-step = 4.00 x (items x nodes x 8 B); whole fit 260 s. At 20M responses:
-driver +41 MB, workers 0.9 GB each, the same 15.5 MB per E-step.
+driver +41 MB, workers 0.9 GB each, the same 15.5 MB per E-step. These
+transfer counts were read before the double-doubles reported their size to
+Dask (the partial sums merged between the workers were not counted).
+Re-run at 20M on 2026-11-27 (quieter machine), every transfer counted:
+23,236 kB per E-step = 6.00 x (items x nodes x 8 B); driver +18 MB sampled
+(getrusage 32 MB); workers 0.94 and 0.99 GB; E-step median 1.16 s.
 """
 
 import argparse
