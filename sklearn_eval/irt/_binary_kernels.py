@@ -113,16 +113,19 @@ def binary_objective(params, r, n, nodes, out):
         out[j] = total
 
 
-def binary_gradient_information(params, r, n, nodes, free, grad, info):
-    """Gradient and Fisher information of every item's objective.
+def binary_gradient_information(params, r, n, nodes, free, exact, grad, info):
+    """Gradient and Fisher information (or negated Hessian) of every item's objective.
 
     ``free`` lists the estimated columns of ``(a, d, gamma, upsilon)``;
     ``grad`` (n_items, n_free) and ``info`` (n_items, n_free, n_free) are
     overwritten with ``sum_k (r - n P) / (P Q) dP`` and
-    ``sum_k n / (P Q) dP dP^T``.
+    ``sum_k n / (P Q) dP dP^T``; with ``exact``, ``info`` is the negated
+    Hessian ``sum_k r (dP/P)(dP/P)^T + (n - r)(dP/Q)(dP/Q)^T - (r - n P) /
+    (P Q) d2P`` (not definite everywhere).
     """
     n_free = free.shape[0]
     dP = np.empty(4)
+    d2P = np.zeros((4, 4))
     for j in range(params.shape[0]):
         a, d = params[j, 0], params[j, 1]
         g, u, u_bar, log_span = _constants_jit(params[j, 2], params[j, 3])
@@ -144,11 +147,36 @@ def binary_gradient_information(params, r, n, nodes, free, grad, info):
             dP[2] = dg * (1.0 - s)
             dP[3] = du * s
             resid = (r[k, j] - n[k, j] * P) / pq
-            weight = n[k, j] / pq
-            for c in range(n_free):
-                grad[j, c] += resid * dP[free[c]]
-                for e in range(c, n_free):
-                    info[j, c, e] += weight * dP[free[c]] * dP[free[e]]
+            if exact:
+                w2 = w * (1.0 - 2.0 * s)
+                d2P[0, 0] = span * w2 * q * q
+                d2P[0, 1] = span * w2 * q
+                d2P[1, 1] = span * w2
+                d2P[0, 2] = -dg * w * q
+                d2P[1, 2] = -dg * w
+                d2P[2, 2] = dg * (1.0 - 2.0 * g) * (1.0 - s)
+                d2P[0, 3] = du * w * q
+                d2P[1, 3] = du * w
+                d2P[3, 3] = du * (1.0 - 2.0 * u) * s
+                successes = r[k, j]
+                failures = n[k, j] - successes
+                p_inv = 1.0 / max(P, _TINY)
+                q_inv = 1.0 / max(Q, _TINY)
+                for c in range(n_free):
+                    fc = free[c]
+                    grad[j, c] += resid * dP[fc]
+                    for e in range(c, n_free):
+                        fe = free[e]
+                        info[j, c, e] += (
+                            successes * (dP[fc] * p_inv) * (dP[fe] * p_inv)
+                            + failures * (dP[fc] * q_inv) * (dP[fe] * q_inv)
+                            - resid * d2P[min(fc, fe), max(fc, fe)])
+            else:
+                weight = n[k, j] / pq
+                for c in range(n_free):
+                    grad[j, c] += resid * dP[free[c]]
+                    for e in range(c, n_free):
+                        info[j, c, e] += weight * dP[free[c]] * dP[free[e]]
         for c in range(n_free):
             for e in range(c):
                 info[j, c, e] = info[j, e, c]

@@ -100,16 +100,16 @@ def _first_derivatives(params, nodes, free):
     span = u - g
     q = np.broadcast_to(nodes[:, None], s.shape)
     # g (1 - g) as g expit(-gamma): no cancellation with g or u near 1
-    columns = {0: span * w * q, 1: span * w, 2: g * expit(-gamma) * (1.0 - s),
-               3: u * expit(-upsilon) * s}
-    return np.stack([columns[c] for c in free], axis=-1), (s, w, g, u, span, q)
+    dg, du = g * expit(-gamma), u * expit(-upsilon)
+    columns = {0: span * w * q, 1: span * w, 2: dg * (1.0 - s), 3: du * s}
+    return (np.stack([columns[c] for c in free], axis=-1),
+            (s, w, g, u, span, q, dg, du))
 
 
 def _second_derivatives(pieces, free):
     """``d2P`` (n_nodes, n_items, n_free, n_free)."""
-    s, w, g, u, span, q = pieces
+    s, w, g, u, span, q, dg, du = pieces
     w2 = w * (1.0 - 2.0 * s)
-    dg, du = g * (1.0 - g), u * (1.0 - u)
     table = {
         (0, 0): span * w2 * q * q, (0, 1): span * w2 * q, (1, 1): span * w2,
         (0, 2): -dg * w * q, (1, 2): -dg * w, (2, 2): dg * (1.0 - 2.0 * g) * (1.0 - s),
@@ -170,27 +170,39 @@ def _kernel_arrays(params, r, n, nodes):
     return tuple(np.asarray(x, dtype=np.float64) for x in (params, r, n, nodes))
 
 
-def _gradient_information(params, r, n, nodes, free, priors):
+def _gradient_information(params, r, n, nodes, free, priors, exact=False):
+    """Gradient and Fisher information of every item's objective (plus the
+    priors'); with ``exact`` the negated Hessian instead of the information
+    (:func:`._binary_kernels.binary_gradient_information`)."""
     if HAVE_NUMBA:  # one compiled pass (:mod:`._binary_kernels`)
         grad = np.empty((params.shape[0], len(free)))
         info = np.empty((params.shape[0], len(free), len(free)))
         kernel("binary_gradient_information")(
             *_kernel_arrays(params, r, n, nodes), np.asarray(free, dtype=np.int64),
-            grad, info)
+            bool(exact), grad, info)
     else:
         log_p, log_q = log_tables(params, nodes)
         P, Q = np.exp(log_p), np.exp(log_q)
-        dP, _ = _first_derivatives(params, nodes, free)
+        dP, pieces = _first_derivatives(params, nodes, free)
         pq = np.maximum(P * Q, _TINY)
-        grad = np.einsum("kj,kjc->jc", (r - n * P) / pq, dP)
-        info = np.einsum("kj,kjc,kje->jce", n / pq, dP, dP)
+        resid = (r - n * P) / pq
+        grad = np.einsum("kj,kjc->jc", resid, dP)
+        if exact:
+            a = dP / np.maximum(P, _TINY)[..., None]
+            b = dP / np.maximum(Q, _TINY)[..., None]
+            d2P = _second_derivatives(pieces, free)
+            info = (np.einsum("kj,kjc,kje->jce", r, a, a)
+                    + np.einsum("kj,kjc,kje->jce", n - r, b, b)
+                    - np.einsum("kj,kjce->jce", resid, d2P))
+        else:
+            info = np.einsum("kj,kjc,kje->jce", n / pq, dP, dP)
     _, prior_grad, prior_info = prior_terms(params, free, priors)
     info[:, np.arange(len(free)), np.arange(len(free))] += prior_info
     return grad + prior_grad, info
 
 
 def m_step(params, r, n, nodes, free, priors, n_newton=4, max_newton=None,
-           step_tol=1e-8):
+           step_tol=1e-8, exact=False):
     """Fisher scoring with backtracking on every item's objective at once.
 
     Never lowers an item's objective; the asymptotes' logits stay within
@@ -201,30 +213,38 @@ def m_step(params, r, n, nodes, free, priors, n_newton=4, max_newton=None,
     maximum: EM then needs fewer E-steps where they cost more than the
     M-step, see :func:`._irt_fit._em_binary_grid`), and the items with an
     asymptote at a bound are scored again from the interior
-    (:func:`_escape_bounds`).
+    (:func:`_escape_bounds`). With ``exact`` the steps are Newton's (the
+    negated Hessian of the item's objective) where that is positive definite,
+    Fisher's elsewhere: near the maximum Newton converges quadratically,
+    Fisher scoring only at the rate the asymptote's latent guess leaves.
     """
     params = params.copy()
     objective = item_objective(params, r, n, nodes, free, priors)
     free = tuple(free)
     _score_items(params, objective, np.arange(params.shape[0]), r, n, nodes, free,
-                 priors, n_newton, max_newton, step_tol)
+                 priors, n_newton, max_newton, step_tol, exact)
     if max_newton is not None:
         _escape_bounds(params, objective, r, n, nodes, free, priors, n_newton,
-                       max_newton, step_tol)
+                       max_newton, step_tol, exact)
     return params
 
 
 def _score_items(params, objective, active, r, n, nodes, free, priors, n_newton,
-                 max_newton, step_tol):
-    """The Fisher steps of :func:`m_step` for the items ``active`` (in place)."""
+                 max_newton, step_tol, exact=False):
+    """The Fisher (``exact``: Newton) steps of :func:`m_step` for the items
+    ``active`` (in place)."""
     for iteration in range(max(n_newton, max_newton or 0)):
-        moved = _fisher_step(params, objective, active, r, n, nodes, free, priors)
+        change = _fisher_step(params, objective, active, r, n, nodes, free, priors,
+                              exact)
         if iteration + 1 < n_newton:
-            if np.max(moved, initial=0.0) < 1e-10:
+            if np.max(np.abs(change), initial=0.0) < 1e-10:
                 break
             continue
-        active = active[moved > step_tol]
-        if max_newton is None or active.size == 0:
+        if max_newton is None:
+            break
+        _settle_at_bound(params, objective, active, r, n, nodes, free, priors)
+        active = active[np.abs(change).max(axis=1, initial=0.0) > step_tol]
+        if active.size == 0:
             break
 
 
@@ -243,8 +263,41 @@ def at_bound(logits, column):
 _ESCAPE_STEPS = 50  # Fisher steps at most from the interior start
 
 
+def _settle_at_bound(params, objective, active, r, n, nodes, free, priors):
+    """Asymptotes at their bound and still pulled out, moved to the cap.
+
+    Where an asymptote's maximum is on the boundary (``g = 0``) its logit
+    moves out by a steady amount per step (the score and information both
+    fall with ``g``), and every small move still raises the objective a
+    little, so EM's increments stay above its stopping rule for many
+    E-steps. An asymptote past its bound whose score points out is set to
+    ``-+_LOGIT_CAP`` at once wherever the objective does not fall there
+    (in place); one pulled back in is left to :func:`_escape_bounds`.
+    """
+    for index, column in enumerate(free):
+        if column < 2:
+            continue
+        cap = -_INWARD[column] * _LOGIT_CAP
+        items = active[at_bound(params[active, column], column)
+                       & (params[active, column] != cap)]
+        if items.size == 0:
+            continue
+        grad, _ = _gradient_information(params[items], r[:, items], n[:, items],
+                                        nodes, free, priors)
+        items = items[_INWARD[column] * grad[:, index] < 0]
+        if items.size == 0:
+            continue
+        trial = params[items].copy()
+        trial[:, column] = cap
+        value = item_objective(trial, r[:, items], n[:, items], nodes, free, priors)
+        before = objective[items]
+        ok = np.isfinite(value) & (value >= before - 1e-12 * np.abs(before))
+        params[items[ok]] = trial[ok]
+        objective[items[ok]] = value[ok]
+
+
 def _escape_bounds(params, objective, r, n, nodes, free, priors, n_newton,
-                   max_newton, step_tol):
+                   max_newton, step_tol, exact=False):
     """Items with an asymptote at a bound, scored again from the interior.
 
     Near a bound an asymptote's score and information fall with the
@@ -282,18 +335,31 @@ def _escape_bounds(params, objective, r, n, nodes, free, priors, n_newton,
     r_items, n_items = r[:, items], n[:, items]
     value = item_objective(trial, r_items, n_items, nodes, free, priors)
     _score_items(trial, value, np.arange(items.size), r_items, n_items, nodes, free,
-                 priors, n_newton, max(max_newton or 0, _ESCAPE_STEPS), step_tol)
+                 priors, n_newton, max(max_newton or 0, _ESCAPE_STEPS), step_tol,
+                 exact)
     better = np.isfinite(value) & (value > objective[items])
     params[items[better]] = trial[better]
     objective[items[better]] = value[better]
 
 
-def _fisher_step(params, objective, items, r, n, nodes, free, priors):
+def _fisher_step(params, objective, items, r, n, nodes, free, priors, exact=False):
     """One backtracked Fisher step of ``items`` (in place); returns how far
-    each item's parameters moved (largest absolute change)."""
+    each item's free parameters moved (signed changes, items x free).
+
+    With ``exact`` a Newton step (the negated Hessian) where that is positive
+    definite, the Fisher step elsewhere.
+    """
     if items.size < params.shape[0]:
         r, n = r[:, items], n[:, items]
-    grad, info = _gradient_information(params[items], r, n, nodes, free, priors)
+    grad, info = _gradient_information(params[items], r, n, nodes, free, priors,
+                                       exact=exact)
+    if exact:
+        eigen = np.linalg.eigvalsh(info)
+        indefinite = ~(eigen[:, 0] > 1e-10 * np.abs(eigen[:, -1]))
+        if indefinite.any():
+            _, info[indefinite] = _gradient_information(
+                params[items[indefinite]], r[:, indefinite], n[:, indefinite],
+                nodes, free, priors)
     ridge = 1e-9 * np.trace(info, axis1=1, axis2=2) + 1e-12
     info[:, np.arange(len(free)), np.arange(len(free))] += ridge[:, None]
     step = np.linalg.solve(info, grad[..., None])[..., 0]
@@ -321,7 +387,7 @@ def _fisher_step(params, objective, items, r, n, nodes, free, priors):
         objective[items[done]] = value[ok]
         accepted[done] = True
         scale = np.where(accepted, scale, 0.5 * scale)
-    return np.max(np.abs(params[np.ix_(items, free)] - current), axis=1)
+    return params[np.ix_(items, free)] - current
 
 
 def louis_information(params, state, outer, nodes, free, priors):

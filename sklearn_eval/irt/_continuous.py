@@ -379,15 +379,14 @@ def em(store, grid, params, max_iter, tol):
     def em_map(state, p):
         return m_step(model, p, nodes, state)
 
-    def expanded_map(state, p):
-        return clip_params(standardise_latent(em_map(state, p), state["mass"], nodes))
+    def expand(state, p):
+        return clip_params(standardise_latent(p, state["mass"], nodes))
 
-    expand = model.name == "beta"
     return squarem_em(
-        params, e_step=e_step, em_map=expanded_map if expand else em_map,
+        params, e_step=e_step, em_map=em_map,
         objective=lambda p, state: state["loglik"], extrapolate=extrapolate,
         max_iter=max_iter, tol=tol, n_agents=store.n_agents,
-        plain_map=em_map if expand else None)
+        expand=expand if model.name == "beta" else None)
 
 
 def louis_covariance(store, grid, params):

@@ -11,7 +11,7 @@ from ._em import _NOISE
 
 
 def squarem_em(params, *, e_step, em_map, objective, extrapolate, max_iter, tol,
-               n_agents, trace=None, plain_map=None, keep_expanding=None):
+               n_agents, trace=None, expand=None, keep_expanding=None):
     """Run EM from ``params``; returns ``(params, state, n_iter, converged)``.
 
     ``e_step(p) -> state``, ``em_map(state, p) -> p'``, ``objective(p, state)
@@ -20,13 +20,18 @@ def squarem_em(params, *, e_step, em_map, objective, extrapolate, max_iter, tol,
     ``tol * n_agents``. ``trace``: a list that receives the objective at the
     start and after every iteration (non-decreasing).
 
-    ``plain_map``: where ``em_map`` is a parameter-expanded map (an EM step
-    followed by a move that is not an ascent step of the objective, such as
-    the latent standardisation), the plain EM map: an expanded point that
-    lowers the objective is replaced by the plain one (a generalised EM step,
-    which never lowers it). ``keep_expanding(p) -> bool``: once False, the
-    run goes on with the plain map only.
+    ``expand(state, p) -> p'``: a parameter expansion applied after every EM
+    map (a move that is not an ascent step of the objective, such as the
+    latent standardisation). An expanded point that lowers the objective is
+    replaced by the plain EM point (a generalised EM step, which never lowers
+    it; the map is not run again). ``keep_expanding(p) -> bool``: once False,
+    the run goes on without the expansion.
     """
+
+    def mapped(state, p):  # (plain, expanded) EM points
+        plain = em_map(state, p)
+        return plain, (plain if expand is None else expand(state, plain))
+
     state = e_step(params)
     current = objective(params, state)
     if trace is not None:
@@ -34,17 +39,17 @@ def squarem_em(params, *, e_step, em_map, objective, extrapolate, max_iter, tol,
     n_iter, converged = 0, False
     while n_iter < max_iter:
         previous = current
-        p1 = em_map(state, params)
+        plain, p1 = mapped(state, params)
         state1 = e_step(p1)
         step = (p1, state1, objective(p1, state1))
         n_iter += 1
-        if plain_map is not None and not step[2] >= current - _NOISE * abs(current):
-            p1 = plain_map(state, params)  # the expansion lowered it: plain EM
+        if expand is not None and not step[2] >= current - _NOISE * abs(current):
+            p1 = plain  # the expansion lowered it: plain EM
             state1 = e_step(p1)
             step = (p1, state1, objective(p1, state1))
             n_iter += 1
         if n_iter + 1 < max_iter:
-            p2 = em_map(state1, p1)
+            p2 = mapped(state1, p1)[1]
             trial = extrapolate(params, p1, p2)
             if trial is not None:
                 state_t = e_step(trial)
@@ -55,9 +60,9 @@ def squarem_em(params, *, e_step, em_map, objective, extrapolate, max_iter, tol,
         params, state, current = step
         if trace is not None:
             trace.append(current)
-        if (plain_map is not None and keep_expanding is not None
+        if (expand is not None and keep_expanding is not None
                 and not keep_expanding(params)):
-            em_map, plain_map = plain_map, None
+            expand = None
         if n_iter >= 2 and abs(current - previous) <= tol * n_agents:
             converged = True
             break

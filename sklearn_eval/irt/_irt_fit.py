@@ -52,7 +52,7 @@ N_PARAMETERS = {"1PL": lambda J: J + 1, "2PL": lambda J: 2 * J,
                 "3PL": lambda J: 3 * J, "4PL": lambda J: 4 * J}
 
 
-# Fisher steps of an M-step at most where the agents answer many items: each
+# Newton (or Fisher) steps of an M-step at most where the agents answer many items: each
 # item goes on until its step is below 1e-8 (:func:`._binary_models.m_step`)
 _MAX_NEWTON = 25
 
@@ -108,7 +108,12 @@ def _em_binary_grid(data, grid, params, model, priors, max_iter, tol,
     bound from the interior (:func:`._binary_models._escape_bounds`) and the
     extrapolation moves those and steep items by plain EM (:func:`_squarem`):
     14 E-steps and 9 s of CPU on the data above (58 and 30 s without, on a
-    quieter machine than the figures before). When the fit uses it:
+    quieter machine than the figures before). The M-step's steps are
+    Newton's where an item's objective is concave (``exact``), and an
+    asymptote still pulled out past its bound goes to its cap at once
+    (:func:`._binary_models._settle_at_bound`): on 11,785 x 36,259 at 10%
+    observed, 30 E-steps and 76 s on two threads instead of 50 and 171 s, the
+    same log-likelihood to 4 decimals. When the fit uses it:
     :func:`_expand_latent`.
     """
     free = FREE[model]
@@ -121,18 +126,19 @@ def _em_binary_grid(data, grid, params, model, priors, max_iter, tol,
 
     def em_map(state, p):
         r, n, nodes = _occupied_nodes(state["r"], state["n"], grid.nodes)
-        return m_step(p, r, n, nodes, free, priors,
-                      max_newton=_MAX_NEWTON if rescale else None)
+        if rescale:
+            return m_step(p, r, n, nodes, free, priors, n_newton=1,
+                          max_newton=_MAX_NEWTON, exact=True)
+        return m_step(p, r, n, nodes, free, priors)
 
-    def expanded_map(state, p):
-        return standardise_latent(em_map(state, p), state["mass"], grid.nodes)
+    def expand(state, p):
+        return standardise_latent(p, state["mass"], grid.nodes)
 
     params, state, n_iter, converged = squarem_em(
-        params, e_step=e_step, em_map=expanded_map if rescale else em_map,
-        objective=objective,
+        params, e_step=e_step, em_map=em_map, objective=objective,
         extrapolate=lambda p0, p1, p2: _squarem(p0, p1, p2, free, apart=rescale),
         max_iter=max_iter, tol=tol, n_agents=data.n_agents,
-        plain_map=em_map if rescale else None,
+        expand=expand if rescale else None,
         keep_expanding=lambda p: bool(np.max(np.abs(p[:, 0])) < _RUNAWAY))
     return params, state["loglik"], n_iter, converged
 

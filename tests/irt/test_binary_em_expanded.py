@@ -87,13 +87,17 @@ def test_expanded_em_never_lowers_the_penalised_likelihood(model):
 
 
 @pytest.mark.parametrize("priors", [{}, _PRIORS])
-@pytest.mark.parametrize("n_nodes", [61, 121])
+@pytest.mark.parametrize("n_nodes", [121, 241])
 def test_expanded_em_reaches_the_plain_maximum_in_fewer_e_steps(priors, n_nodes):
     """3PL, 500 agents answering 400 items each, from the fit's own start (the
     2PL's moment estimates): to the same stopping rule the expanded run ends
-    at the same maximum in less than half the E-steps (measured: 14-18
-    against 50-156). Plain EM moves the items' common location and scale a
-    little per E-step when the posteriors are narrow."""
+    at the same maximum in less than half the E-steps (measured without
+    priors: 16 against 136 and 130). Plain EM moves the items' common location
+    and scale a little per E-step when the posteriors are narrow. Not on 61
+    nodes: their spacing (0.2) is wider than these posteriors (sd about 0.1),
+    and there both runs crawl along a ridge the grid makes for the steeper
+    items (measured: 114 and 320 E-steps, 0.07 units below the 121-node
+    maximum)."""
     X, _ = simulate_responses(500, 400, guessing=0.2, seed=3)
     data = _Responses(X)
     assert _expand_latent(data, "3PL", _EMSettings())
@@ -176,10 +180,14 @@ def _at_the_bound(seed, model, priors):
     return r, n, nodes, start, before, best
 
 
-def _m_step_objectives(monkeypatch, restart, r, n, nodes, start, model, priors):
+def _m_step_objectives(monkeypatch, restart, r, n, nodes, start, model, priors,
+                       settle=False):
     from sklearn_eval.irt import _binary_models
 
     monkeypatch.setattr(_binary_models, "_AT_BOUND", 8.0 if restart else np.inf)
+    if not settle:
+        monkeypatch.setattr(_binary_models, "_settle_at_bound",
+                            lambda *args: None)
     free = FREE[model]
     return item_objective(m_step(start, r, n, nodes, free, priors, max_newton=25),
                           r, n, nodes, free, priors)
@@ -191,7 +199,9 @@ def _m_step_objectives(monkeypatch, restart, r, n, nodes, start, model, priors):
 def test_the_interior_restart_never_does_worse(seed, model, priors):
     """Every item ends an M-step at least where the Fisher steps alone leave
     it, and no item's objective is ever lowered: the restart from the
-    interior is kept only where it ends higher."""
+    interior is kept only where it ends higher (the move to the cap of
+    asymptotes pulled out, :func:`_binary_models._settle_at_bound`, off: see
+    the next test)."""
     r, n, nodes, start, before, _ = _at_the_bound(seed, model, priors)
     with pytest.MonkeyPatch.context() as monkeypatch:
         plain, restarted = (_m_step_objectives(monkeypatch, restart, r, n, nodes,
@@ -199,6 +209,43 @@ def test_the_interior_restart_never_does_worse(seed, model, priors):
                             for restart in (False, True))
     assert np.all(restarted >= plain)
     assert np.all(restarted >= before - 1e-12 * np.abs(before))
+
+
+def test_the_move_to_the_cap_never_lowers_an_item_and_gains_overall():
+    """An asymptote at its bound whose score points out goes to the cap at
+    once (where the objective does not fall there). On a seeded corpus, with
+    the expanded EM's M-step (Newton, ``n_newton=1``): no item's objective is
+    lowered, the items end higher in total than without the move, and only a
+    few end lower (greedy on a surface with several maxima; measured: 10 of
+    1,200 lower, by up to 5.6 units of about 1,900, 38 higher, +9.5 units in
+    all). It is what makes the expanded EM stop sooner: on 3PL draws of
+    11,785 x 36,259 at 10% observed, 30 E-steps and 76 s instead of 44 and
+    117 s, at the same log-likelihood to 4 decimals."""
+    from sklearn_eval.irt import _binary_models
+
+    lower, items, gain = 0, 0, 0.0
+    for seed in range(30):
+        for model in ("3PL", "4PL"):
+            for priors in ({}, _PRIORS):
+                r, n, nodes, start, before, _ = _at_the_bound(seed, model, priors)
+                free = FREE[model]
+                ends = {}
+                for settle in (True, False):
+                    with pytest.MonkeyPatch.context() as monkeypatch:
+                        if not settle:
+                            monkeypatch.setattr(_binary_models, "_settle_at_bound",
+                                                lambda *args: None)
+                        ends[settle] = item_objective(
+                            m_step(start, r, n, nodes, free, priors, n_newton=1,
+                                   max_newton=25, exact=True),
+                            r, n, nodes, free, priors)
+                assert np.all(ends[True] >= before - 1e-12 * np.abs(before))
+                gap = ends[False] - ends[True]
+                lower += int(np.sum(gap > 1e-9 * np.abs(ends[False])))
+                gain -= float(gap.sum())
+                items += gap.size
+    assert lower <= 0.02 * items
+    assert gain > 0
 
 
 def test_an_asymptote_at_a_bound_comes_back_in_one_m_step(monkeypatch):
@@ -214,3 +261,88 @@ def test_an_asymptote_at_a_bound_comes_back_in_one_m_step(monkeypatch):
     stuck = gap[False] > 0.9
     assert stuck.any()
     assert np.all(gap[True][stuck] < 0.01)
+
+
+def _sampled_items(seed, model):
+    """Ten items' sampled counts on 41 nodes, and a start far from their
+    maximum (the truth plus unit normal noise on the free parameters)."""
+    rng = np.random.default_rng(seed)
+    J, nodes = 10, np.linspace(-4, 4, 41)
+    truth = np.column_stack([rng.lognormal(0, 0.3, J), rng.normal(-0.5, 1, J),
+                             logit(rng.uniform(0.05, 0.35, J)),
+                             logit(rng.uniform(0.8, 0.97, J)) if model == "4PL"
+                             else np.full(J, np.inf)])
+    n = np.round(400 * expit(-0.5 * nodes**2)[:, None] * np.ones((1, J)))
+    r = rng.binomial(n.astype(int), probabilities(truth, nodes)).astype(float)
+    start = truth.copy()
+    free = list(FREE[model])
+    start[:, free] += rng.normal(0.0, 1.0, (J, len(free)))
+    start[:, 0] = np.abs(start[:, 0]) + 0.1
+    return r, n, nodes, start
+
+
+def _counted_m_step(r, n, nodes, start, model, priors, exact):
+    """The M-step of the expanded EM and the item-steps it took."""
+    from sklearn_eval.irt import _binary_models
+
+    calls = []
+    original = _binary_models._fisher_step
+
+    def counted(params, objective, items, *args):
+        calls.append(items.size)
+        return original(params, objective, items, *args)
+
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(_binary_models, "_fisher_step", counted)
+        end = m_step(start, r, n, nodes, FREE[model], priors, n_newton=1,
+                     max_newton=200, exact=exact)
+    return end, sum(calls)
+
+
+@settings(max_examples=30, deadline=None)
+@given(seed=st.integers(0, 2**31 - 1), model=st.sampled_from(["3PL", "4PL"]),
+       priors=st.sampled_from([{}, _PRIORS]))
+def test_newton_m_step_ends_at_a_maximum(seed, model, priors):
+    """The M-step with ``exact`` (Newton's steps where the negated Hessian is
+    positive definite, Fisher's elsewhere) never lowers an item's objective
+    and leaves every item whose maximum is inside (asymptotes off their
+    bounds and apart, not steep) with a vanishing gradient."""
+    r, n, nodes, start = _sampled_items(seed, model)
+    free = FREE[model]
+    before = item_objective(start, r, n, nodes, free, priors)
+    end, _ = _counted_m_step(r, n, nodes, start, model, priors, True)
+    after = item_objective(end, r, n, nodes, free, priors)
+    assert np.all(after >= before - 1e-12 * np.abs(before))
+    g, u = expit(end[:, 2]), expit(end[:, 3])
+    inside = (np.abs(end[:, 0]) < 10) & (u - g > 0.01)  # not on g < u either
+    for column in free:
+        if column >= 2:
+            inside &= np.abs(end[:, column]) < 8
+    grad, info = _gradient_information(end, r, n, nodes, free, priors)
+    scale = np.sqrt(np.abs(np.diagonal(info, axis1=1, axis2=2))) + 1.0
+    assert np.all(np.abs(grad[inside]) <= 1e-5 * scale[inside])
+
+
+def test_newton_m_step_takes_fewer_steps_than_fisher_scoring():
+    """On a seeded corpus of 3PL and 4PL items started far from their
+    maximum, the Newton M-step takes fewer item-steps in all than Fisher
+    scoring to the same ``step_tol`` (measured: 0.87 of them; the items whose
+    maximum is on a bound crawl alike under both), and ends as high for all
+    but a rare item with several maxima (measured: 1 of 1,200 on 60 seeds).
+    On 3PL draws of 11,785 x 12,000 the M-steps took 12 s instead of 19 s."""
+    steps = {True: 0, False: 0}
+    worse, items = 0, 0
+    for seed in range(20):
+        for model in ("3PL", "4PL"):
+            r, n, nodes, start = _sampled_items(seed, model)
+            ends = {}
+            for exact in (True, False):
+                ends[exact], count = _counted_m_step(r, n, nodes, start, model, {},
+                                                     exact)
+                steps[exact] += count
+            newton, fisher = (item_objective(ends[e], r, n, nodes, FREE[model], {})
+                              for e in (True, False))
+            worse += int(np.sum(newton < fisher - 1e-9 * np.abs(fisher)))
+            items += newton.size
+    assert steps[True] < 0.95 * steps[False]
+    assert worse <= 0.01 * items

@@ -31,16 +31,17 @@ def _items(rng, n_items, model):
                             np.clip(upsilon, -_CAP, np.inf)])
 
 
-def _numpy_sums(params, r, n, nodes, free, monkeypatch):
+def _numpy_sums(params, r, n, nodes, free, monkeypatch, exact):
     monkeypatch.setattr(models, "HAVE_NUMBA", False)
     tables = models.log_tables(params, nodes)
     value = models.item_objective(params, r, n, nodes, free, {})
-    grad, info = models._gradient_information(params, r, n, nodes, free, {})
+    grad, info = models._gradient_information(params, r, n, nodes, free, {},
+                                              exact=exact)
     monkeypatch.undo()
     return tables, value, grad, info
 
 
-def _kernel_sums(get, params, r, n, nodes, free):
+def _kernel_sums(get, params, r, n, nodes, free, exact):
     shape = (nodes.size, params.shape[0])
     tables = (np.empty(shape), np.empty(shape))
     get("binary_log_tables")(params, nodes, *tables)
@@ -49,13 +50,16 @@ def _kernel_sums(get, params, r, n, nodes, free):
     info = np.empty((params.shape[0], len(free), len(free)))
     get("binary_objective")(params, r, n, nodes, value)
     get("binary_gradient_information")(params, r, n, nodes,
-                                       np.asarray(free, dtype=np.int64), grad, info)
+                                       np.asarray(free, dtype=np.int64), exact,
+                                       grad, info)
     return tables, value, grad, info
 
 
 @settings(max_examples=25, deadline=None)
-@given(seed=st.integers(0, 2**31 - 1), model=st.sampled_from(["3PL", "4PL"]))
-def test_kernels_give_the_numpy_sums(seed, model):
+@given(seed=st.integers(0, 2**31 - 1), model=st.sampled_from(["3PL", "4PL"]),
+       exact=st.booleans())
+def test_kernels_give_the_numpy_sums(seed, model, exact):
+    # the gradient with the Fisher information or (exact) the negated Hessian
     rng = np.random.default_rng(seed)
     params = _items(rng, 12, model)
     nodes = np.linspace(-6.0, 6.0, 31)
@@ -67,12 +71,12 @@ def test_kernels_give_the_numpy_sums(seed, model):
     r[full] = n[full]  # no failure
     free = FREE[model]
     with pytest.MonkeyPatch.context() as patch:
-        want = _numpy_sums(params, r, n, nodes, free, patch)
+        want = _numpy_sums(params, r, n, nodes, free, patch, exact)
     getters = [kernels._PYTHON.__getitem__]
     if kernels.HAVE_NUMBA:
         getters.append(kernels.kernel)
     for get in getters:
-        got = _kernel_sums(get, params, r, n, nodes, free)
+        got = _kernel_sums(get, params, r, n, nodes, free, exact)
         for fast, slow in zip(got[0], want[0], strict=True):  # log P, log(1 - P)
             assert_allclose(fast, slow, rtol=1e-13, atol=1e-13)
         assert_allclose(got[1], want[1], rtol=1e-12, atol=1e-9)
@@ -80,6 +84,32 @@ def test_kernels_give_the_numpy_sums(seed, model):
             scale = np.max(np.abs(slow), axis=tuple(range(1, slow.ndim)),
                            keepdims=True)
             assert np.all(np.abs(fast - slow) <= 1e-11 * scale + 1e-12)
+
+
+@settings(max_examples=25, deadline=None)
+@given(seed=st.integers(0, 2**31 - 1), model=st.sampled_from(["3PL", "4PL"]))
+def test_exact_hessian_is_the_derivative_of_the_gradient(seed, model):
+    # the negated Hessian against central differences of the (compiled)
+    # gradient, column by column, at items in the interior and near bounds
+    rng = np.random.default_rng(seed)
+    params = _items(rng, 6, model)
+    params[:, 2:] = np.clip(params[:, 2:], -6.0, 6.0)  # finite differences
+    nodes = np.linspace(-6.0, 6.0, 31)
+    n = rng.uniform(0.0, 30.0, (31, 6))
+    r = n * rng.uniform(0.0, 1.0, n.shape)
+    free = FREE[model]
+    _, info = models._gradient_information(params, r, n, nodes, free, {},
+                                           exact=True)
+    for index, column in enumerate(free):
+        h = 1e-6 * (1.0 + np.abs(params[:, column]))
+        up, down = params.copy(), params.copy()
+        up[:, column] += h
+        down[:, column] -= h
+        g_up, _ = models._gradient_information(up, r, n, nodes, free, {})
+        g_down, _ = models._gradient_information(down, r, n, nodes, free, {})
+        numeric = -(g_up - g_down) / (2.0 * h[:, None])
+        scale = np.abs(info).max(axis=(1, 2))[:, None] + 1.0
+        assert np.all(np.abs(info[:, :, index] - numeric) <= 1e-5 * scale)
 
 
 @pytest.mark.parametrize("model", ["3PL", "4PL"])
