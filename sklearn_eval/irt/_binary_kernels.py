@@ -2,11 +2,12 @@
 
 The M-step of :mod:`._binary_models` evaluates, per item and over the grid
 nodes, the expected complete-data log-likelihood and its gradient and Fisher
-information in ``(a, d, gamma, upsilon)``. The numpy expressions build several
-(nodes x items) temporaries per call (log tables, derivatives, their
-products) and the M-step calls them about ten times per EM iteration; the
-loops here compute the same sums in one pass per item without temporaries
-(measured on 4,500 items x 121 nodes: see :func:`binary_objective`).
+information (or its negated Hessian) in ``(a, d, gamma, upsilon)``. The
+numpy expressions build several (nodes x items) temporaries per call (log
+tables, derivatives, their products) and the M-step calls them about ten
+times per EM iteration; the loops here compute the same sums in one pass per
+item without temporaries (measured on 4,500 items x 121 nodes: see
+:func:`binary_objective`).
 
 Same conventions as :mod:`._kernels`: plain Python over numpy arrays, compiled
 with numba on first use where it is available, the Python bodies otherwise

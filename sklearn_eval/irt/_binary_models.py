@@ -213,7 +213,9 @@ def m_step(params, r, n, nodes, free, priors, n_newton=4, max_newton=None,
     maximum: EM then needs fewer E-steps where they cost more than the
     M-step, see :func:`._irt_fit._em_binary_grid`), and the items with an
     asymptote at a bound are scored again from the interior
-    (:func:`_escape_bounds`). With ``exact`` the steps are Newton's (the
+    (:func:`_escape_bounds`); with ``max_newton`` an asymptote past its
+    bound and still pulled out goes to its cap (:func:`_settle_at_bound`).
+    With ``exact`` the steps are Newton's (the
     negated Hessian of the item's objective) where that is positive definite,
     Fisher's elsewhere: near the maximum Newton converges quadratically,
     Fisher scoring only at the rate the asymptote's latent guess leaves.
@@ -234,17 +236,16 @@ def _score_items(params, objective, active, r, n, nodes, free, priors, n_newton,
     """The Fisher (``exact``: Newton) steps of :func:`m_step` for the items
     ``active`` (in place)."""
     for iteration in range(max(n_newton, max_newton or 0)):
+        if max_newton is not None:
+            _settle_at_bound(params, objective, active, r, n, nodes, free, priors)
         change = _fisher_step(params, objective, active, r, n, nodes, free, priors,
                               exact)
         if iteration + 1 < n_newton:
             if np.max(np.abs(change), initial=0.0) < 1e-10:
                 break
             continue
-        if max_newton is None:
-            break
-        _settle_at_bound(params, objective, active, r, n, nodes, free, priors)
         active = active[np.abs(change).max(axis=1, initial=0.0) > step_tol]
-        if active.size == 0:
+        if max_newton is None or active.size == 0:
             break
 
 
@@ -260,7 +261,7 @@ def at_bound(logits, column):
     """Where the asymptote ``column`` (2: guessing, 3: upper) is at its bound:
     its logit below ``-_AT_BOUND`` (guessing) or above ``_AT_BOUND`` (upper)."""
     return _INWARD[column] * logits < -_AT_BOUND
-_ESCAPE_STEPS = 50  # Fisher steps at most from the interior start
+_ESCAPE_STEPS = 50  # Newton or Fisher steps at most from the interior start
 
 
 def _settle_at_bound(params, objective, active, r, n, nodes, free, priors):
@@ -271,8 +272,11 @@ def _settle_at_bound(params, objective, active, r, n, nodes, free, priors):
     fall with ``g``), and every small move still raises the objective a
     little, so EM's increments stay above its stopping rule for many
     E-steps. An asymptote past its bound whose score points out is set to
-    ``-+_LOGIT_CAP`` at once wherever the objective does not fall there
-    (in place); one pulled back in is left to :func:`_escape_bounds`.
+    ``-+_LOGIT_CAP`` at once, the item's other parameters refitted there
+    (four Fisher steps), wherever the objective does not fall (in place); one
+    pulled back in is left to :func:`_escape_bounds`. Greedy: an interior
+    maximum beyond the bound can be passed over (tested: rare, and a gain in
+    all).
     """
     for index, column in enumerate(free):
         if column < 2:
@@ -289,9 +293,14 @@ def _settle_at_bound(params, objective, active, r, n, nodes, free, priors):
             continue
         trial = params[items].copy()
         trial[:, column] = cap
-        value = item_objective(trial, r[:, items], n[:, items], nodes, free, priors)
-        before = objective[items]
-        ok = np.isfinite(value) & (value >= before - 1e-12 * np.abs(before))
+        r_items, n_items = r[:, items], n[:, items]
+        value = item_objective(trial, r_items, n_items, nodes, free, priors)
+        # the other parameters refitted at the cap (they were fitted to the
+        # asymptote's last value), then a discrete comparison: no room for
+        # rounding in the objective
+        _score_items(trial, value, np.arange(items.size), r_items, n_items, nodes,
+                     tuple(c for c in free if c != column), priors, 4, None, 0.0)
+        ok = np.isfinite(value) & (value >= objective[items])
         params[items[ok]] = trial[ok]
         objective[items[ok]] = value[ok]
 

@@ -219,6 +219,10 @@ def m_step(model, params, nodes, stats, n_newton=1):
         grad, hess = gradient_hessian(model, params, nodes, stats)
         step = _ascent_step(-hess, grad)
         step[~np.all(np.isfinite(step), axis=1)] = 0.0
+        # no parameter moves by more than 1 + |value| in one step (a direction
+        # of nearly no curvature would otherwise ask for a huge one)
+        longest = np.max(np.abs(step) / (1.0 + np.abs(params)), axis=1)
+        step /= np.maximum(longest, 1.0)[:, None]
         pending = np.abs(step).max(axis=1) > 1e-12
         length = np.ones(params.shape[0])
         for _ in range(_HALVINGS):

@@ -112,8 +112,8 @@ def _em_binary_grid(data, grid, params, model, priors, max_iter, tol,
     Newton's where an item's objective is concave (``exact``), and an
     asymptote still pulled out past its bound goes to its cap at once
     (:func:`._binary_models._settle_at_bound`): on 11,785 x 36,259 at 10%
-    observed, 30 E-steps and 76 s on two threads instead of 50 and 171 s, the
-    same log-likelihood to 4 decimals. When the fit uses it:
+    observed, 32 E-steps and 80 s on two threads instead of 50 and 171 s, the
+    same log-likelihood to 3 decimals. When the fit uses it:
     :func:`_expand_latent`.
     """
     free = FREE[model]
