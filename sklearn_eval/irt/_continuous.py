@@ -355,8 +355,8 @@ def em(store, grid, params, max_iter, tol):
     scale (:func:`._binary_models.standardise_latent`, as the binary
     models'): continuous scores give narrow posteriors, and plain EM moves
     the items' common location and scale by a small fraction of the way per
-    E-step. Measured on beta draws (precision 20): 3,000 x 40 in 10 E-steps
-    instead of 46, 5,000 x 100 half observed 10 instead of 60, 300 x 200 10
+    E-step. Measured on beta draws (precision 20): 3,000 x 40 in 12 E-steps
+    instead of 46, 5,000 x 100 half observed 12 instead of 60, 300 x 200 12
     instead of 106, each ending as high or higher. The logit-normal model's
     EM is not expanded: on 3,000 x 40 of the same draws (an item at ``a =
     12``, the logit of scores near 0) it took 424 E-steps instead of 46,
