@@ -148,6 +148,8 @@ def binary_gradient_information(params, r, n, nodes, free, exact, grad, info):
             dP[2] = dg * (1.0 - s)
             dP[3] = du * s
             resid = (r[k, j] - n[k, j] * P) / pq
+            for c in range(n_free):
+                grad[j, c] += resid * dP[free[c]]
             if exact:
                 w2 = w * (1.0 - 2.0 * s)
                 d2P[0, 0] = span * w2 * q * q
@@ -165,7 +167,6 @@ def binary_gradient_information(params, r, n, nodes, free, exact, grad, info):
                 q_inv = 1.0 / max(Q, _TINY)
                 for c in range(n_free):
                     fc = free[c]
-                    grad[j, c] += resid * dP[fc]
                     for e in range(c, n_free):
                         fe = free[e]
                         info[j, c, e] += (
@@ -175,7 +176,6 @@ def binary_gradient_information(params, r, n, nodes, free, exact, grad, info):
             else:
                 weight = n[k, j] / pq
                 for c in range(n_free):
-                    grad[j, c] += resid * dP[free[c]]
                     for e in range(c, n_free):
                         info[j, c, e] += weight * dP[free[c]] * dP[free[e]]
         for c in range(n_free):

@@ -238,13 +238,13 @@ def _score_items(params, objective, active, r, n, nodes, free, priors, n_newton,
     for iteration in range(max(n_newton, max_newton or 0)):
         if max_newton is not None:
             _settle_at_bound(params, objective, active, r, n, nodes, free, priors)
-        change = _fisher_step(params, objective, active, r, n, nodes, free, priors,
-                              exact)
+        moved = _fisher_step(params, objective, active, r, n, nodes, free, priors,
+                             exact)
         if iteration + 1 < n_newton:
-            if np.max(np.abs(change), initial=0.0) < 1e-10:
+            if np.max(moved, initial=0.0) < 1e-10:
                 break
             continue
-        active = active[np.abs(change).max(axis=1, initial=0.0) > step_tol]
+        active = active[moved > step_tol]
         if max_newton is None or active.size == 0:
             break
 
@@ -262,6 +262,15 @@ def at_bound(logits, column):
     its logit below ``-_AT_BOUND`` (guessing) or above ``_AT_BOUND`` (upper)."""
     return _INWARD[column] * logits < -_AT_BOUND
 _ESCAPE_STEPS = 50  # Newton or Fisher steps at most from the interior start
+
+
+def _inward_scores(params, items, r, n, nodes, free, priors):
+    """The score of ``items`` in each free parameter, signed so that it is
+    positive where an asymptote's objective rises away from its bound
+    (``_INWARD``; the other columns as they are)."""
+    grad, _ = _gradient_information(params[items], r[:, items], n[:, items], nodes,
+                                    free, priors)
+    return grad * np.array([_INWARD.get(c, 1.0) for c in free])
 
 
 def _settle_at_bound(params, objective, active, r, n, nodes, free, priors):
@@ -286,9 +295,8 @@ def _settle_at_bound(params, objective, active, r, n, nodes, free, priors):
                        & (params[active, column] != cap)]
         if items.size == 0:
             continue
-        grad, _ = _gradient_information(params[items], r[:, items], n[:, items],
-                                        nodes, free, priors)
-        items = items[_INWARD[column] * grad[:, index] < 0]
+        items = items[_inward_scores(params, items, r, n, nodes, free,
+                                     priors)[:, index] < 0]
         if items.size == 0:
             continue
         trial = params[items].copy()
@@ -329,12 +337,11 @@ def _escape_bounds(params, objective, r, n, nodes, free, priors, n_newton,
         return
     # only where the objective rises away from the bound (a maximum on the
     # bound itself, its score pointing out, is left as it is)
-    grad, _ = _gradient_information(params[items], r[:, items], n[:, items], nodes,
-                                    free, priors)
+    pull = _inward_scores(params, items, r, n, nodes, free, priors)
     inward = np.zeros(items.size, dtype=bool)
     for index, c in enumerate(free):
         if c in _INWARD:
-            inward |= at_bound(params[items, c], c) & (_INWARD[c] * grad[:, index] > 0)
+            inward |= at_bound(params[items, c], c) & (pull[:, index] > 0)
     items = items[inward]
     if items.size == 0:
         return
@@ -353,7 +360,7 @@ def _escape_bounds(params, objective, r, n, nodes, free, priors, n_newton,
 
 def _fisher_step(params, objective, items, r, n, nodes, free, priors, exact=False):
     """One backtracked Fisher step of ``items`` (in place); returns how far
-    each item's free parameters moved (signed changes, items x free).
+    each item's parameters moved (largest absolute change).
 
     With ``exact`` a Newton step (the negated Hessian) where that is positive
     definite, the Fisher step elsewhere.
@@ -396,7 +403,7 @@ def _fisher_step(params, objective, items, r, n, nodes, free, priors, exact=Fals
         objective[items[done]] = value[ok]
         accepted[done] = True
         scale = np.where(accepted, scale, 0.5 * scale)
-    return params[np.ix_(items, free)] - current
+    return np.max(np.abs(params[np.ix_(items, free)] - current), axis=1)
 
 
 def louis_information(params, state, outer, nodes, free, priors):

@@ -52,8 +52,9 @@ N_PARAMETERS = {"1PL": lambda J: J + 1, "2PL": lambda J: 2 * J,
                 "3PL": lambda J: 3 * J, "4PL": lambda J: 4 * J}
 
 
-# Newton (or Fisher) steps of an M-step at most where the agents answer many items: each
-# item goes on until its step is below 1e-8 (:func:`._binary_models.m_step`)
+# Newton (or Fisher) steps of an M-step at most where the agents answer many
+# items: each item goes on until its step is below 1e-8
+# (:func:`._binary_models.m_step`)
 _MAX_NEWTON = 25
 
 
