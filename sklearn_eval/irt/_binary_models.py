@@ -430,31 +430,39 @@ def reported_covariance(params, info, free):
 
     The inverse information in the internal coordinates, mapped by the
     Jacobian of ``b = -d / a``, ``g = expit(gamma)``, ``u = expit(upsilon)``;
-    NaN for an item whose information is singular.
+    NaN for an item whose information is singular (or whose inverse is not
+    finite or has a negative variance).
     """
     J, p = params.shape[0], len(free)
     cov = np.full((J, 4, 4), np.nan)
+    inverse = np.full((J, p, p), np.nan)
+    finite = np.all(np.isfinite(info), axis=(1, 2))
+    try:
+        inverse[finite] = np.linalg.inv(info[finite])
+    except np.linalg.LinAlgError:  # one singular item: the items one by one
+        for j in np.flatnonzero(finite):
+            try:
+                inverse[j] = np.linalg.inv(info[j])
+            except np.linalg.LinAlgError:
+                continue
+    valid = np.all(np.isfinite(inverse), axis=(1, 2)) & np.all(
+        np.diagonal(inverse, axis1=1, axis2=2) >= 0, axis=1)
     a, d = params[:, 0], params[:, 1]
     g, u = asymptotes(params)
-    for j in range(J):
-        try:
-            inverse = np.linalg.inv(info[j])
-        except np.linalg.LinAlgError:
-            continue
-        if not np.all(np.isfinite(inverse)) or np.any(np.diag(inverse) < 0):
-            continue
-        jac = np.zeros((4, p))
+    jac = np.zeros((J, 4, p))
+    with np.errstate(divide="ignore", invalid="ignore"):
         for index, column in enumerate(free):
             if column == 0:
-                jac[0, index] = 1.0
-                jac[1, index] = d[j] / a[j] ** 2
+                jac[:, 0, index] = 1.0
+                jac[:, 1, index] = d / a**2
             elif column == 1:
-                jac[1, index] = -1.0 / a[j]
+                jac[:, 1, index] = -1.0 / a
             elif column == 2:
-                jac[2, index] = g[j] * (1.0 - g[j])
+                jac[:, 2, index] = g * (1.0 - g)
             else:
-                jac[3, index] = u[j] * (1.0 - u[j])
-        cov[j] = jac @ inverse @ jac.T
+                jac[:, 3, index] = u * (1.0 - u)
+    cov[valid] = np.einsum("jac,jce,jbe->jab", jac[valid], inverse[valid],
+                           jac[valid])
     return cov
 
 

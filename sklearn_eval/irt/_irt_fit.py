@@ -28,6 +28,7 @@ from ._binary_models import (
     scores,
     standardise_latent,
 )
+from ._blocks import run_chunks
 from ._coarse import accept_coarse, em_coarse_to_fine, single_threaded_blas
 from ._em import (
     _RUNAWAY,
@@ -64,7 +65,7 @@ def _prior_value(params, free, priors):
 
 
 def _em_binary(data, grid, params, model, priors, max_iter, tol,
-               coarse_final=False, rescale=False):
+               coarse_final=False, rescale=False, parallel=None):
     """EM for a binary item model from ``params``; SQUAREM, monotone.
 
     Returns ``(params, loglik, n_iter, converged, grid)``; ``n_iter`` counts
@@ -74,17 +75,19 @@ def _em_binary(data, grid, params, model, priors, max_iter, tol,
     are accurate; with ``coarse_final`` (the default grid) the 61-node
     grid's solution is the fit where that grid integrates it exactly to
     rounding (:func:`._coarse.accept_coarse`). ``rescale``: standardise the
-    latent scale after every M-step (:func:`_em_binary_grid`).
+    latent scale after every M-step (:func:`_em_binary_grid`). ``parallel``:
+    the fit's threads, over which the M-step's items are spread
+    (:func:`_m_step_chunks`).
     """
     return em_coarse_to_fine(
         lambda p, on, n: _em_binary_grid(data, on, p, model, priors, n, tol,
-                                         rescale),
+                                         rescale, parallel),
         params, grid, data, max_iter,
         accept=accept_coarse if coarse_final else None)
 
 
 def _em_binary_grid(data, grid, params, model, priors, max_iter, tol,
-                    rescale=False):
+                    rescale=False, parallel=None):
     """:func:`_em_binary` on ``grid`` only.
 
     With ``rescale`` every EM map is parameter-expanded in the latent
@@ -127,10 +130,9 @@ def _em_binary_grid(data, grid, params, model, priors, max_iter, tol,
 
     def em_map(state, p):
         r, n, nodes = _occupied_nodes(state["r"], state["n"], grid.nodes)
-        if rescale:
-            return m_step(p, r, n, nodes, free, priors, n_newton=1,
-                          max_newton=_MAX_NEWTON, exact=True)
-        return m_step(p, r, n, nodes, free, priors)
+        options = ({"n_newton": 1, "max_newton": _MAX_NEWTON, "exact": True}
+                   if rescale else {})
+        return _m_step_chunks(parallel, p, r, n, nodes, free, priors, options)
 
     def expand(state, p):
         return standardise_latent(p, state["mass"], grid.nodes)
@@ -142,6 +144,28 @@ def _em_binary_grid(data, grid, params, model, priors, max_iter, tol,
         expand=expand if rescale else None,
         keep_expanding=lambda p: bool(np.max(np.abs(p[:, 0])) < _RUNAWAY))
     return params, state["loglik"], n_iter, converged
+
+
+# Items per M-step chunk at least (each chunk pays the M-step's Python loop)
+_MIN_CHUNK_ITEMS = 2000
+_N_CHUNKS = 8
+
+
+def _m_step_chunks(parallel, params, r, n, nodes, free, priors, options):
+    """:func:`._binary_models.m_step` of every item, its items in chunks on
+    ``parallel`` (the fit's threads; one call without).
+
+    Each item's M-step reads only its own counts and parameters, so the
+    result is the same to the bit however the items are split (tested); the
+    kernels release the GIL. Up to ``_N_CHUNKS`` chunks of at least
+    ``_MIN_CHUNK_ITEMS`` items (several per thread even out the items whose
+    asymptote is restarted from the interior). Measured on 3PL draws, 11,785
+    x 36,259 at 10% observed, two threads: the M-step took 0.55 s instead of
+    1.08 s per E-step.
+    """
+    parts = _item_chunks(parallel, params.shape[0], lambda items: m_step(
+        params[items], r[:, items], n[:, items], nodes, free, priors, **options))
+    return np.concatenate(parts)
 
 
 def _squarem(p0, p1, p2, free, max_step=64.0, apart=False):
@@ -260,15 +284,17 @@ def _fit_irt(values, labels, summary, *, model, priors, start, grid, settings,
     data = _make_storage(values, keep, algorithm=algorithm, chunk_size=chunk_size,
                          parallel=parallel, n_observed=summary.n_observed)
     return _fit_irt_storage(data, labels, keep, summary.rate, values.shape[0],
-                            **options)
+                            parallel=parallel, **options)
 
 
 def _fit_irt_storage(data, labels, keep, rate, n_agents, *, model, priors, start,
-                     grid, settings, rng, should_flip=None, coarse_final=False):
+                     grid, settings, rng, should_flip=None, coarse_final=False,
+                     parallel=None):
     """:func:`_fit_irt` on built storage ``data`` of the kept items.
 
     ``should_flip``: how :func:`._fit._fit_storage` orients the latent axis
     of the 1PL and 2PL (a distributed store computes it on the workers).
+    ``parallel``: the fit's threads, for the 3PL/4PL M-step (None: one).
     """
     n_items = keep.shape[0]
     # the call named in the warning about steep items (the 1PL's common
@@ -298,11 +324,12 @@ def _fit_irt_storage(data, labels, keep, rate, n_agents, *, model, priors, start
             params, loglik, n_iter, converged, grid = _em_binary(
                 data, grid, params, model, priors, settings.max_iter,
                 settings.tol, coarse_final=coarse_final,
-                rescale=_expand_latent(data, model, settings))
+                rescale=_expand_latent(data, model, settings), parallel=parallel)
             # one last pass gives the abilities and the counts of the covariance
             final = data.e_step_tables(*log_tables(params, grid.nodes), grid,
                                        moments=True)
-            cov = _covariance(data, grid, params, model, priors, final)
+            cov = _covariance(data, grid, params, model, priors, final,
+                              parallel)
     if not converged:
         warnings.warn(
             f"EM did not converge in max_iter={settings.max_iter} iterations "
@@ -335,14 +362,36 @@ def _fit_irt_storage(data, labels, keep, rate, n_agents, *, model, priors, start
     }
 
 
-def _covariance(data, grid, params, model, priors, state):
+def _covariance(data, grid, params, model, priors, state, parallel=None):
     """Covariance of every item's reported parameters (Louis, per item).
 
-    ``state``: the E-step's expected counts at ``params``.
+    ``state``: the E-step's expected counts at ``params``. The per-item
+    pieces run in chunks of items on ``parallel`` (:func:`_item_chunks`; the
+    same numbers to the bit).
     """
     free = FREE[model]
     log_p, log_q = log_tables(params, grid.nodes)
-    g1, g0 = scores(params, grid.nodes, free)
+    pairs = _item_chunks(parallel, params.shape[0], lambda items: scores(
+        params[items], grid.nodes, free))
+    g1, g0 = (np.concatenate([pair[k] for pair in pairs], axis=1) for k in (0, 1))
     outer = data.score_products(log_p, log_q, grid, g1, g0)
-    info = louis_information(params, state, outer, grid.nodes, free, priors)
+
+    def information(items):
+        counts = {"r": state["r"][:, items], "n": state["n"][:, items]}
+        return louis_information(params[items], counts, outer[items], grid.nodes,
+                                 free, priors)
+
+    info = np.concatenate(_item_chunks(parallel, params.shape[0], information))
     return reported_covariance(params, info, free)
+
+
+def _item_chunks(parallel, n_items, function):
+    """``function(items)`` for slices ``items`` of ``n_items`` items, on
+    ``parallel`` where there are enough items (:func:`_m_step_chunks`), in
+    order; one call over every item otherwise."""
+    n_chunks = min(_N_CHUNKS, n_items // _MIN_CHUNK_ITEMS)
+    if parallel is None or n_chunks < 2:
+        return [function(slice(0, n_items))]
+    edges = np.linspace(0, n_items, n_chunks + 1).astype(int)
+    return run_chunks(parallel, function, [(slice(start, stop),) for start, stop
+                                           in zip(edges[:-1], edges[1:], strict=True)])

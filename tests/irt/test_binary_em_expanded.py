@@ -397,3 +397,31 @@ def test_newton_m_step_takes_fewer_steps_than_fisher_scoring():
             items += newton.size
     assert steps[True] < 0.85 * steps[False]
     assert worse <= 0.01 * items
+
+
+@settings(max_examples=20, deadline=None)
+@given(seed=st.integers(0, 2**31 - 1), model=st.sampled_from(["3PL", "4PL"]),
+       priors=st.sampled_from([{}, _PRIORS]), expanded=st.booleans())
+def test_m_step_on_threads_gives_the_same_items_to_the_bit(seed, model, priors,
+                                                            expanded):
+    """The M-step's items spread over threads in chunks (any number of them)
+    end exactly where the M-step of all items at once ends: each item reads
+    only its own counts, whatever the chunk it is in."""
+    from sklearn_eval.irt import _irt_fit
+    from sklearn_eval.irt._blocks import ThreadPool
+
+    parts = [_sampled_items(seed + k, model) for k in range(5)]
+    # counts are (nodes, items), parameters (items, 4): fifty items
+    r, n = (np.concatenate([p[i] for p in parts], axis=1) for i in (0, 1))
+    start = np.concatenate([p[3] for p in parts])
+    nodes = parts[0][2]
+    free = FREE[model]
+    options = ({"n_newton": 1, "max_newton": 25, "exact": True} if expanded
+               else {})
+    whole = m_step(start, r, n, nodes, free, priors, **options)
+    with pytest.MonkeyPatch.context() as patch, ThreadPool(2) as pool:
+        patch.setattr(_irt_fit, "_MIN_CHUNK_ITEMS", 1 + seed % 7)
+        split = _irt_fit._m_step_chunks(pool, start, r, n, nodes, free, priors,
+                                        options)
+    assert np.array_equal(split, whole)
+    assert not np.array_equal(whole, start)

@@ -273,3 +273,34 @@ def test_threads_give_the_serial_fit_of_the_binary_models(model):
     for name in ("discrimination_", "guessing_", "abilities_", "difficulty_se_"):
         assert_allclose(getattr(threaded, name), getattr(serial, name), rtol=1e-10,
                         atol=1e-12, err_msg=name)
+
+
+@pytest.mark.parametrize("algorithm", ["dense", "sparse"])
+def test_items_in_chunks_on_threads_give_the_serial_3pl_fit(algorithm, monkeypatch):
+    # the M-step and the standard errors' per-item pieces spread over threads
+    # in chunks of items (forced small here): the serial fit to the bit, in
+    # the regime whose M-steps run to their maximum (>= 500 agents, >= 100
+    # responses each)
+    from sklearn_eval.irt import IRT, _irt_fit
+
+    X, _ = make_irt_responses(600, 120, missing_rate=0.1, random_state=3,
+                              return_params=True)
+    kwargs = {"model": "3PL", "algorithm": algorithm}
+    serial = IRT(**kwargs).fit(X)
+    calls = []
+    original = _irt_fit._item_chunks
+
+    def counted(parallel, n_items, function):
+        out = original(parallel, n_items, function)
+        calls.append(len(out))
+        return out
+
+    monkeypatch.setattr(_irt_fit, "_MIN_CHUNK_ITEMS", 13)
+    monkeypatch.setattr(_irt_fit, "_item_chunks", counted)
+    threaded = IRT(n_jobs=2, **kwargs).fit(X)
+    assert calls and min(calls) == 8  # every M-step and the SEs in chunks
+    assert threaded.n_iter_ == serial.n_iter_
+    for name in ("discrimination_", "difficulty_", "guessing_", "abilities_",
+                 "discrimination_se_", "guessing_se_", "log_likelihood_"):
+        assert np.array_equal(getattr(threaded, name), getattr(serial, name),
+                              equal_nan=True), name
