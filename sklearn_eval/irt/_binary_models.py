@@ -36,9 +36,11 @@ def log_tables(params, nodes):
     so the tables stay a probability distribution whatever the parameters.
     """
     if HAVE_NUMBA and np.ndim(nodes) == 1 and np.ndim(params) == 2:
-        # the same formulas in one pass (:mod:`._binary_kernels`)
+        # the same formulas in one pass (:mod:`._binary_kernels`), item by
+        # item: each item's column contiguous (the sparse E-step reads the
+        # tables by item, so its transposes are then free)
         shape = (np.shape(nodes)[0], params.shape[0])
-        log_p, log_q = np.empty(shape), np.empty(shape)
+        log_p, log_q = np.empty(shape, order="F"), np.empty(shape, order="F")
         kernel("binary_log_tables")(np.asarray(params, dtype=np.float64),
                                     np.asarray(nodes, dtype=np.float64), log_p,
                                     log_q)
