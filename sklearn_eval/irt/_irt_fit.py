@@ -117,7 +117,7 @@ def _em_binary_grid(data, grid, params, model, priors, max_iter, tol,
     asymptote still pulled out past its bound goes to its cap at once
     (:func:`._binary_models._settle_at_bound`): on 11,785 x 36,259 at 10%
     observed, 32 E-steps and 80 s on two threads instead of 50 and 171 s, the
-    same log-likelihood to 3 decimals (59 s since the M-step runs on the
+    same log-likelihood to 3 decimals (56 s since the M-step runs on the
     threads, :func:`_m_step_chunks`). When the fit uses it:
     :func:`_expand_latent`.
     """
