@@ -176,9 +176,10 @@ class IRT(
     chunk_size : int or None, default=None
         Agents per block of the passes over the responses.
     n_jobs : int or None, default=None
-        Threads for the passes over blocks of agents or items. The 3PL and
-        4PL run their matrix products with single-threaded BLAS (see the
-        user guide's notes on speed).
+        Threads for the passes over blocks of agents or items, and for the
+        3PL and 4PL M-step and standard errors (chunks of items; the same
+        numbers as on one thread). The 3PL and 4PL run their matrix products
+        with single-threaded BLAS (see the user guide's notes on speed).
     random_state : int, RandomState instance or None, default=None
         Seeds the starting values of the 2PL engine (with several factors:
         the Sobol points and the randomized principal components of the
