@@ -21,6 +21,7 @@ a fresh process.
 
 import importlib.util
 import os
+import types
 
 __all__ = ["KernelSet", "numba_wanted", "jit_kernel"]
 
@@ -112,9 +113,14 @@ class KernelSet:
         The module's globals, where the ``helpers`` are bound.
     helpers : dict, optional
         Global name -> function that the kernels call by that name. The module
-        binds each name to the Python function itself (the pure-Python kernels
-        call it as it is); on the first compiled use the compiled helpers
-        replace them before the kernels compile, so the kernels resolve them.
+        binds each name to the Python function itself, and it stays so: the
+        pure-Python kernels call the Python helpers whatever has been
+        compiled. The compiled kernels are copies of the functions bound to a
+        snapshot of the module's globals in which those names are the
+        compiled helpers. (Before, the compiled helpers replaced the Python
+        ones in the module, so a Python kernel called compiled helpers once
+        any kernel of its module had been compiled: the pure-Python fallback
+        and its tests depended on what had run before.)
 
     Examples
     --------
@@ -142,8 +148,18 @@ class KernelSet:
         if not compiled:
             return self.python[name]
         if not self._compiled:
-            for global_name, function in self._helpers.items():
-                self._namespace[global_name] = jit_kernel(function)
-            self._compiled.update({key: jit_kernel(function)
+            scope = dict(self._namespace)
+            scope.update({global_name: jit_kernel(_bound(function, scope))
+                          for global_name, function in self._helpers.items()})
+            self._compiled.update({key: jit_kernel(_bound(function, scope))
                                    for key, function in self.python.items()})
         return self._compiled[name]
+
+
+def _bound(function, scope):
+    """A copy of ``function`` whose global names resolve in ``scope``."""
+    out = types.FunctionType(function.__code__, scope, function.__name__,
+                             function.__defaults__, function.__closure__)
+    out.__doc__, out.__kwdefaults__ = function.__doc__, function.__kwdefaults__
+    out.__qualname__, out.__module__ = function.__qualname__, function.__module__
+    return out

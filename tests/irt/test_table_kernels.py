@@ -181,6 +181,10 @@ def test_missing_correction_python_body_is_the_compiled_loop(seed, n_rows):
     # the taken-off rows are those of the missing items
     want = start - missing.astype(float) @ log_q
     want_lse, want_post = _estep._log_normalise(want + log_w)
-    assert_allclose(outs[0][1], want_lse, rtol=1e-13)
+    # the log-normaliser is a sum of terms of size |want| that may nearly
+    # cancel (seed 925: -5.3e-4 from terms of about -30): its rounding is
+    # relative to the terms, not to the result
+    assert_allclose(outs[0][1], want_lse, rtol=1e-13,
+                    atol=1e-14 * float(np.max(np.abs(want + log_w))))
     assert_allclose(outs[0][3], missing.T.astype(float) @ want_post,
                     rtol=1e-12, atol=1e-15)

@@ -73,3 +73,35 @@ def test_jit_off_gives_the_same_answers_without_warnings():
     # numba's JIT off: the hashing loop runs interpreted, silently, and agrees
     # with the numpy coder; the library itself takes the vectorised path
     assert interpreted[2] == "interpreted kernel agrees: True True False"
+
+
+def test_python_kernels_call_python_helpers_after_compilation():
+    # the pure-Python fallback stays pure Python whatever has been compiled:
+    # its helpers are not swapped for the compiled ones in the module (the
+    # compiled kernels are bound to their own copy of the globals), so the
+    # tests that compare the two bodies compare what they say they do
+    from sklearn_eval.irt import _kernels, _table_kernels
+    from sklearn_eval.utils._jit import KernelSet
+
+    namespace = {"__name__": "scratch"}
+    exec("def twice(x):\n    return 2 * x\n"
+         "def double(x):\n    return _twice(x)\n"
+         "_twice = twice\n", namespace)
+    twice = namespace["twice"]
+    kernels = KernelSet({"double": namespace["double"]}, namespace,
+                        {"_twice": twice})
+    if numba_wanted():
+        compiled = kernels.get("double", compiled=True)
+        assert compiled(3) == 6
+        assert compiled is not namespace["double"]
+    # the module's name still holds the Python helper, which the Python
+    # kernel (the module's own function) resolves when it runs
+    assert namespace["_twice"] is twice
+    python = kernels.get("double", compiled=False)
+    assert python is namespace["double"] and python(4) == 8
+    # the library's own sets: after their compiled kernels have been built
+    for module in (_kernels, _table_kernels):
+        if numba_wanted():
+            module.kernel("posterior_rows_tables" if module is _kernels
+                          else "posterior_rows_by_item")
+        assert module._window_jit is _kernels.normalise_window
