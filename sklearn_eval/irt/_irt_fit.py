@@ -327,9 +327,9 @@ def _fit_irt_storage(data, labels, keep, rate, n_agents, *, model, priors, start
                 settings.tol, coarse_final=coarse_final,
                 rescale=_expand_latent(data, model, settings), parallel=parallel)
             # one last pass gives the abilities and the counts of the covariance
-            final = data.e_step_tables(*log_tables(params, grid.nodes), grid,
-                                       moments=True)
-            cov = _covariance(data, grid, params, model, priors, final,
+            tables = log_tables(params, grid.nodes)
+            final = data.e_step_tables(*tables, grid, moments=True)
+            cov = _covariance(data, grid, params, model, priors, final, tables,
                               parallel)
     if not converged:
         warnings.warn(
@@ -363,19 +363,19 @@ def _fit_irt_storage(data, labels, keep, rate, n_agents, *, model, priors, start
     }
 
 
-def _covariance(data, grid, params, model, priors, state, parallel=None):
+def _covariance(data, grid, params, model, priors, state, tables, parallel=None):
     """Covariance of every item's reported parameters (Louis, per item).
 
-    ``state``: the E-step's expected counts at ``params``. The per-item
-    pieces run in chunks of items on ``parallel`` (:func:`_item_chunks`; the
-    same numbers to the bit).
+    ``state``: the E-step's expected counts at ``params``; ``tables``: the
+    log tables ``(log_p, log_q)`` of that E-step. The per-item pieces run in
+    chunks of items on ``parallel`` (:func:`_item_chunks`; the same numbers
+    to the bit).
     """
     free = FREE[model]
-    log_p, log_q = log_tables(params, grid.nodes)
     pairs = _item_chunks(parallel, params.shape[0], lambda items: scores(
         params[items], grid.nodes, free))
     g1, g0 = (np.concatenate([pair[k] for pair in pairs], axis=1) for k in (0, 1))
-    outer = data.score_products(log_p, log_q, grid, g1, g0)
+    outer = data.score_products(*tables, grid, g1, g0)
 
     def information(items):
         counts = {"r": state["r"][:, items], "n": state["n"][:, items]}

@@ -117,10 +117,7 @@ class KernelSet:
         pure-Python kernels call the Python helpers whatever has been
         compiled. The compiled kernels are copies of the functions bound to a
         snapshot of the module's globals in which those names are the
-        compiled helpers. (Before, the compiled helpers replaced the Python
-        ones in the module, so a Python kernel called compiled helpers once
-        any kernel of its module had been compiled: the pure-Python fallback
-        and its tests depended on what had run before.)
+        compiled helpers, so the two never mix.
 
     Examples
     --------
