@@ -25,7 +25,7 @@ from ._curve_docs import (
     curve_doc,
 )
 from ._information import _finite_theta
-from ._item_fit import item_fit_tables
+from ._item_fit import answered_items, item_fit_tables, without_unanswered
 from ._responses import _make_storage
 
 BINARY_MODELS = ("1PL", "2PL", "3PL", "4PL")
@@ -86,6 +86,7 @@ class BinaryCurvesMixin:
         out[0, self._keep] = statistic
         out[1, self._keep] = dof
         out[2, self._keep] = chi2.sf(statistic, dof)
+        without_unanswered(out, answered_items(values), self.tasks_)
         return out[0], out[1], out[2]
 
 

@@ -432,8 +432,9 @@ def reported_covariance(params, info, free):
 
     The inverse information in the internal coordinates, mapped by the
     Jacobian of ``b = -d / a``, ``g = expit(gamma)``, ``u = expit(upsilon)``;
-    NaN for an item whose information is singular (or whose inverse is not
-    finite or has a negative variance).
+    NaN for an item whose information is not positive definite (singular,
+    not finite, or indefinite: not at an interior maximum, where the inverse
+    is no covariance and its mapped variances can be negative).
     """
     J, p = params.shape[0], len(free)
     cov = np.full((J, 4, 4), np.nan)
@@ -447,8 +448,10 @@ def reported_covariance(params, info, free):
                 inverse[j] = np.linalg.inv(info[j])
             except np.linalg.LinAlgError:
                 continue
-    valid = np.all(np.isfinite(inverse), axis=(1, 2)) & np.all(
-        np.diagonal(inverse, axis1=1, axis2=2) >= 0, axis=1)
+    valid = np.all(np.isfinite(inverse), axis=(1, 2))
+    if valid.any():
+        symmetric = 0.5 * (inverse[valid] + np.swapaxes(inverse[valid], 1, 2))
+        valid[valid] = np.linalg.eigvalsh(symmetric)[:, 0] > 0
     a, d = params[:, 0], params[:, 1]
     g, u = asymptotes(params)
     jac = np.zeros((J, 4, p))

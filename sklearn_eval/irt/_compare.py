@@ -38,6 +38,11 @@ def _candidate(model, params):
     """An IRT from a name, a ``(name, n_factors)`` pair or an IRT instance."""
     if isinstance(model, IRT):
         return model
+    if not isinstance(model, str | tuple):
+        raise TypeError(
+            f"models takes names, (name, n_factors) pairs or IRT instances; got "
+            f"{model!r} (IRT(model='2PL') is the 2PL)."
+        )
     if isinstance(model, tuple):
         if len(model) != 2 or not isinstance(model[1], int | np.integer):
             raise ValueError(
@@ -128,6 +133,11 @@ def compare_models(X, models=("1PL", "2PL", "3PL"), *, cv=5, random_state=None,
     if not (isinstance(misfit_alpha, float | int) and 0 < misfit_alpha < 1):
         raise ValueError(
             f"misfit_alpha must be a number in (0, 1); got {misfit_alpha!r}.")
+    pair = (isinstance(models, tuple) and len(models) == 2
+            and isinstance(models[0], str) and isinstance(models[1], int | np.integer))
+    if isinstance(models, str | IRT) or pair:
+        raise TypeError(
+            f"models must be a list of models, e.g. [{models!r}]; got {models!r}.")
     estimators = [_candidate(model, params) for model in models]
     if not estimators:
         raise ValueError("models must name at least one model.")
@@ -144,6 +154,10 @@ def compare_models(X, models=("1PL", "2PL", "3PL"), *, cv=5, random_state=None,
     else:
         values = _check_responses(X)[0]
     rows, cols, data = _observed_cells(values)
+    if rows.size < cv:
+        raise ValueError(
+            f"cv={cv} folds of the observed responses need at least {cv} of them; "
+            f"X has {rows.size}.")
     fold = check_random_state(random_state).permutation(rows.size) % cv
     as_sparse = is_sparse_input(values)
     records, fits = [], []

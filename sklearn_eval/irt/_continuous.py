@@ -21,6 +21,7 @@ from ..utils import check_empty_agents, check_result_matrix
 from ..utils._protocol import column_labels
 from ..utils._sparse import check_sparse_result, is_sparse_input
 from ..utils._stack import find_stack_level
+from ..utils._validation import _py
 from ._binary_models import standardise_latent
 from ._continuous_models import (
     MODELS,
@@ -34,7 +35,7 @@ from ._em import _squarem_vector
 from ._em_loop import squarem_em
 from ._fit import _scatter, _should_flip
 from ._fitted import shared_fitted
-from ._responses import _agent_labels, _unpack
+from ._responses import EMPTY_REMEDY, _agent_labels, _unpack
 
 CONTINUOUS_MODELS = tuple(MODELS)
 # entries of a per-(agent, node) block
@@ -67,8 +68,9 @@ def check_scores(X):
         names = (np.asarray(tasks, dtype=object) if tasks is not None
                  else column_labels(X, values.shape[1]))
         raise ValueError(
-            f"Continuous scores must lie in [0, 1]; item {names[cols[k]]!r} has "
-            f"{data[k]!r} in row {int(rows[k])} ({int(bad.sum())} such score(s))."
+            f"Continuous scores must lie in [0, 1]; item {_py(names[cols[k]])!r} "
+            f"has {float(data[k])!r} in row {int(rows[k])} ({int(bad.sum())} such "
+            "score(s))."
         )
     return values, agents, tasks
 
@@ -113,7 +115,7 @@ def summarise_scores(values, labels, clip, *, what="IRT.fit"):
     if n_items < 2 or n_agents < 2:
         raise ValueError(
             f"IRT needs at least 2 agents and 2 items; got {n_agents} x {n_items}.")
-    rows_kept = check_empty_agents(values, None, what=what)
+    rows_kept = check_empty_agents(values, None, what=what, remedy=EMPTY_REMEDY)
     indptr, cols, data = _cells(values)
     data = clip_scores(data, clip, labels, cols)
     keep, rate = kept_items(*item_sums(cols, data, n_items), labels)
@@ -145,7 +147,7 @@ def kept_items(count, total, low, high, labels):
         warnings.warn(
             f"{int((~keep).sum())} item(s) with one distinct score (or fewer "
             f"than 2 responses) were left out of estimation: "
-            f"{', '.join(str(v) for v in labels[~keep][:10])}"
+            f"{', '.join(repr(_py(v)) for v in labels[~keep][:10])}"
             + (" ..." if (~keep).sum() > 10 else ""),
             UserWarning, stacklevel=find_stack_level())
     return keep, rate
@@ -489,6 +491,7 @@ def fit_score_store(store, labels, keep, rate, *, grid, max_iter, tol):
     _warn_coarse_grid(moments["sd"], grid)
     cov = louis_covariance(store, grid, params)
     a, d, s = params.T
+    _warn_flat_items(a, labels[keep])
     b = -d / a
     jac_b = np.stack([d / a**2, -1.0 / a, np.zeros_like(a)], axis=1)
     scale = spec.report_scale(s)
@@ -512,6 +515,29 @@ def fit_score_store(store, labels, keep, rate, *, grid, max_iter, tol):
         "_agent_success_rate": store.mean_score(),
     }
     return fitted
+
+
+# |a| below this: the item's mean score does not move with the ability
+_FLAT = 1e-3
+
+
+def _warn_flat_items(a, labels):
+    """Warn naming the items whose discrimination is (nearly) 0.
+
+    There the model finds no relation between the item's scores and the
+    ability (measured: two-valued 0.1/0.9 scores on 60 x 5, fitted by a
+    U-shaped Beta of constant mean), and the difficulty ``-d / a`` is not
+    identified: it is reported, but can be in the thousands.
+    """
+    flat = np.abs(a) < _FLAT
+    if flat.any():
+        warnings.warn(
+            f"{int(flat.sum())} item(s) have |discrimination| < {_FLAT:g}: their "
+            "scores do not follow the ability under this model, and their "
+            f"difficulty (-d / a) is not identified: "
+            f"{[_py(v) for v in labels[flat][:10]]}"
+            + (" ..." if flat.sum() > 10 else ""),
+            UserWarning, stacklevel=find_stack_level())
 
 
 def _warn_coarse_grid(sd, grid):

@@ -27,7 +27,7 @@ from ._dask_fit import (
     fit_continuous_dask,
     is_dask_collection,
 )
-from ._quadrature import make_grid
+from ._quadrature import estimator_grid
 from ._responses import _check_input_features, _input_features
 
 # posteriors of many continuous scores are narrow (sd ~0.05 at 40 items):
@@ -42,7 +42,7 @@ class _ContinuousIRTMixin:
         return self.model in CONTINUOUS_MODELS
 
     def _continuous_grid(self):
-        return make_grid(self.quadrature, self.n_quadrature or CONTINUOUS_NODES,
+        return estimator_grid(self.quadrature, self.n_quadrature or CONTINUOUS_NODES,
                          self.quadrature_bound)
 
     def _check_continuous_fit(self, X):

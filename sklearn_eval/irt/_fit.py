@@ -16,6 +16,7 @@ from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils.parallel import Parallel
 
 from ..utils._stack import find_stack_level
+from ..utils._validation import _py
 from ._abilities import _ability_estimates
 from ._blocks import ThreadPool
 from ._em import _fit_items
@@ -121,7 +122,7 @@ def _warn_constant_items(keep, labels):
     if constant.any():
         warnings.warn(
             f"{int(constant.sum())} item(s) answered all 0, all 1 or never "
-            f"were left out of estimation: {list(labels[constant])[:10]}"
+            f"were left out of estimation: {[_py(v) for v in labels[constant][:10]]}"
             + (" ..." if constant.sum() > 10 else ""),
             UserWarning,
             stacklevel=find_stack_level(),
@@ -183,8 +184,13 @@ def _calibration_state(discrimination, difficulty, item_names, grid):
     NaN in both ``discrimination`` and ``difficulty`` marks an uncalibrated
     item (treated like an item left out in fit).
     """
-    a = np.asarray(discrimination, dtype=np.float64).reshape(-1)
-    b = np.asarray(difficulty, dtype=np.float64).reshape(-1)
+    a = np.asarray(discrimination, dtype=np.float64)
+    b = np.asarray(difficulty, dtype=np.float64)
+    for name, value in (("discrimination", a), ("difficulty", b)):
+        if value.ndim != 1:
+            raise ValueError(
+                f"{name} must be 1-dimensional (one value per item); got shape "
+                f"{value.shape}.")
     if a.shape != b.shape or a.size < 1:
         raise ValueError(
             "discrimination and difficulty must be non-empty and of equal "
@@ -201,9 +207,21 @@ def _calibration_state(discrimination, difficulty, item_names, grid):
     state = {}
     labels = np.arange(a.size)
     if item_names is not None:
-        names = np.asarray(item_names, dtype=object).reshape(-1)
-        if names.size != a.size:
-            raise ValueError(f"item_names has {names.size} entries for {a.size} items.")
+        names = np.asarray(item_names, dtype=object)
+        if names.ndim != 1 or names.size != a.size:
+            raise ValueError(
+                f"item_names must be 1-dimensional with one name per item; got "
+                f"shape {names.shape} for {a.size} items.")
+        if not all(isinstance(name, str) for name in names):
+            wrong = next(name for name in names if not isinstance(name, str))
+            raise TypeError(
+                "item_names must be strings (the column names DataFrame input "
+                f"will carry); got {wrong!r} of type {type(wrong).__name__}.")
+        if len(set(names)) < names.size:
+            seen = set()
+            duplicate = next(n for n in names if n in seen or seen.add(n))
+            raise ValueError(f"item_names has {duplicate!r} twice; names must be "
+                             "unique.")
         state["feature_names_in_"] = labels = names
     keep = ~missing
     state.update({

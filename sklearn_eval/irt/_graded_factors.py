@@ -290,8 +290,9 @@ def fit_factor_store(data, start, *, labels, codes, coding, model, n_factors,
     T, back, loadings, general = rotate_solution(A, rotation)
     info, _ = observed_information(data, grid.axis(), params, model, coding,
                                    points=grid.points)
-    se = np.sqrt(np.diagonal(_reported_covariance(model, params, info, back),
-                             axis1=1, axis2=2))
+    with np.errstate(invalid="ignore"):  # a negative variance: NaN, no SE
+        se = np.sqrt(np.diagonal(_reported_covariance(model, params, info, back),
+                                 axis1=1, axis2=2))
     log_p = tables(model, params, coding, grid.points)
     scores = factor_moments(data, grid, params, _directions(T, general),
                             posterior=_posterior(data, log_p))

@@ -38,8 +38,12 @@ from ._graded import (
     start_values,
 )
 from ._graded_store import _CategoricalResponses
-from ._quadrature import QuadratureGrid, default_rectangular_nodes, make_grid
-from ._responses import _agent_labels, _unpack
+from ._quadrature import (
+    QuadratureGrid,
+    default_rectangular_nodes,
+    estimator_grid,
+)
+from ._responses import EMPTY_REMEDY, _agent_labels, _unpack
 
 
 def _name(label):
@@ -117,7 +121,7 @@ def check_graded_fit(X, model):
             f"{cells.shape}.")
     inner = _unpack(X)[0]
     rows = check_empty_agents(inner if is_sparse_input(inner) else _dense(cells),
-                              agents, what=f"{what}.fit")
+                              agents, what=f"{what}.fit", remedy=EMPTY_REMEDY)
     codes = codes_of(cells.cols, cells.values, n_items)
     keep = checked_codes(codes, labels, what)
     return cells, labels, codes, keep, _agent_labels(X, n_agents)[rows]
@@ -397,7 +401,7 @@ def grid_for_counts(observed, n_agents, codes, keep, bound):
     """:func:`default_grid` from the observed responses per item."""
     steps = np.array([max(c.size - 1, 0) for c in codes], dtype=np.float64)
     per_agent = float(np.where(keep, steps, 0.0) @ observed) / n_agents
-    return make_grid("rectangular", default_rectangular_nodes(per_agent), bound)
+    return estimator_grid("rectangular", default_rectangular_nodes(per_agent), bound)
 
 
 def fitted_grid(estimator):
@@ -466,7 +470,8 @@ def fit_graded_data(data, labels, codes, coding, agents, *, model, grid, setting
             stacklevel=find_stack_level())
     cov, moments = _covariance(data, grid, params, model, coding)
     a, b = reported(model, params)
-    se = np.sqrt(np.diagonal(cov, axis1=1, axis2=2))
+    with np.errstate(invalid="ignore"):  # a negative variance: NaN, no SE
+        se = np.sqrt(np.diagonal(cov, axis1=1, axis2=2))
     K = params.shape[1]
     # location: the mean threshold (step), its se by the delta method
     weights = np.where(coding.valid[:, 1:], 1.0 / (coding.n_categories - 1)[:, None],

@@ -2,7 +2,7 @@
 
 from numbers import Integral, Real
 
-import numpy as np
+from scipy.special import expit as _expit
 from sklearn.base import BaseEstimator, TransformerMixin
 from sklearn.utils import check_random_state
 from sklearn.utils.metaestimators import available_if
@@ -42,8 +42,9 @@ from ._graded_item_fit import ItemFitMixin
 from ._intervals import irt_interval_plan
 from ._irt_fit import _fit_irt
 from ._multidim import MultiFactorMixin, fit_multidim
-from ._quadrature import make_grid
+from ._quadrature import estimator_grid, make_grid
 from ._responses import (
+    EMPTY_REMEDY,
     _check_fit_responses,
     _check_input_features,
     _check_responses,
@@ -327,7 +328,8 @@ class IRT(
         "tol": [Interval(Real, 0, None, closed="left")],
         "algorithm": [StrOptions({"auto", "dense", "sparse"})],
         "chunk_size": [Interval(Integral, 1, None, closed="left"), None],
-        "n_jobs": [Integral, None],
+        "n_jobs": [Interval(Integral, None, -1, closed="right"),
+                   Interval(Integral, 1, None, closed="left"), None],
         "random_state": ["random_state"],
         "score_clip": [Interval(Real, 0, 0.5, closed="neither")],
         "rotation": [StrOptions({"oblimin", "varimax"}), None],
@@ -367,13 +369,21 @@ class IRT(
         if guessing is None and self.n_options is not None:
             guessing = logit_prior((1.0 / self.n_options, _OPTIONS_PRIOR_SD),
                                    "n_options")
-        if self.model in ("1PL", "2PL", *GRADED_MODELS) and (guessing or upper):
+        if self.model not in ("3PL", "4PL") and (guessing or upper):
             raise ValueError(
                 f"guessing_prior, upper_prior and n_options apply to the 3PL and "
                 f"4PL; model={self.model!r} has no asymptotes to estimate."
             )
         if self.model == "3PL" and upper is not None:
             raise ValueError("upper_prior applies to the 4PL; the 3PL fixes u = 1.")
+        if guessing is not None and upper is not None and guessing[0] >= upper[0]:
+            source = ("n_options" if self.guessing_prior is None
+                      else "guessing_prior")
+            raise ValueError(
+                f"The guessing prior's centre ({_expit(guessing[0]):.4g}, from "
+                f"{source}) must lie below the upper prior's centre "
+                f"({_expit(upper[0]):.4g}): the 4PL's curve rises from g to u."
+            )
         slope = _check_prior(self.discrimination_prior, "discrimination_prior")
         if slope is not None and (self.model not in ("2PL", "3PL", "4PL")
                                   or self.n_factors != 1):
@@ -385,9 +395,16 @@ class IRT(
                 if value is not None}
 
     def _start(self, priors):
-        """Starting asymptotes: the priors' centres, else g = 0.1, u = 0.95."""
-        from_prior = {k: 1.0 / (1.0 + np.exp(-v[0])) for k, v in priors.items()}
-        return from_prior.get(2, 0.1), from_prior.get(3, 0.95)
+        """Starting asymptotes: the priors' centres, else g = 0.1, u = 0.95;
+        a default start on the wrong side of a prior's centre is moved half
+        way from that centre to its bound (``g < u`` at the start)."""
+        g = _expit(priors[2][0]) if 2 in priors else None
+        u = _expit(priors[3][0]) if 3 in priors else None
+        if g is None:
+            g = 0.1 if u is None or u > 0.1 else u / 2.0
+        if u is None:
+            u = 0.95 if g < 0.95 else (1.0 + g) / 2.0
+        return g, u
 
     def fit(self, X, y=None):
         """Estimate item parameters and the training agents' abilities.
@@ -414,17 +431,18 @@ class IRT(
     def _check_fit_data(self, X, y=None):
         if is_dask_collection(X):
             check_dask_model(self)
+        priors = self._priors()  # every model: priors it has no use for are refused
         if self._is_continuous():
             return self._check_continuous_fit(X)
         self._check_multifactor_params()
-        priors = self._priors()
         if self.model in GRADED_MODELS and is_dask_collection(X):
             return X, priors, dask_graded_fit_data(X, self.model)
         if self.model in GRADED_MODELS:
             return X, priors, check_graded_fit(X, self.model)
         if is_dask_collection(X):  # coded and kept on the workers
             return X, priors, dask_fit_data(X, name="IRT")
-        return X, priors, _check_fit_responses(X)
+        return X, priors, _check_fit_responses(
+            X, name=f"IRT(model={self.model!r})", remedy=EMPTY_REMEDY)
 
     def _solve(self, checked):
         if self._is_continuous():
@@ -482,7 +500,7 @@ class IRT(
     # ------------------------------------------------------------ helpers
     def _grid(self):
         n_nodes = self.n_quadrature or _DEFAULT_NODES[self.quadrature]
-        return make_grid(self.quadrature, n_nodes, self.quadrature_bound)
+        return estimator_grid(self.quadrature, n_nodes, self.quadrature_bound)
 
     def _coarse_final(self):
         """Whether the 3PL/4PL fit may end on its 61-node coarse grid.
@@ -623,10 +641,20 @@ class IRT(
         Returns
         -------
         score : float
+
+        Raises
+        ------
+        ValueError
+            If ``X`` has no observed response to a fitted item (the mean is
+            then undefined).
         """
         out = self._pass(self._validate_new(X), moments=False)
         n_obs = float(out["n_observed"].sum())
-        return float(out["loglik"]) / n_obs if n_obs else float("nan")
+        if not n_obs:
+            raise ValueError(
+                "X has no observed response to an item of the fit: the mean "
+                "log-likelihood per response is undefined.")
+        return float(out["loglik"]) / n_obs
 
     def information_criteria(self):
         """Log-likelihood, number of parameters, AIC and BIC of the fit.

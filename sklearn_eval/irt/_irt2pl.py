@@ -38,8 +38,8 @@ from ._estep import _e_step
 from ._fit import _calibration_state, _executor, _fit_model, _scatter
 from ._information import _finite_theta, _information_at
 from ._intervals import irt_interval_plan
-from ._item_fit import _item_fit_on
-from ._quadrature import make_grid
+from ._item_fit import _item_fit_on, answered_items, without_unanswered
+from ._quadrature import estimator_grid, make_grid
 from ._responses import (
     _check_fit_responses,
     _check_input_features,
@@ -296,7 +296,8 @@ class IRT2PL(
         "accelerate": ["boolean"],
         "rescale_latent": ["boolean", StrOptions({"auto"})],
         "random_state": ["random_state"],
-        "n_jobs": [Integral, None],
+        "n_jobs": [Interval(Integral, None, -1, closed="right"),
+                   Interval(Integral, 1, None, closed="left"), None],
         "chunk_size": [Interval(Integral, 1, None, closed="left"), None],
         "algorithm": [StrOptions({"auto", "dense", "sparse"})],
         "drop_empty": ["boolean"],
@@ -455,8 +456,10 @@ class IRT2PL(
                                                values, keep, a, b, grid)
         dof = max(n_groups - _N_ITEM_PARAMS[self.model], 1)
         n_items = self.n_features_in_
-        return (_scatter(statistic, keep, n_items),
-                _scatter(chi2.sf(statistic, dof), keep, n_items))
+        out = np.vstack([_scatter(statistic, keep, n_items),
+                         _scatter(chi2.sf(statistic, dof), keep, n_items)])
+        without_unanswered(out, answered_items(values), self.tasks_)
+        return out[0], out[1]
 
     @classmethod
     def from_item_params(cls, discrimination, difficulty, *, item_names=None,
@@ -605,7 +608,7 @@ class IRT2PL(
 
     def _grid(self):
         n_nodes = self.n_quadrature or _DEFAULT_NODES[self.quadrature]
-        return make_grid(self.quadrature, n_nodes, self.quadrature_bound)
+        return estimator_grid(self.quadrature, n_nodes, self.quadrature_bound)
 
     # ------------------------------------------------------------ abilities
     def _abilities(self, values, *, method=None):

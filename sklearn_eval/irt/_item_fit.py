@@ -5,9 +5,13 @@ failure and the success probability: the 2PL's from ``(a, b)``, any binary
 model's from its log tables (:func:`item_fit_tables`).
 """
 
+import warnings
+
 import numpy as np
+from scipy import sparse
 from scipy.special import expit, log_expit
 
+from ..utils._stack import find_stack_level
 from ._blocks import run_chunks
 from ._estep import (
     _log_likelihood_table,
@@ -31,6 +35,45 @@ def _rank_key(rest_theta):
     so the grouping does not depend on the order of floating-point sums.
     """
     return np.round(rest_theta, 9)
+
+
+def answered_items(values):
+    """Which columns of validated responses hold an observed response.
+
+    Dense: a value that is not NaN; sparse: a stored entry (an absent one is
+    missing). None where the responses are elsewhere (a Dask collection).
+    """
+    if sparse.issparse(values):
+        return np.diff(values.tocsc().indptr) > 0
+    if isinstance(values, np.ndarray):
+        return ~np.isnan(values).all(axis=0)
+    return None
+
+
+def without_unanswered(arrays, answered, labels):
+    """The item-fit arrays with NaN for the items no agent of X answered.
+
+    An item without a response has no groups to compare: its statistic would
+    read 0 and its p-value 1, a perfect fit that was never measured. Warns
+    naming them (in place; returns ``arrays``).
+    """
+    if answered is None or answered.all():
+        return arrays
+    for array in arrays:
+        array[~answered] = np.nan
+    missing = np.flatnonzero(~answered)
+    names = ", ".join(repr(_plain(labels[j])) for j in missing[:5])
+    warnings.warn(
+        f"item_fit: {missing.size} item{'s' if missing.size > 1 else ''} "
+        f"{'have' if missing.size > 1 else 'has'} no response in X ({names}"
+        f"{', ...' if missing.size > 5 else ''}): statistic, degrees of freedom "
+        "and p-value are NaN there.", UserWarning, stacklevel=find_stack_level())
+    return arrays
+
+
+def _plain(label):
+    """A label as the user wrote it (a NumPy scalar as a Python one)."""
+    return label.item() if isinstance(label, np.generic) else label
 
 
 def _item_fit_on(data, values, keep, a, b, grid):

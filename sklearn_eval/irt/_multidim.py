@@ -32,9 +32,10 @@ from ..utils._dask import stack_columns
 from ..utils._resampling import unknown_target
 from ..utils._sparse import is_sparse_input
 from ..utils._stack import find_stack_level
+from ..utils._validation import _py
 from ._em import _NOISE, _squarem_vector
 from ._fit import _warn_constant_items
-from ._quadrature import QuadratureGrid
+from ._quadrature import QuadratureGrid, check_resolves_prior
 from ._responses import _make_storage
 from ._rotation import rotate_loadings
 
@@ -95,7 +96,7 @@ def make_factor_grid(kind, n_factors, n_nodes=None, bound=6.0, rng=None):
         points = ndtri(np.clip(u, 1e-12, 1.0 - 1e-12))
         return FactorGrid(points, np.full(len(points), -np.log(len(points))),
                           kind)
-    per_dim = n_nodes or _DEFAULT_PER_DIM.get(m, 5)
+    per_dim = n_nodes or _DEFAULT_PER_DIM.get(m, 7)
     if per_dim**m > _MAX_NODES:
         raise ValueError(
             f"A product grid of {per_dim} nodes in each of n_factors={m} "
@@ -114,6 +115,8 @@ def make_factor_grid(kind, n_factors, n_nodes=None, bound=6.0, rng=None):
     if kind == "rectangular":
         inside = np.sum(points**2, axis=1) <= bound**2 * (1.0 + 1e-12)
         points, log_w = points[inside], log_w[inside]
+    if len(points) == 0:
+        return FactorGrid(np.zeros((0, m)), np.zeros(0), kind)
     return FactorGrid(points, log_w - logsumexp(log_w), kind)
 
 
@@ -488,7 +491,8 @@ def _fit_factor_storage(data, labels, keep, rate, n_agents, should_flip=None, *,
     cov = louis_covariance(data, grid, params)
     jac = np.zeros((n_factors + 1, n_factors + 1))
     jac[:-1, :-1], jac[-1, -1] = back, 1.0
-    se = np.sqrt(np.diagonal(jac @ cov @ jac.T, axis1=1, axis2=2))
+    with np.errstate(invalid="ignore"):  # a negative variance: NaN, no SE
+        se = np.sqrt(np.diagonal(jac @ cov @ jac.T, axis1=1, axis2=2))
     scores = factor_moments(data, grid, params, _directions(T, general))
     n_params = int(keep.sum()) * (n_factors + 1) - n_factors * (n_factors - 1) // 2
     n_obs = float(data.n_observed().sum())  # computed on the workers (Dask)
@@ -556,7 +560,7 @@ def _warn_separating_items(params, labels):
         warnings.warn(
             f"{int(capped.sum())} item(s) nearly separate the agents: a loading or "
             f"intercept reached the cap of {PARAM_CAP:g} (no finite maximum; the "
-            f"item's curve is a step): {list(labels[capped])[:10]}"
+            f"item's curve is a step): {[_py(v) for v in labels[capped][:10]]}"
             + (" ..." if capped.sum() > 10 else ""),
             UserWarning, stacklevel=find_stack_level())
 
@@ -624,8 +628,11 @@ class MultiFactorMixin:
     def _factor_grid_for_fit(self, rng):
         """The grid of a fit with several factors (Sobol points seeded by ``rng``)."""
         seed = int(rng.randint(2**31 - 1))
-        return make_factor_grid(self.quadrature, self.n_factors, self.n_quadrature,
+        grid = make_factor_grid(self.quadrature, self.n_factors, self.n_quadrature,
                                 self.quadrature_bound, seed)
+        check_resolves_prior(grid.points, grid.log_weights, self.quadrature,
+                             self.n_quadrature or "default", self.quadrature_bound)
+        return grid
 
     def _multifactor_tables(self):
         """Store grid (general direction) and log tables of the fitted items."""

@@ -495,43 +495,50 @@ def _agent_labels(X, n_agents):
     return row_labels(X, n_agents)
 
 
-def _check_fit_responses(X, *, drop_empty=False):
+# what the empty-agent error of an estimator without ``drop_empty`` suggests
+EMPTY_REMEDY = ("remove them (--drop-empty on the command line leaves them out "
+                "with a warning)")
+
+
+def _check_fit_responses(X, *, drop_empty=False, name="IRT2PL", remedy=None):
     """Validated 0/1 responses for a fit, the item labels, the item summary and
     the labels of the agents kept (all but the empty ones, with ``drop_empty``).
 
     Returns ``(values, labels, summary, agents)`` with ``summary`` an
     :class:`_ItemSummary`: the counts per item are computed once, here, and
-    the fit reuses them.
+    the fit reuses them. ``name``: the estimator the messages name;
+    ``remedy``: what the error for empty agents suggests
+    (:func:`~sklearn_eval.utils._empty.check_empty_agents`).
     """
     values, agents, tasks = _check_responses(X)
     _get_feature_names(X)  # rejects mixed column-name types before fitting
     n_agents, n_items = values.shape
     if n_items < 2:
         raise ValueError(
-            f"IRT2PL needs at least 2 items (columns); got {n_items}."
+            f"{name} needs at least 2 items (columns); got {n_items}."
         )
     if n_agents < 2:
         raise ValueError(
-            f"IRT2PL needs at least 2 agents (rows); got {n_agents}."
+            f"{name} needs at least 2 agents (rows); got {n_agents}."
         )
     # one rule for agents without any response (raise, or drop with a
     # warning); scikit-learn reads absent sparse entries as 0: the message
     # says "no observed response", and they are missing here
     rows = check_empty_agents(
-        values, agents, drop_empty=drop_empty, what="IRT2PL.fit"
+        values, agents, drop_empty=drop_empty, what=f"{name}.fit", remedy=remedy
     )
     if not rows.all():
         values = values[rows]
         if values.shape[0] < 2:
             raise ValueError(
-                "IRT2PL needs at least 2 agents with a response; got "
+                f"{name} needs at least 2 agents with a response; got "
                 f"{values.shape[0]}."
             )
     successes, observed, _ = _input_counts(values)
     summary = _summary_from_counts(successes, observed)
     if summary.keep.sum() < 2:
         raise ValueError(
-            "IRT2PL needs at least 2 items with both successes and failures; "
+            f"{name} needs at least 2 items with both successes and failures; "
             f"got {int(summary.keep.sum())} of {n_items}."
         )
     labels = (

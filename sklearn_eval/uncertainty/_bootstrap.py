@@ -31,7 +31,12 @@ __all__ = ["bootstrap_ranking"]
 
 def _take_rows(X, idx):
     if _is_dataframe(X):
-        return X.iloc[idx]
+        taken = X.iloc[idx]
+        if not taken.index.is_unique:
+            # a row drawn twice would repeat its label, which the estimators
+            # refuse as a duplicated agent; keep them distinct
+            taken.index = [f"{c}#{k}" for k, c in enumerate(taken.index)]
+        return taken
     return np.asarray(X)[idx]
 
 
@@ -407,6 +412,8 @@ def bootstrap_ranking(
         raise ValueError("resample='runs' needs y, the agent of each run.")
     if resample == "matches" and y is None:
         raise ValueError("resample='matches' needs y, the outcomes.")
+    if resample != "matches" and not (_is_dataframe(X) or hasattr(X, "shape")):
+        X = np.asarray(X)  # a result matrix as nested lists
     fast_path = _fast_path(estimator, statistic, resample, groups) if fast else None
     if fast_path is not None and set(fit_params) <= {"sample_weight"}:
         extra = {} if groups is None else {"groups": groups}

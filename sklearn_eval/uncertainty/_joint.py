@@ -20,7 +20,7 @@ from sklearn.base import BaseEstimator
 from ..base import FitTemplateMixin
 from ..utils._clusters import check_groups
 from ..utils._resampling import IntervalPlan, normal_draws, summarize_samples
-from ..utils._validation import _is_dataframe
+from ..utils._validation import _is_dataframe, check_result_matrix
 from ._dispatch import _plan, declared_plan, plan_intervals
 
 __all__ = ["MeanScore", "joint_scores"]
@@ -55,13 +55,15 @@ class MeanScore(FitTemplateMixin, BaseEstimator):
         return super().fit(X, y)
 
     def _check_fit_data(self, X, y=None):
-        values = np.asarray(X, dtype=np.float64)
-        if values.ndim != 2:
+        if np.ndim(X) != 2:
             raise ValueError(
                 f"estimator='mean' needs a 2-D result matrix (agents x tasks); "
-                f"got shape {values.shape}."
+                f"got shape {np.shape(X)}."
             )
-        return X, values
+        # the library's one check of a result matrix: numbers, no inf, unique
+        # and present labels, names the row and column it refuses
+        checked = check_result_matrix(X, allow_nan=True)
+        return X, checked.values
 
     def _solve(self, checked):
         X, values = checked
@@ -84,7 +86,7 @@ class MeanScore(FitTemplateMixin, BaseEstimator):
 def _mean_analytic(X, y, sample_weight, *, confidence_level, n_draws,
                    random_state, groups=None):
     """Means over tasks with their paired (cluster-robust) covariance."""
-    values = np.asarray(X, dtype=np.float64)
+    values = MeanScore()._check_fit_data(X)[1]
     if np.isnan(values).any():
         raise ValueError(
             "estimator='mean' with method='analytic' needs a complete result "

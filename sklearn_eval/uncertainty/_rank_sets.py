@@ -255,6 +255,7 @@ def rank_sets(
             cov=None if joint.cov is None else joint.cov[np.ix_(present, present)],
             samples=joint.samples[:, present],
             confidence_level=confidence_level, simultaneous=bool(simultaneous),
+            ties=np.asarray(joint.rank)[present],
         )
     n = joint.score.shape[0]
     rank_low = np.full(n, -1)

@@ -25,6 +25,7 @@ from joblib import effective_n_jobs
 from scipy.stats import norm
 
 from ._ranks import RANK_RTOL, rank_scores
+from ._stack import find_stack_level
 
 __all__ = [
     "BootstrapResult",
@@ -396,6 +397,8 @@ def summarize_samples(labels, estimate, samples, *, confidence_level=0.95,
     samples = np.asarray(samples, dtype=np.float64)
     estimate = np.asarray(estimate, dtype=np.float64)
     _warn_missing_items(labels, estimate, samples)
+    if low is None or high is None:
+        _warn_constant_samples(samples)
     alpha = (1.0 - confidence_level) / 2.0
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", RuntimeWarning)
@@ -423,6 +426,27 @@ def summarize_samples(labels, estimate, samples, *, confidence_level=0.95,
         covariance=covariance,
         index_name=index_name,
     )
+
+
+def _warn_constant_samples(samples):
+    """Warn when every resample gave every item the same value.
+
+    Then the resampling could not vary the data (a single task or run drawn
+    again and again, outcomes that are all draws): the intervals have zero
+    width and the rank sets separate every pair whose estimates differ, which
+    says nothing about the uncertainty of the ranking.
+    """
+    if samples.ndim != 2 or samples.shape[0] < 2:
+        return
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)
+        spread = np.nanmax(samples, axis=0) - np.nanmin(samples, axis=0)
+    if np.all(np.isnan(spread) | (spread == 0.0)):
+        warnings.warn(
+            f"All {samples.shape[0]} resamples gave the same values: resampling "
+            "cannot vary these data (e.g. a single task or run, or outcomes that "
+            "are all the same), so the intervals have zero width and do not "
+            "measure uncertainty.", UserWarning, stacklevel=find_stack_level())
 
 
 def check_resampling(n_resamples, confidence_level, resample):

@@ -136,7 +136,8 @@ def _t_observed(difference, se):
 
 
 def pairwise_inference(score, *, cov=None, samples=None, confidence_level=0.95,
-                       simultaneous=True, n_draws=1000, random_state=None):
+                       simultaneous=True, n_draws=1000, random_state=None,
+                       ties=None):
     """Step-down max-|t| inference on all pairwise differences of ``score``.
 
     Parameters
@@ -161,6 +162,11 @@ def pairwise_inference(score, *, cov=None, samples=None, confidence_level=0.95,
         Normal draws (analytic path).
     random_state : numpy Generator
         Source of the normal draws.
+    ties : ndarray of shape (n,) or None
+        The point ranks of ``score`` (the library's one rank rule, which ties
+        scores equal up to rounding): a pair of equal rank has difference 0
+        and is never separated, so every rank set holds its agent's point
+        rank. None: only exactly equal scores tie.
 
     Returns
     -------
@@ -177,6 +183,9 @@ def pairwise_inference(score, *, cov=None, samples=None, confidence_level=0.95,
         root = vectors * np.sqrt(np.clip(values, 0.0, None))
         centred = random_state.standard_normal((n_draws, n)) @ root.T
     difference = score[first] - score[second]
+    if ties is not None:
+        ties = np.asarray(ties)
+        difference[ties[first] == ties[second]] = 0.0
     se = _pair_se(first, second, cov, centred)
     t_obs = _t_observed(difference, se)
     alpha = 1.0 - confidence_level

@@ -67,11 +67,11 @@ except ImportError:  # pragma: no cover - older or reorganised releases
 
 
 try:
-    from sklearn.utils.validation import _get_feature_names
+    from sklearn.utils.validation import _get_feature_names as _sklearn_feature_names
 except ImportError:  # pragma: no cover - older or reorganised releases
     import numpy as np
 
-    def _get_feature_names(X):
+    def _sklearn_feature_names(X):
         """String column names of a DataFrame-like ``X``, else None."""
         columns = getattr(X, "columns", None)
         if columns is None:
@@ -86,6 +86,36 @@ except ImportError:  # pragma: no cover - older or reorganised releases
                 "string names; got mixed types."
             )
         return None
+
+
+def _get_feature_names(X):
+    """String column names of a DataFrame-like ``X``, else None.
+
+    scikit-learn's, after a check of its own: duplicated column names get a
+    ValueError naming the first (some releases let a dataframe library's
+    own exception out instead).
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> _get_feature_names(pd.DataFrame([[1, 2]], columns=["a", "a"]))
+    Traceback (most recent call last):
+    ...
+    ValueError: X has duplicated column name 'a'.
+    """
+    columns = getattr(X, "columns", None)
+    if columns is not None:
+        seen = set()
+        for name in columns:
+            try:
+                duplicate = name in seen
+            except TypeError:  # an unhashable label: the check below names it
+                break
+            if duplicate:
+                shown = name.item() if hasattr(name, "item") else name
+                raise ValueError(f"X has duplicated column name {shown!r}.")
+            seen.add(name)
+    return _sklearn_feature_names(X)
 
 
 try:
