@@ -92,6 +92,19 @@ E-step's expected counts (every extrapolated trial lowered the likelihood:
 54), and L-BFGS on the marginal likelihood preconditioned by each item's
 complete-data information from the EM point after 4 E-steps (965 units short):
 62 evaluations gained 198 units, where EM gains 960 in 12.
+2026-11-27 (session after): two more starts, measured and not kept. An
+expansion of the latent scale by a monotone warp (each M-step's nodes moved
+to the normal quantiles of the pooled posterior, for the first 1 or 4
+E-steps, then the affine expansion): the first such step gains 1,200 units
+more than EM's, but the warped fixed point sits 1,197 units below the
+maximum (at the maximum the pooled posterior is not normal: the low tail's
+wide posteriors thicken it), and SQUAREM's trials then fail: 48 and 54
+E-steps. A start from the 3PL fitted on a random tenth of the items (18
+E-steps, 7.3 s), the other items given one M-step on its posteriors: the
+full fit starts 2,800 units below its maximum (EM's third E-step is 2,400
+below) and took 60 E-steps, 110 s, ending 0.19 units higher
+(-24,212,353.2357): the likelihood is that flat along the guessing of the
+items near their bound.
 Skipping nodes as the 2PL does was measured and not kept: the 3PL's
 log-likelihood is concave after subtracting ``M theta^2 / 2`` (``M`` the sum of
 the responses' largest positive curvatures), but with 3,600 responses per
