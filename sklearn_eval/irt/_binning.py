@@ -7,9 +7,12 @@ Martinez-Plumed & Hernandez-Orallo, 2018). Quantile bins also close the first
 interval on the left so that the easiest task is never lost.
 """
 
+import warnings
 from typing import NamedTuple
 
 import numpy as np
+
+from ..utils._stack import find_stack_level
 
 __all__ = [
     "DifficultyBins",
@@ -219,3 +222,39 @@ def make_difficulty_bins(difficulty, eligible, bins, min_tasks_per_bin):
     counts = np.bincount(task_bin[task_bin >= 0], minlength=n_bins)
     medians = bin_medians(difficulty, task_bin, n_bins)
     return DifficultyBins(edges, task_bin, counts, medians, n_outside)
+
+
+def warn_about_bins(bins, bins_param, min_tasks_per_bin):
+    """Warnings for tasks outside explicit edges and fragile bins (a
+    ValueError when no task falls inside the edges); ``bins_param``: the
+    estimator's ``bins``."""
+    if bins.n_outside:
+        warnings.warn(
+            f"{bins.n_outside} task(s) have a difficulty outside the bin edges "
+            f"({bins.edges[0]}, {bins.edges[-1]}] and are left out of the "
+            "binned indicators.",
+            UserWarning,
+            stacklevel=find_stack_level(),
+        )
+    if not (bins.counts > 0).any():
+        raise ValueError(
+            "No task falls inside the bin edges "
+            f"({bins.edges[0]}, {bins.edges[-1]}]."
+        )
+    if np.sum(bins.counts > 0) == 1 and bins.counts.sum() > 1:
+        warnings.warn(
+            "All binned tasks fall in one difficulty bin: generality then "
+            "equals the regularity of those tasks and the response curve "
+            "is a single point. Use more bins or finer edges.",
+            UserWarning,
+            stacklevel=find_stack_level(),
+        )
+    small = (bins.counts > 0) & (bins.counts < min_tasks_per_bin)
+    if small.any() and not (np.ndim(bins_param) == 0 and bins_param != "unique"):
+        warnings.warn(
+            f"{int(small.sum())} bin(s) hold fewer than min_tasks_per_bin="
+            f"{min_tasks_per_bin} tasks (counts {bins.counts.tolist()}); "
+            "their variances are unstable.",
+            UserWarning,
+            stacklevel=find_stack_level(),
+        )

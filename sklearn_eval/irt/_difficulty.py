@@ -145,31 +145,58 @@ def graded_source(source):
     return getattr(source, "model", None) in ("GRM", "GPCM")
 
 
-def score_codes(source, values):
+def score_codes(source, values, top=None):
     """Category codes as item scores on [0, 1] when ``source`` is a graded IRT.
 
-    Each code is divided by its item's largest code in ``values`` (an item
-    whose codes are all 0 scores 0); ``values`` (dense with NaN, or sparse)
-    is returned as it is for any other source. Negative or fractional codes
-    are left to the graded model's own check.
+    Each code is divided by its item's largest code: ``top`` (one per item,
+    the scale learned in fit) or, when None, the largest in ``values`` (an
+    item whose codes are all 0 scores 0). Returns ``(scores, top)``;
+    ``values`` (dense with NaN, or sparse) and None for any other source.
+    Negative or fractional codes are left to the graded model's own check; a
+    code above ``top`` is refused, naming its item.
     """
     if not graded_source(source):
-        return values
-    if sparse.issparse(values):
-        csr = sparse.csr_array(values, dtype=np.float64, copy=True)
-        top = np.zeros(csr.shape[1])
-        np.fmax.at(top, csr.indices, csr.data)
-        scale = top[csr.indices]
-        with np.errstate(invalid="ignore", divide="ignore"):
-            csr.data = np.where(scale > 0, csr.data / scale, 0.0 * csr.data)
-        return csr
-    codes = np.asarray(values, dtype=np.float64)
+        return values, None
+    csr = (sparse.csr_array(values, dtype=np.float64, copy=True)
+           if sparse.issparse(values) else None)
+    codes = None if csr is not None else np.asarray(values, dtype=np.float64)
+    if top is None:
+        if csr is not None:
+            top = np.zeros(csr.shape[1])
+            np.fmax.at(top, csr.indices, csr.data)
+        else:
+            with np.errstate(invalid="ignore"):
+                top = np.nan_to_num(np.fmax.reduce(codes, axis=0), nan=0.0)
+    items = csr.indices if csr is not None else None
+    data = csr.data if csr is not None else codes
+    scale = top[items] if csr is not None else top
+    above = ~np.isnan(data) & (data > scale)
+    if above.any():
+        j = int((items if csr is not None else np.nonzero(above)[1])[
+            np.flatnonzero(above.ravel())[0] if csr is not None else 0])
+        raise ValueError(
+            f"X has category {float(data[above].flat[0]):g} on item {j}, above the "
+            f"largest code seen in fit ({float(top[j]):g}).")
     with np.errstate(invalid="ignore", divide="ignore"):
-        top = np.fmax.reduce(codes, axis=0)
-        scores = np.where(top > 0, codes / top, 0.0 * codes)
+        scores = np.where(scale > 0, data / scale, 0.0 * data)
+    if csr is not None:
+        csr.data = scores
+        return csr, top
     if hasattr(values, "iloc"):  # keep the labels of a DataFrame
-        return pd.DataFrame(scores, index=values.index, columns=values.columns)
-    return scores
+        return pd.DataFrame(scores, index=values.index, columns=values.columns), top
+    return scores, top
+
+
+def as_codes(source, X, responses, top):
+    """The input a difficulty model reads: ``responses`` shaped like ``X``, the
+    item scores turned back into category codes for a graded source."""
+    if not graded_source(source) or top is None:
+        return _like(X, responses)
+    if sparse.issparse(responses):
+        codes = sparse.csr_array(responses, copy=True)
+        codes.data = np.rint(codes.data * top[codes.indices])
+        return codes
+    return _like(X, np.rint(responses * top))
 
 
 def _binary_model(source):

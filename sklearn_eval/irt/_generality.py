@@ -20,7 +20,6 @@ The curve and indicator computations are the pure functions of
 """
 
 import numbers
-import warnings
 
 import numpy as np
 import pandas as pd
@@ -39,13 +38,13 @@ from ..utils._sklearn_compat import (
     _get_feature_names,
 )
 from ..utils._sparse import check_sparse_result, is_sparse_input, observed_mask
-from ..utils._stack import find_stack_level
 from ._binning import (
     assign_right_closed,
     bin_medians,
     make_difficulty_bins,
     merge_small_bins,
     quantile_edges,
+    warn_about_bins,
 )
 from ._curves import (
     FEATURE_NAMES,
@@ -53,7 +52,13 @@ from ._curves import (
     _fill_empty_bins,
     _indicator_matrix,
 )
-from ._difficulty import _check_weights, _like, _task_difficulties, score_codes
+from ._difficulty import (
+    _check_weights,
+    _like,
+    _task_difficulties,
+    as_codes,
+    score_codes,
+)
 from ._intervals import generality_interval_plan
 from ._responses import (
     _agent_labels,
@@ -341,14 +346,13 @@ class GeneralityScorer(
         return super().fit(X, y)
 
     def _check_fit_data(self, X, y=None):
-        responses, _, tasks = self._responses(X)
+        responses, _, tasks, top = self._responses(X)
         _get_feature_names(X)  # rejects mixed column-name types before fitting
         weights = _check_weights(self.task_weights, responses.shape[1])
-        edges = self._check_bins_param()
-        return X, responses, tasks, weights, edges
+        return X, responses, tasks, weights, self._check_bins_param(), top
 
     def _solve(self, checked):
-        X, responses, tasks, weights, edges = checked
+        X, responses, tasks, weights, edges, top = checked
         difficulty, eligible, model = _task_difficulties(
             self.difficulty,
             X,
@@ -357,7 +361,7 @@ class GeneralityScorer(
             exclude_negative_discrimination=self.exclude_negative_discrimination,
         )
         bins = make_difficulty_bins(difficulty, eligible, edges, self.min_tasks_per_bin)
-        self._warn_about_bins(bins)
+        warn_about_bins(bins, self.bins, self.min_tasks_per_bin)
         binned = bins.task_bin >= 0
         bin_mass = np.bincount(
             bins.task_bin[binned], weights=weights[binned], minlength=bins.counts.size
@@ -392,6 +396,7 @@ class GeneralityScorer(
                        else np.asarray(tasks)),
             "_agent_indicators": indicators,
             "_task_success_rate": _column_means(responses),
+            "_code_top": top,  # graded: each item's largest code in fit
         }
         return {**_input_features(X, tasks), **fitted}
 
@@ -411,16 +416,18 @@ class GeneralityScorer(
             )
         return edges
 
-    def _responses(self, X):
-        """Validate ``X`` and return the responses used by every indicator.
+    def _responses(self, X, top=None):
+        """Validate ``X``: ``(responses, agents, tasks, top)`` for every indicator.
 
         Dense input gives a float64 array (NaN = missing); sparse input (or a
-        ``ResultMatrix`` holding one) a CSR of the observed results only.
+        ``ResultMatrix`` holding one) a CSR of the observed results only. A
+        graded source's codes become scores on [0, 1] by each item's largest
+        code: ``top`` (learned in fit), from ``X`` itself when None.
         """
         inner, agents, tasks = _unpack(X)
-        inner = score_codes(self.difficulty, inner)  # graded: codes on [0, 1]
+        inner, top = score_codes(self.difficulty, inner, top)
         if is_sparse_input(inner):
-            return self._sparse_responses(inner), agents, tasks
+            return self._sparse_responses(inner), agents, tasks, top
         values, frame_agents, frame_tasks = check_result_matrix(inner, allow_nan=True)
         agents = frame_agents if agents is None else agents
         tasks = frame_tasks if tasks is None else tasks
@@ -439,7 +446,7 @@ class GeneralityScorer(
                     "other scores into successes."
                 ) from None
         _check_no_empty_row(np.all(np.isnan(responses), axis=1), agents)
-        return responses, agents, tasks
+        return responses, agents, tasks, top
 
     def _sparse_responses(self, X):
         """Observed results of sparse ``X`` as a CSR (NaN entries dropped)."""
@@ -463,44 +470,12 @@ class GeneralityScorer(
         _check_no_empty_row(np.diff(indptr) == 0, None, stored=True)
         return responses
 
-    def _warn_about_bins(self, bins):
-        """Warnings for tasks outside explicit edges and fragile bins."""
-        if bins.n_outside:
-            warnings.warn(
-                f"{bins.n_outside} task(s) have a difficulty outside the bin edges "
-                f"({bins.edges[0]}, {bins.edges[-1]}] and are left out of the "
-                "binned indicators.",
-                UserWarning,
-                stacklevel=find_stack_level(),
-            )
-        if not (bins.counts > 0).any():
-            raise ValueError(
-                "No task falls inside the bin edges "
-                f"({bins.edges[0]}, {bins.edges[-1]}]."
-            )
-        if np.sum(bins.counts > 0) == 1 and bins.counts.sum() > 1:
-            warnings.warn(
-                "All binned tasks fall in one difficulty bin: generality then "
-                "equals the regularity of those tasks and the response curve "
-                "is a single point. Use more bins or finer edges.",
-                UserWarning,
-                stacklevel=find_stack_level(),
-            )
-        small = (bins.counts > 0) & (bins.counts < self.min_tasks_per_bin)
-        if small.any() and not (np.ndim(self.bins) == 0 and self.bins != "unique"):
-            warnings.warn(
-                f"{int(small.sum())} bin(s) hold fewer than min_tasks_per_bin="
-                f"{self.min_tasks_per_bin} tasks (counts {bins.counts.tolist()}); "
-                "their variances are unstable.",
-                UserWarning,
-                stacklevel=find_stack_level(),
-            )
-
     # ------------------------------------------------------------ transform
     def _check_transform_input(self, X):
         """Validate ``X`` against the fitted tasks and return responses."""
         check_is_fitted(self, "bin_edges_")
-        responses, agents, tasks = self._responses(X)
+        responses, agents, tasks, _ = self._responses(X, getattr(self, "_code_top",
+                                                                 None))
         _check_input_features(self, X, tasks)
         return responses, agents
 
@@ -696,11 +671,13 @@ class GeneralityScorer(
                 )
             return theta
         model = self.difficulty_model_
+        top = getattr(self, "_code_top", None)
         if model is not None and hasattr(model, "estimate_abilities"):
             theta, _ = model.estimate_abilities(_like(X, responses))
             return np.asarray(theta, dtype=np.float64)
         if model is not None and hasattr(model, "transform"):
-            theta = np.asarray(model.transform(_like(X, responses)), float)
+            theta = np.asarray(model.transform(as_codes(self.difficulty, X, responses,
+                                                        top)), float)
             return theta if theta.ndim == 1 else theta[:, 0]
         return self._indicators(responses)[:, FEATURE_NAMES.index("capability")]
 

@@ -30,7 +30,10 @@ Task names that a spreadsheet would read as a formula get a leading quote
 (the package's rule against CSV injection), which the reader removes.
 
 Files of the first version (``v1``: no ``labels``, ``rows`` or ``checksum``)
-are read with a warning that they cannot be verified.
+are read with a warning that they cannot be verified. A calibration with
+asymptotes (3PL, 4PL) adds the columns ``guessing`` and ``upper`` and is
+version ``v3``, which a reader of ``v2`` refuses instead of reading the items
+as a 2PL's.
 """
 
 from __future__ import annotations
@@ -51,8 +54,10 @@ from ._subset_models import ESTIMATORS
 from ._subset_select import SELECTIONS
 
 __all__ = [
+    "ASYMPTOTES",
     "COLUMNS",
     "FORMAT",
+    "FORMAT_ASYMPTOTES",
     "ItemFile",
     "format_grid",
     "format_item_file",
@@ -62,10 +67,12 @@ __all__ = [
 ]
 
 FORMAT = "sklearn-eval subset-score v2"
+FORMAT_ASYMPTOTES = "sklearn-eval subset-score v3"  # COLUMNS + ASYMPTOTES
 _LEGACY = "sklearn-eval subset-score v1"
 _PREFIX = "sklearn-eval subset-score "
 COLUMNS = ("task", "column", "selected", "order", "weight", "success_rate",
            "discrimination", "difficulty", "coefficient")
+ASYMPTOTES = ("guessing", "upper")  # a 3PL/4PL calibration's columns (v3)
 _CHECKSUM = re.compile(r"sha256:([0-9a-f]{64})")
 _LINSPACE = re.compile(r"linspace\(\s*([^,()]+),\s*([^,()]+),\s*(\d+)\s*\)")
 _HERMITE = re.compile(r"gauss-hermite\(\s*(\d+)\s*\)")
@@ -142,17 +149,19 @@ def _digest(text):
     return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
 
-def format_item_file(meta, rows):
+def format_item_file(meta, rows, asymptotes=False):
     """The text of an item file: ``meta`` (ordered key -> text) and item rows.
 
-    ``rows`` are sequences in the order of :data:`COLUMNS`; the task name is
-    neutralised for spreadsheets (reversibly), numbers are written in full
-    precision and NaN as an empty cell. The ``format``, ``rows`` and
+    ``rows`` are sequences in the order of :data:`COLUMNS` (followed by
+    :data:`ASYMPTOTES` with ``asymptotes``, the ``v3`` format); the task
+    name is neutralised for spreadsheets (reversibly), numbers are written
+    in full precision and NaN as an empty cell. The ``format``, ``rows`` and
     ``checksum`` lines are added.
     """
+    header = COLUMNS + ASYMPTOTES if asymptotes else COLUMNS
     # quoted by hand: the csv module leaves a lone carriage return unquoted
-    body = "".join(",".join(map(_cell, row)) + "\n" for row in [COLUMNS, *rows])
-    lines = [f"# format={FORMAT}\n"]
+    body = "".join(",".join(map(_cell, row)) + "\n" for row in [header, *rows])
+    lines = [f"# format={FORMAT_ASYMPTOTES if asymptotes else FORMAT}\n"]
     lines += [f"# {key}={_wrap(value)}\n" for key, value in meta.items()]
     lines.append(f"# rows={len(rows)}\n")
     head = "".join(lines)
@@ -385,24 +394,24 @@ def _verify(text, lines, meta, source):
                   "write_items_csv.")
 
 
-def _column_values(records, header, source, legacy):
+def _column_values(records, header, source, legacy, names=COLUMNS):
     """Columns of the item table, each value checked; errors name row and column."""
     index = {name: k for k, name in enumerate(header)}
-    columns = {name: [] for name in COLUMNS}
+    columns = {name: [] for name in names}
     for number, record in enumerate(records, start=1):
         if len(record) != len(header):
             _fail(source, f"item row {number} has {len(record)} cells; the header "
                           f"has {len(header)}.")
         task = record[index["task"]]
         columns["task"].append(task if legacy else unescape_label(task))
-        for name in COLUMNS[1:]:
+        for name in names[1:]:
             columns[name].append(_cell_value(record[index[name]], name, number,
                                              source))
     out = {"task": np.asarray(columns["task"], dtype=object)}
     for name in ("column", "order"):
         out[name] = np.asarray(columns[name], dtype=np.int64)
     out["selected"] = np.asarray(columns["selected"], dtype=bool)
-    for name in COLUMNS[4:]:
+    for name in names[4:]:
         out[name] = np.asarray(columns[name], dtype=np.float64)
     return out
 
@@ -418,7 +427,8 @@ def _cell_value(text, name, number, source):
             _fail(source, f"{where} must be a non-negative integer; got "
                           f"{text[:40]!r}.")
         return int(text)
-    if text == "" and name in ("discrimination", "difficulty", "coefficient"):
+    if text == "" and name in ("discrimination", "difficulty", "coefficient",
+                               *ASYMPTOTES):
         return math.nan
     try:
         value = float(text)
@@ -460,6 +470,19 @@ def _check_table(columns, meta, source):
             columns["coefficient"][selected]).any():
         _fail(source, "a regression item file needs a 'coefficient' on every "
                       "selected item.")
+    if "guessing" in columns:
+        g, u = columns["guessing"], columns["upper"]
+        calibrated = ~np.isnan(a)
+        if (np.isnan(g[calibrated]) | np.isnan(u[calibrated])).any():
+            _fail(source, "'guessing' and 'upper' must be given on every row with "
+                          "a 'discrimination'.")
+        with np.errstate(invalid="ignore"):
+            bad = calibrated & ~((g >= 0) & (g < u) & (u <= 1))
+        if bad.any():
+            row = int(np.flatnonzero(bad)[0]) + 1
+            _fail(source, f"item row {row}: 'guessing' and 'upper' must satisfy "
+                          f"0 <= guessing < upper <= 1; got {g[row - 1]!r} and "
+                          f"{u[row - 1]!r}.")
 
 
 def parse_item_file(text, source):
@@ -484,9 +507,9 @@ def parse_item_file(text, source):
         _fail(source, f"Not a subset-score item file (expected '# format={FORMAT}' "
                       "first).")
     version = lines[0][1]
-    if version not in (FORMAT, _LEGACY):
+    if version not in (FORMAT, FORMAT_ASYMPTOTES, _LEGACY):
         _fail(source, f"item file format {version!r} is not one this version reads "
-                      f"({FORMAT!r}, {_LEGACY!r}).")
+                      f"({FORMAT!r}, {FORMAT_ASYMPTOTES!r}, {_LEGACY!r}).")
     raw = {key: value for key, value, _, _ in lines}
     legacy = version == _LEGACY and "checksum" not in raw
     meta = _parse_meta(raw, source, legacy)
@@ -505,9 +528,10 @@ def parse_item_file(text, source):
     if not records:
         _fail(source, "the item table is missing (the file is cut short).")
     header = records[0]
-    missing = [name for name in COLUMNS if name not in header]
+    names = COLUMNS + ASYMPTOTES if version == FORMAT_ASYMPTOTES else COLUMNS
+    missing = [name for name in names if name not in header]
     if missing:
         _fail(source, f"the item table lacks the column(s) {missing}.")
-    columns = _column_values(records[1:], header, source, legacy)
+    columns = _column_values(records[1:], header, source, legacy, names)
     _check_table(columns, meta, source)
     return ItemFile(meta, columns, verified=not legacy)

@@ -53,7 +53,9 @@ def read_items_csv(path):
     Returns
     -------
     SubsetScoreEstimator
-        Fitted; ``irt_`` is an ``IRT2PL`` built from the item parameters.
+        Fitted; ``irt_`` is an ``IRT2PL`` built from the item parameters of
+        a 2PL calibration (a 3PL/4PL file restores the items' curves, which
+        the predictions use, without ``irt_``).
 
     Raises
     ------

@@ -20,6 +20,7 @@ import pandas as pd
 from ..utils._files import write_text_atomic
 from ..utils._sklearn_compat import validate_params
 from ._item_format import (
+    ASYMPTOTES,
     COLUMNS,
     format_grid,
     format_item_file,
@@ -90,6 +91,11 @@ def task_frame(estimator):
         },
         index=pd.Index(estimator.tasks_, name="task"),
     )
+    if bank.guessing is not None:  # a 3PL/4PL calibration
+        frame["guessing"] = np.where(np.isfinite(bank.discrimination),
+                                     bank.guessing, np.nan)
+        frame["upper"] = np.where(np.isfinite(bank.discrimination), bank.upper,
+                                  np.nan)
     return frame
 
 
@@ -135,6 +141,14 @@ def item_file_text(estimator):
         raise TypeError("write_items_csv writes a fitted SubsetScoreEstimator; got "
                         f"{type(estimator).__name__}.")
     check_is_fitted(estimator, "selected_items_")
+    scored = estimator._bank.scored
+    if scored is not None:
+        raise ValueError(
+            f"write_items_csv writes 2PL, 3PL and 4PL calibrations; this estimator's "
+            f"IRT(model={scored.model!r}) has no item-file form (its items have "
+            "categories or a score distribution). Save the fitted estimator with "
+            "joblib.dump instead.")
+    asymptotes = estimator._bank.guessing is not None
     meta = _header(estimator)
     table = estimator.task_table()
     # the file lists the chosen items first, in selection order
@@ -148,9 +162,10 @@ def item_file_text(estimator):
         [label, int(column), *values]
         for label, column, values in zip(
             labels, columns,
-            table[list(COLUMNS[2:])].itertuples(index=False, name=None), strict=True)
+            table[list(COLUMNS[2:]) + (list(ASYMPTOTES) if asymptotes else [])]
+            .itertuples(index=False, name=None), strict=True)
     ]
-    return format_item_file(meta, rows)
+    return format_item_file(meta, rows, asymptotes=asymptotes)
 
 
 @validate_params(
@@ -167,7 +182,10 @@ def write_items_csv(estimator, path):
     (the quadrature grid in a compact form such as
     ``linspace(-6.0, 6.0, 121)``), the number of rows and a checksum of the
     file, so that :func:`read_items_csv` refuses a file cut short or edited.
-    Filter ``selected == 1`` for the items to run.
+    Filter ``selected == 1`` for the items to run. A 3PL or 4PL calibration
+    adds the columns ``guessing`` and ``upper`` (format ``v3``); an estimator
+    calibrated by a graded or continuous model has no item-file form and is
+    refused (save it with ``joblib.dump``).
 
     A file on disk is replaced atomically: a process killed while writing
     leaves the old file or the complete new one. Task names that a
@@ -224,7 +242,8 @@ def build_estimator(cls, item_file):
     kind = meta["estimator"]
     bank = ItemBank(columns["discrimination"], columns["difficulty"],
                     columns["success_rate"], meta["quadrature_nodes"],
-                    meta["quadrature_weights"])
+                    meta["quadrature_weights"], guessing=columns.get("guessing"),
+                    upper=columns.get("upper"))
     fitted = FittedEstimate(kind, meta["fallback_accuracy"])
     fitted.blend = meta.get("blend_weight")
     if kind == "regression":
@@ -271,7 +290,7 @@ def _assemble(cls, params, labels, names, items, pick, weights, bank, fitted, me
         "tasks_": (np.asarray(names, dtype=object) if names is not None
                    else np.arange(labels.size)),
     }
-    if np.isfinite(bank.discrimination).any():
+    if np.isfinite(bank.discrimination).any() and bank.guessing is None:
         attributes["irt_"] = IRT2PL.from_item_params(
             bank.discrimination, bank.difficulty, item_names=names)
     if names is not None:

@@ -672,7 +672,8 @@ class SubsetScoreEstimator(SelectorMixin, FitTemplateMixin, BaseEstimator):
             population), ``discrimination`` and ``difficulty`` (NaN for items
             the calibration left out) and ``coefficient`` (the regression's
             coefficient on the item's response; NaN unless
-            ``method_ == "regression"`` with a linear regressor).
+            ``method_ == "regression"`` with a linear regressor); with a 3PL or
+            4PL calibration also ``guessing`` and ``upper`` (the asymptotes).
         """
         check_is_fitted(self, "selected_items_")
         return task_frame(self)

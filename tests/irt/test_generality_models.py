@@ -81,3 +81,56 @@ def test_generality_from_expected_score_curves():
     curves = _Curves(a=np.ones(30), b=b, g=np.full(30, 0.2), u=np.ones(30))
     scorer = GeneralityScorer(difficulty=curves, bins=3).fit(X)
     assert_allclose(scorer.difficulty_, b, atol=1e-4)
+
+
+# ------------------------------------------------ graded difficulty sources
+def _graded_codes(n=60, J=30, seed=0):
+    rng = np.random.default_rng(seed)
+    theta, b = rng.normal(size=n), rng.normal(size=J)
+    noise = rng.normal(scale=0.7, size=(n, J))
+    return np.clip(np.round(theta[:, None] - b + noise + 2), 0, 4)
+
+
+@pytest.mark.parametrize("model", ["GRM", "GPCM"])
+@settings(max_examples=10, deadline=None)
+@given(rows=st.lists(st.integers(0, 59), min_size=1, max_size=8, unique=True))
+def test_a_graded_agents_indicators_do_not_depend_on_the_batch(model, rows):
+    # codes are scored by each item's largest code in fit, not in the batch
+    from sklearn_eval.irt import GeneralityScorer
+
+    G = _graded_codes()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        scorer = GeneralityScorer(difficulty=IRT(model=model), bins=4).fit(G)
+        whole = scorer.transform(G)
+        batch = scorer.transform(G[rows])
+    np.testing.assert_allclose(batch, whole[rows], rtol=1e-12, atol=1e-12)
+
+
+@pytest.mark.parametrize("model", ["GRM", "GPCM"])
+def test_graded_item_curves_read_the_codes(model):
+    from sklearn_eval.irt import GeneralityScorer
+
+    G = _graded_codes()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        scorer = GeneralityScorer(difficulty=IRT(model=model), bins=4).fit(G)
+        curves = scorer.item_curves(G)
+        theta = scorer.difficulty_model_.transform(G)
+    theta = theta if theta.ndim == 1 else theta[:, 0]
+    np.testing.assert_allclose(curves.abilities, theta)
+    assert np.all((curves.success_rate[np.isfinite(curves.success_rate)] >= 0)
+                  & (curves.success_rate[np.isfinite(curves.success_rate)] <= 1))
+
+
+def test_a_graded_code_above_the_fitted_scale_is_named():
+    from sklearn_eval.irt import GeneralityScorer
+
+    G = _graded_codes()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        scorer = GeneralityScorer(difficulty=IRT(model="GRM"), bins=4).fit(G)
+    H = G.copy()
+    H[0, 3] = G[:, 3].max() + 1
+    with pytest.raises(ValueError, match="on item 3, above the largest code"):
+        scorer.transform(H)

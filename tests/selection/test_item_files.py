@@ -358,3 +358,58 @@ def test_reader_does_not_write_private_state():
     ]
     assert private == []
     assert "_from_fitted_state" in inspect.getsource(_subset_io)
+
+
+# ------------------------------------------------- calibrations beyond 2PL
+def _asymptote_fit(model, method="irt", seed=0):
+    from sklearn_eval.irt import IRT
+
+    X = make_irt_responses(200, 40, random_state=seed)
+    est = SubsetScoreEstimator(n_items=10, selection="information", method=method,
+                               irt=IRT(model=model), random_state=0)
+    return _fit_quietly(est, X[:150]), X
+
+
+@pytest.mark.parametrize("model", ["3PL", "4PL"])
+@pytest.mark.parametrize("method", ["irt", "gp-irt"])
+def test_asymptotes_round_trip_to_the_same_predictions(model, method):
+    est, X = _asymptote_fit(model, method)
+    buffer = io.StringIO()
+    write_items_csv(est, buffer)
+    text = buffer.getvalue()
+    assert text.startswith("# format=sklearn-eval subset-score v3")
+    again = read_items_csv(io.StringIO(text))
+    new = X[150:, est.selected_items_]
+    np.testing.assert_array_equal(again.predict(new), est.predict(X[150:]))
+    table = again.task_table()
+    np.testing.assert_array_equal(table[["guessing", "upper"]].to_numpy(),
+                                  est.task_table()[["guessing", "upper"]].to_numpy())
+
+
+def test_an_asymptote_out_of_order_is_refused():
+    est, _ = _asymptote_fit("4PL")
+    text = _subset_io.item_file_text(est)
+    head, body = text.split("task,column", 1)
+    lines = body.splitlines()
+    cells = lines[1].split(",")
+    cells[-2], cells[-1] = "0.9", "0.2"  # guessing above upper
+    lines[1] = ",".join(cells)
+    body = "\n".join(lines) + "\n"
+    head = head.split("# checksum=")[0]
+    digest = hashlib.sha256((head + "task,column" + body).encode()).hexdigest()
+    edited = f"{head}# checksum=sha256:{digest}\ntask,column{body}"
+    with pytest.raises(ValueError, match="0 <= guessing < upper <= 1"):
+        read_items_csv(io.StringIO(edited))
+
+
+@pytest.mark.parametrize("model", ["GRM", "beta"])
+def test_graded_and_continuous_calibrations_are_refused_when_written(model):
+    from sklearn_eval.irt import IRT
+
+    rng = np.random.default_rng(0)
+    X = (rng.integers(0, 3, (80, 12)).astype(float) if model == "GRM"
+         else rng.uniform(0.05, 0.95, (80, 12)))
+    est = _fit_quietly(SubsetScoreEstimator(n_items=4, method="irt",
+                                            irt=IRT(model=model), random_state=0), X)
+    with pytest.raises(ValueError, match=f"IRT\\(model='{model}'\\) has no item-file"):
+        write_items_csv(est, io.StringIO())
