@@ -9,6 +9,7 @@ from sklearn.base import clone
 from sklearn.frozen import FrozenEstimator
 from sklearn.utils.validation import check_is_fitted
 
+from ..utils._validation import match_array
 from ._bootstrap import bootstrap_ranking
 
 __all__ = ["ranking_intervals"]
@@ -223,7 +224,8 @@ def _expand_frequencies(X, y, sample_weight, groups):
             "matches: they must be non-negative whole numbers."
         )
     idx = np.repeat(np.arange(weight.shape[0]), counts.astype(np.int64))
-    X = X.iloc[idx] if hasattr(X, "iloc") else np.asarray(X)[idx]
+    # match_array: a list's labels keep their types (1 and "1" stay apart)
+    X = X.iloc[idx] if hasattr(X, "iloc") else match_array(X)[idx]
     groups = None if groups is None else np.asarray(groups)[idx]
     return X, np.asarray(y)[idx], groups
 
