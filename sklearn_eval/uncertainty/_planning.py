@@ -372,6 +372,12 @@ def votes_to_separate(estimator, X, y, a, b, *, sample_weight=None, power=0.8,
     if unknown:
         raise ValueError(f"a, b: unknown agents {unknown}.")
     i, j = labels.index(a), labels.index(b)
+    unrated = [p for p, k in ((a, i), (b, j)) if not np.isfinite(result.estimate[k])]
+    if unrated:
+        raise ValueError(
+            f"a, b: {unrated} ha{'s' if len(unrated) == 1 else 've'} no match "
+            "of positive weight, hence no estimated rating to separate."
+        )
     cov = result.covariance
     variance = cov[i, i] + cov[j, j] - 2 * cov[i, j]
     difference = abs(float(result.estimate[i] - result.estimate[j]))
