@@ -45,6 +45,7 @@ import numpy as np
 import scipy.sparse as sp
 from scipy.optimize import Bounds, LinearConstraint, milp
 
+from ..utils._twins import twin_classes
 from ._voting_methods import majority_components, order_by_scores
 
 __all__ = ["agreement", "kemeny_young", "twin_classes"]
@@ -58,47 +59,6 @@ def agreement(N, order):
     pos[np.asarray(order)] = np.arange(len(order))
     above = pos[:, None] < pos[None, :]
     return float(N[above].sum())
-
-
-def twin_classes(N):
-    """Classes of twins: agents whose swap leaves the counts ``N`` unchanged.
-
-    ``i`` and ``j`` are twins when ``N[i, x] == N[j, x]`` and ``N[x, i] ==
-    N[x, j]`` for every other agent ``x`` and ``N[i, j] == N[j, i]``. The
-    relation is an equivalence. Twins have the same sorted row and column,
-    so only agents sharing those are compared.
-
-    Returns
-    -------
-    labels : ndarray of intp of shape (n_agents,)
-        Class of each agent, classes numbered by their first agent.
-    """
-    n = N.shape[0]
-    labels = np.arange(n, dtype=np.intp)
-    buckets = {}
-    for i in range(n):
-        key = (np.sort(N[i]).tobytes(), np.sort(N[:, i]).tobytes())
-        buckets.setdefault(key, []).append(i)
-    for members in buckets.values():
-        representatives = []
-        for j in members:
-            for r in representatives:
-                if _are_twins(N, r, j):
-                    labels[j] = r
-                    break
-            else:
-                representatives.append(j)
-    _, labels = np.unique(labels, return_inverse=True)
-    return labels.astype(np.intp)
-
-
-def _are_twins(N, i, j):
-    if N[i, j] != N[j, i]:
-        return False
-    others = np.ones(N.shape[0], dtype=bool)
-    others[[i, j]] = False
-    return bool(np.array_equal(N[i, others], N[j, others])
-                and np.array_equal(N[others, i], N[others, j]))
 
 
 def kemeny_young(N, tiebreak):
