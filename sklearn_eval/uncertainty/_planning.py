@@ -31,6 +31,7 @@ from scipy.stats import norm
 from threadpoolctl import threadpool_limits
 
 from ..utils._validation import check_outcomes, check_result_matrix
+from ._dispatch import check_frequency_weights
 from ._joint import resolve
 
 __all__ = ["paired_correlation", "power", "sample_size", "votes_to_separate"]
@@ -357,6 +358,7 @@ def votes_to_separate(estimator, X, y, a, b, *, sample_weight=None, power=0.8,
     if not 0 < target < 1:
         raise ValueError(f"power must lie in (0, 1); got {power!r}.")
     _check_two_agents((a, b), "a, b")
+    check_frequency_weights(frequency_weights)
     estimator, plan = resolve(estimator, None)
     if plan.analytic is None or plan.resample != "matches":
         raise TypeError(
