@@ -12,13 +12,29 @@ it is NP-hard, but two facts make it fast in practice:
    the 3-cycle (triangle) inequalities is solved exactly by HiGHS through
    :func:`scipy.optimize.milp` (zero optimality gap), usually at the root.
 
-Among several optimal rankings the one closest (in Kendall-tau distance) to
-the tie-break order (Borda, then agent index) is returned: the tie-break
-weights sum to less than one agreement unit, so they never override the
-primary objective when the counts are integers. When several optimal rankings
-are equally close to that order, the solver returns one of them
-(deterministically for a given input, but not canonically: permuting the
-agents may pick another of the tied optima).
+Exact copies are tied. Two agents are *twins* when swapping them leaves the
+counts unchanged: the same counts against every other agent, both ways, and
+as many tasks preferring each to the other (identical rows of scores, or a
+profile symmetric under the swap). No rule reading the counts can tell twins
+apart, so they share a score (the number of agents ranked below them, as
+Schulze's and ranked pairs'), hence a rank. Twins are an equivalence, and
+some optimal ranking keeps every class of twins together: if a run ``R1`` of
+a class and the next run ``R2`` have agents ``S`` between them, every member
+relates to ``S`` alike, so the current agreement with ``S`` is a weighted
+mean of moving ``R2`` up to ``R1`` and of moving ``R1`` down to ``R2`` (the
+pairs inside the class count the same either way), and the better move loses
+nothing. The program is therefore solved on the classes, a pair of classes
+weighing the product of their sizes, and each class is expanded in place.
+
+Among several optimal rankings (with twins together) the one closest (in
+Kendall-tau distance) to the tie-break order (Borda, then agent index) is
+returned: the tie-break weights sum to less than one agreement unit, so they
+never override the primary objective when the counts are integers. When
+several optimal rankings are equally close to that order, the solver returns
+one of them (deterministically for a given input, but not canonically:
+permuting the agents may pick another of the tied optima). Agents that are
+interchangeable only through a larger symmetry (the three agents of a
+perfectly symmetric cycle) are not twins and keep the ranking's order.
 """
 
 from __future__ import annotations
@@ -29,9 +45,10 @@ import numpy as np
 import scipy.sparse as sp
 from scipy.optimize import Bounds, LinearConstraint, milp
 
+from ..utils._twins import twin_classes
 from ._voting_methods import majority_components, order_by_scores
 
-__all__ = ["agreement", "kemeny_young"]
+__all__ = ["agreement", "kemeny_young", "twin_classes"]
 
 _BRUTE_FORCE_MAX = 3
 
@@ -45,46 +62,67 @@ def agreement(N, order):
 
 
 def kemeny_young(N, tiebreak):
-    """Exact Kemeny-Young ranking (agent indices, best first)."""
-    margin = N - N.T
-    order = []
-    for comp in majority_components(margin):
-        local = _component_order(N[np.ix_(comp, comp)], tiebreak[comp])
-        order.extend(comp[local].tolist())
-    order = np.asarray(order, dtype=np.intp)
+    """Exact Kemeny-Young ranking (agent indices, best first) and scores.
+
+    The score of an agent is the number of agents ranked below its class of
+    twins (see the module docstring), so twins share a score.
+    """
     n = N.shape[0]
-    scores = np.empty(n)
-    scores[order] = np.arange(n - 1, -1, -1, dtype=np.float64)
-    return scores, order
+    classes = twin_classes(N)
+    members = np.argsort(classes, kind="stable")
+    sizes = np.bincount(classes)
+    first = np.concatenate([[0], np.cumsum(sizes)[:-1]])
+    reps = members[first]
+    # the reference order (Borda, then index) of every pair of agents,
+    # summed over the pairs of two classes: +1 per pair it keeps
+    reference = order_by_scores(tiebreak)
+    rank_ref = np.empty(n, dtype=np.intp)
+    rank_ref[reference] = np.arange(n)
+    keeps = np.sign(rank_ref[None, :] - rank_ref[:, None]).astype(np.float64)
+    indicator = np.zeros((n, sizes.size))
+    indicator[np.arange(n), classes] = 1.0
+    prefer = indicator.T @ keeps @ indicator
+    weights = np.outer(sizes, sizes).astype(np.float64)
+    N_classes = N[np.ix_(reps, reps)] * weights
+    np.fill_diagonal(N_classes, 0.0)
+    np.fill_diagonal(prefer, 0.0)
+    class_order = []
+    for comp in majority_components(N_classes - N_classes.T):
+        local = _component_order(N_classes[np.ix_(comp, comp)],
+                                 prefer[np.ix_(comp, comp)])
+        class_order.extend(comp[local].tolist())
+    order, scores = [], np.empty(n)
+    below = n
+    for c in class_order:
+        group = np.flatnonzero(classes == c)
+        group = group[np.argsort(rank_ref[group], kind="stable")]
+        below -= group.size
+        scores[group] = below
+        order.extend(group.tolist())
+    return scores, np.asarray(order, dtype=np.intp)
 
 
-def _component_order(N, tiebreak):
+def _component_order(N, prefer):
+    """Optimal order of one component; ``prefer[a, b]``: the tie-break's vote
+    for ``a`` above ``b`` (antisymmetric)."""
     k = N.shape[0]
     if k == 1:
         return np.zeros(1, dtype=np.intp)
-    reference = order_by_scores(tiebreak)
     if k <= _BRUTE_FORCE_MAX:
-        return _brute_force(N, reference)
-    return _ilp(N, reference)
+        return _brute_force(N, prefer)
+    return _ilp(N, prefer)
 
 
-def _brute_force(N, reference):
-    rank_ref = np.empty(len(reference), dtype=np.intp)
-    rank_ref[reference] = np.arange(len(reference))
+def _brute_force(N, prefer):
     best, best_key = None, None
     for perm in itertools.permutations(range(N.shape[0])):
-        key = (agreement(N, perm), -_kendall(perm, rank_ref))
+        key = (agreement(N, perm), agreement(prefer, perm))
         if best_key is None or key > best_key:
             best, best_key = perm, key
     return np.asarray(best, dtype=np.intp)
 
 
-def _kendall(perm, rank_ref):
-    r = rank_ref[np.asarray(perm)]
-    return int(np.triu(r[:, None] > r[None, :], 1).sum())
-
-
-def _ilp(N, reference):
+def _ilp(N, prefer):
     """Linear ordering problem: x_ij = 1 iff i above j (i < j), triangles."""
     k = N.shape[0]
     iu, ju = np.triu_indices(k, 1)
@@ -92,11 +130,9 @@ def _ilp(N, reference):
     var = -np.ones((k, k), dtype=np.intp)
     var[iu, ju] = np.arange(n_var)
     margin = N - N.T
-    rank_ref = np.empty(k, dtype=np.intp)
-    rank_ref[reference] = np.arange(k)
-    # tie-break: +w for agreeing with the reference order, summing below 1/2
-    w = 0.5 / n_var
-    secondary = np.where(rank_ref[iu] < rank_ref[ju], w, -w)
+    # tie-break: agreeing with the reference order, all pairs summing below 1/2
+    span = float(np.abs(prefer[iu, ju]).sum())
+    secondary = prefer[iu, ju] * (0.5 / max(span, 1.0))
     c = -(margin[iu, ju] + secondary)
     A, ub = _triangle_constraints(k, var)
     res = milp(

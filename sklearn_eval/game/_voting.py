@@ -63,7 +63,10 @@ class VotingRanker(AgentRankerMixin, TaskTableMixin, FitTemplateMixin, BaseEstim
         (maximum-likelihood under Condorcet's noise model). Exact: an integer
         program (HiGHS via :func:`scipy.optimize.milp`) on each strongly
         connected component of the majority graph; 20 agents in well under a
-        second on typical data. Condorcet-consistent, homogeneous.
+        second on typical data. Score = agents ranked below the agent's class
+        of twins (agents whose swap leaves every count ``N`` unchanged, e.g.
+        exact copies), so twins share a score and a rank.
+        Condorcet-consistent, homogeneous.
     ``"schulze"``
         Beatpath method with winning votes; score = number of agents beaten by
         strongest path. Condorcet-consistent, homogeneous.
@@ -96,11 +99,13 @@ class VotingRanker(AgentRankerMixin, TaskTableMixin, FitTemplateMixin, BaseEstim
 
     "Homogeneous" means counting every task twice gives the same ranking.
     Ties between agents in a rule's own scores are broken by Borda score,
-    then by row order. Kemeny-Young returns, among several optimal rankings,
-    one closest in Kendall-tau distance to that order; if several are equally
-    close the choice is deterministic but not canonical (homogeneity and
-    permutation equivariance then hold for the optimal set and the
-    ``agreement_``, not for the ranking returned).
+    then by row order. Kemeny-Young returns, among the optimal rankings that
+    keep every class of twins together (one always does), one closest in
+    Kendall-tau distance to that order; if several are equally close the
+    choice is deterministic but not canonical (homogeneity and permutation
+    equivariance then hold for the optimal set and the ``agreement_``, not
+    for the ranking returned). The tie-break orders ``ranking_`` but never
+    decides a ``rank``: twins share theirs.
 
     Parameters
     ----------

@@ -33,6 +33,7 @@ from . import _kernels
 from ._batch import aggregate_pairs, strong_components
 from ._covariates import split_covariates
 from ._ties import expected_score, outcome_probabilities
+from ._unplayed import embed_state, played_mask, played_subset, warn_unplayed
 
 __all__ = [
     "ELO_UNITS_PER_LOGIT",
@@ -131,6 +132,9 @@ class RatingState:
         Reported units per natural-logit unit (about 173.7 for Elo points).
     step : float
         Online update step on the natural-logit scale.
+    played : ndarray of bool of shape (n_players,)
+        Which players have a match of positive weight; the others have no
+        data (their rating is the initial rating) and no interval.
     """
 
     ratings: np.ndarray
@@ -142,6 +146,7 @@ class RatingState:
     initial: float
     units_per_logit: float
     step: float
+    played: np.ndarray
 
     def to_reported(self, logit_ratings):
         """Natural-logit ratings on the estimator's reporting scale."""
@@ -162,6 +167,7 @@ def rating_state(estimator):
         initial=estimator._initial(),
         units_per_logit=estimator._units_per_logit(),
         step=estimator._step_logit(),
+        played=getattr(estimator, "_played", np.ones(state["ratings"].shape[0], bool)),
     )
 
 
@@ -280,24 +286,16 @@ class BaseMatchRater(
     def _solve(self, checked):
         _, _, matches, players, first, second = checked
         n_players = players.shape[0]
-        state = self._new_state(n_players)
+        played = played_mask(first, second, matches.sample_weight, n_players)
+        warn_unplayed(players, ~played, type(self).__name__)
         if self.method == "batch":
-            # The batch loss is a weighted sum: dividing the weights and alpha
-            # by the same constant keeps the minimiser, and unit-scale weights
-            # keep the Newton/L-BFGS sums clear of overflow and underflow.
-            weight_scale = _mean_positive(matches.sample_weight)
-            stats = aggregate_pairs(
-                first, second, matches.y, matches.sample_weight / weight_scale,
-                n_players, ordered=self._advantage_logit() != 0.0,
-            )
-            state, n_iter = self._run_batch(
-                state, stats, players, float(self.alpha) / weight_scale
-            )
+            state, n_iter = self._batch_state(matches, players, first, second, played)
             # A batch fit records no matches: trajectories start from it.
             history = np.empty((0, 2)) if self.keep_history else None
             first, second = first[:0], second[:0]
             origin = state["ratings"].copy()
         else:
+            state = self._new_state(n_players)
             history = self._history_buffer(first.shape[0])
             origin = state["ratings"].copy()
             self._warn_large_steps(matches.sample_weight)
@@ -310,12 +308,42 @@ class BaseMatchRater(
             checked.X, players, state, n_iter=n_iter,
             n_matches_seen=int(matches.y.shape[0]),
             history=self._recorded_history(None, history, first, second, origin),
+            played=played,
         )
 
+    def _batch_state(self, matches, players, first, second, played):
+        """The batch fit's state; players without a match are left out of it."""
+        # The batch loss is a weighted sum: dividing the weights and alpha
+        # by the same constant keeps the minimiser, and unit-scale weights
+        # keep the Newton/L-BFGS sums clear of overflow and underflow.
+        weight_scale = _mean_positive(matches.sample_weight)
+        alpha = float(self.alpha) / weight_scale
+        weight, y = matches.sample_weight / weight_scale, matches.y
+        n_players = players.shape[0]
+        if played.all():
+            present = None
+        else:  # the unplayed players have no data: fit the others only
+            if not played.any():
+                return self._new_state(n_players), 0
+            present, first, second, keep = played_subset(
+                first, second, weight, played)
+            weight, y, players = weight[keep], y[keep], players[present]
+        stats = aggregate_pairs(
+            first, second, y, weight, players.shape[0],
+            ordered=self._advantage_logit() != 0.0,
+        )
+        state, n_iter = self._run_batch(
+            self._new_state(players.shape[0]), stats, players, alpha)
+        if present is not None:
+            state = embed_state(state, present, n_players)
+        return state, n_iter
+
     def _fitted_state(self, X, players, state, *, n_iter, n_matches_seen, history,
-                      tie_model=None):
+                      tie_model=None, played=None):
         """Every fitted attribute of a fit on ``X`` (assigned in one step)."""
         return {
+            "_played": (np.ones(players.shape[0], dtype=bool) if played is None
+                        else played),
             **input_attributes(X),
             "players_": players,
             "classes_": (np.array([0, 1]) if tie_model is None
@@ -394,11 +422,20 @@ class BaseMatchRater(
             state, first, second, matches.y, matches.sample_weight, history
         )
         _check_finite_state(state)
+        played = played_mask(first, second, matches.sample_weight, players.shape[0])
         if not fitted:
+            warn_unplayed(players, ~played, type(self).__name__)
             return self._fitted_state(
                 X, players, state, n_iter=1, n_matches_seen=int(first.shape[0]),
                 history=self._recorded_history(None, history, first, second, origin),
+                played=played,
             )
+        before = np.zeros(players.shape[0], dtype=bool)
+        before[old_to_merged] = rating_state(self).played
+        new = np.ones(players.shape[0], dtype=bool)
+        new[old_to_merged] = False
+        # warn about this call's new players only: the others were named before
+        warn_unplayed(players, new & ~played, type(self).__name__)
         current = _remapped_history(
             getattr(self, "_history", None), old_to_merged, players.shape[0]
         )
@@ -407,6 +444,7 @@ class BaseMatchRater(
             "players_": players,
             "n_matches_seen_": self.n_matches_seen_ + int(first.shape[0]),
             "_state": state,
+            "_played": before | played,
             "_history": self._recorded_history(
                 current, history, first, second, origin
             ),

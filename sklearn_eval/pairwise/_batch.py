@@ -406,13 +406,15 @@ def melo_objective(n_pairs=None):
 
 
 def fit_melo_lbfgs(stats, ratings, vectors, *, alpha=0.0, advantage=0.0, tol=1e-6,
-                   max_iter=1000):
+                   max_iter=1000, groups=None):
     """Full-likelihood mElo_2k fit by L-BFGS from the given starting point.
 
     The objective is the Bradley-Terry loss with logits
     ``r_i - r_j + advantage + c_i^T Omega c_j`` plus ``alpha/2 (|r|^2 + |C|^2)``,
     divided by the total match weight (so ``tol`` does not depend on the
-    amount of data).
+    amount of data). With ``groups`` (a class label per player, e.g. classes
+    of exact copies) the players of a class share their rating and vector:
+    the same objective, minimised over one parameter set per class.
 
     Returns
     -------
@@ -424,21 +426,50 @@ def fit_melo_lbfgs(stats, ratings, vectors, *, alpha=0.0, advantage=0.0, tol=1e-
     n = stats.n_players
     width = vectors.shape[1]
     total = max(float(stats.games.sum()), np.finfo(float).tiny)
+    objective = melo_objective(stats.first.shape[0])
     x0 = np.concatenate([ratings, vectors.T.ravel()])
+    if groups is not None:
+        objective, x0 = _tied(objective, groups, n, width, x0)
     # Single-threaded BLAS, as in the Newton fit: L-BFGS-B's vector updates
     # are small and threaded BLAS only adds contention on a shared machine.
     with _blas_controller().limit(limits=1, user_api="blas"):
         result = scipy.optimize.minimize(
-            melo_objective(stats.first.shape[0]),
+            objective,
             x0,
             args=(stats, width, alpha, advantage, total),
             jac=True,
             method="L-BFGS-B",
             options={"maxiter": max_iter, "gtol": tol, "ftol": 1e-15, "maxcor": 20},
         )
-    r = result.x[:n].copy()
+    x = result.x if groups is None else _expand(result.x, groups, width)
+    r = x[:n].copy()
     r -= r.mean()
-    c = result.x[n:].reshape(width, n).T.copy()
+    c = x[n:].reshape(width, n).T.copy()
     grad_norm = np.max(np.abs(result.jac)) if result.jac.size else 0.0
     converged = bool(result.success) or grad_norm <= tol
     return r, c, int(result.nit), converged
+
+
+def _expand(u, groups, width):
+    """Per-player parameters from per-class ones (ratings, then vectors)."""
+    m = int(groups.max()) + 1
+    return np.concatenate([u[:m][groups],
+                           u[m:].reshape(width, m)[:, groups].ravel()])
+
+
+def _tied(objective, groups, n, width, x0):
+    """The objective over one parameter set per class, and the start there."""
+    m = int(groups.max()) + 1
+    size = np.bincount(groups, minlength=m).astype(np.float64)
+
+    def reduce(full):
+        r = np.bincount(groups, full[:n], m)
+        c = [np.bincount(groups, col, m) for col in full[n:].reshape(width, n)]
+        return np.concatenate([r, *c])
+
+    def tied(u, *args):
+        loss, grad = objective(_expand(u, groups, width), *args)
+        return loss, reduce(grad)
+
+    start = reduce(x0) / np.tile(size, width + 1)  # the members' mean
+    return tied, start

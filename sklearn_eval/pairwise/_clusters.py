@@ -23,6 +23,7 @@ from ._extended_intervals import (
     full_parameters,
 )
 from ._ties import _outcome_scores, build_cells
+from ._unplayed import embed_covariance
 
 __all__ = [
     "cluster_chunk",
@@ -129,5 +130,9 @@ def extended_cluster_covariance(estimator, X, y, sample_weight, groups):
         summed[:, start:start + rows.covariate_units.shape[0]] *= (
             rows.covariate_units)
     meat = summed.T @ summed * (n_groups / (n_groups - 1.0))
-    cov = bread @ meat @ bread
-    return 0.5 * (cov + cov.T)
+    # players without a match of positive weight: NaN rows of the bread,
+    # zero scores; the others' covariance, NaN for them
+    keep = ~np.isnan(np.diag(bread))
+    sub = np.ix_(keep, keep)
+    cov = bread[sub] @ meat[sub] @ bread[sub]
+    return embed_covariance(0.5 * (cov + cov.T), keep, keep.shape[0])

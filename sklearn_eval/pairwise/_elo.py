@@ -20,6 +20,7 @@ from ._dask_matches import aggregate_matches
 from ._extended import fit_extended, tie_parameter, warn_not_converged
 from ._intervals import elo_interval_plan
 from ._ties import TIE_MODELS
+from ._unplayed import embed_state, played_mask, played_subset, warn_unplayed
 
 __all__ = ["EloRanker"]
 
@@ -396,9 +397,20 @@ class EloRanker(BaseMatchRater):
         weight_scale = _mean_positive(matches.sample_weight)
         fit_advantage = self.first_advantage == "fit"
         fixed = 0.0 if fit_advantage else float(self.first_advantage) / units
+        n_players = players.shape[0]
+        played = played_mask(first, second, matches.sample_weight, n_players)
+        rows = (first, second, matches.y, matches.sample_weight / weight_scale,
+                players, table.covariates)
+        if not played.all() and played.any():
+            # players without a match of positive weight have no data: the
+            # model is fitted on the others, which keep the initial rating
+            present, sub_first, sub_second, keep = played_subset(
+                first, second, matches.sample_weight, played)
+            rows = (sub_first, sub_second, matches.y[keep], rows[3][keep],
+                    players[present],
+                    None if table.covariates is None else table.covariates[keep])
         result = fit_extended(
-            first, second, matches.y, matches.sample_weight / weight_scale,
-            players, table.covariates, table.names, ties=self.ties,
+            *rows, table.names, ties=self.ties,
             fit_advantage=fit_advantage,
             fixed_advantage=fixed,
             alpha=float(self.alpha) / weight_scale, tol=float(self.tol),
@@ -406,7 +418,10 @@ class EloRanker(BaseMatchRater):
         )
         if not result.converged and not result.flagged:
             warn_not_converged(result.n_iter, self.tol)
+        warn_unplayed(players, ~played, type(self).__name__)
         state = result.state
+        if rows[4].shape[0] != n_players:
+            state = embed_state(state, present, n_players)
         tie_model = None if self.ties == "half" else self.ties
         fitted = self._fitted_state(
             X, players, state, n_iter=result.n_iter,
@@ -415,7 +430,7 @@ class EloRanker(BaseMatchRater):
                 None, np.empty((0, 2)) if self.keep_history else None,
                 first[:0], second[:0], state["ratings"].copy(),
             ),
-            tie_model=tie_model,
+            tie_model=tie_model, played=played,
         )
         fitted["first_advantage_"] = float(state["advantage"]) * units
         if fit_advantage:

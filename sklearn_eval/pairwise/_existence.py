@@ -2,6 +2,7 @@
 
 from ..utils import check_and_encode_matches
 from ._batch import aggregate_pairs, strong_components
+from ._unplayed import played_mask, played_subset
 
 __all__ = ["maximum_likelihood_exists"]
 
@@ -24,7 +25,9 @@ def maximum_likelihood_exists(X, y, sample_weight=None):
     y : array-like of shape (n_matches,)
         Outcome for the first player: 1 win, 0 loss, 0.5 draw.
     sample_weight : array-like of shape (n_matches,), default=None
-        Non-negative match weights (a zero weight is no match).
+        Non-negative match weights (a zero weight is no match: a player
+        whose matches all have zero weight is not rated, and does not make
+        the others' ratings infinite).
 
     Returns
     -------
@@ -39,10 +42,15 @@ def maximum_likelihood_exists(X, y, sample_weight=None):
     False
     """
     matches, players, first, second = check_and_encode_matches(X, y, sample_weight)
-    if len(players) < 2:
+    # players whose matches all have zero weight are not rated (the fit
+    # leaves them out, at the initial rating): they do not count
+    present, first, second, keep = played_subset(
+        first, second, matches.sample_weight,
+        played_mask(first, second, matches.sample_weight, len(players)))
+    if len(present) < 2:
         return True
     stats = aggregate_pairs(
-        first, second, matches.y, matches.sample_weight, len(players)
+        first, second, matches.y[keep], matches.sample_weight[keep], len(present)
     )
     n_components, _ = strong_components(stats)
     return bool(n_components <= 1)

@@ -32,6 +32,7 @@ from ._ties import (
     fit_tie_model,
     parameter_covariance,
 )
+from ._unplayed import embed_covariance
 
 __all__ = [
     "ExtendedRows",
@@ -181,7 +182,7 @@ def refit_extended(rows, counts, estimator, init):
     boundary and the ratings are those of Bradley-Terry (or NaN).
     """
     n = rows.n_players
-    used = counts > 0
+    used = (counts > 0) & (rows.weight > 0)  # a zero weight is no match
     first, second = rows.first[used], rows.second[used]
     present, code = code_played_players(first, second, n)
     weights = counts[used] * rows.weight[used]
@@ -309,26 +310,33 @@ def extended_parameter_covariance(estimator, X, y, sample_weight, *, covariance,
     """
     rows = ExtendedRows(estimator, X, y, sample_weight, frequency_weights)
     scale = _mean_positive(rows.weight)
-    every = np.ones(rows.count.shape[0], dtype=bool)
-    code = np.arange(rows.n_players)
-    cells = _cells(rows, every, code, rows.n_players,
-                   rows.count * rows.weight / scale, estimator)
+    n = rows.n_players
+    played = rating_state(estimator).played
+    # players without a match of positive weight have no data: the others'
+    # covariance, as fitted without them, and NaN for them
+    used = (np.ones(rows.count.shape[0], dtype=bool) if played.all()
+            else rows.count * rows.weight > 0)
+    present, code = code_played_players(rows.first[used], rows.second[used], n)
+    weights = (rows.count * rows.weight)[used] / scale
+    cells = _cells(rows, used, code, present.shape[0], weights, estimator)
     # squared weights: a unit's count of identical matches, each weighted w^2
     cells.squares = _cells(
-        rows, every, code, rows.n_players,
-        rows.count * (rows.weight / scale) ** 2, estimator,
+        rows, used, code, present.shape[0],
+        (rows.count * (rows.weight / scale) ** 2)[used], estimator,
     ).counts
     alpha = float(estimator.alpha) / scale
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        stats = aggregate_pairs(rows.first, rows.second, rows.y,
-                                rows.count * rows.weight / scale, rows.n_players,
+        stats = aggregate_pairs(code[rows.first[used]], code[rows.second[used]],
+                                rows.y[used], weights, present.shape[0],
                                 ordered=True)
-        alpha, _ = effective_alpha(stats, estimator.players_, alpha, "EloRanker")
+        alpha, _ = effective_alpha(stats, estimator.players_[present], alpha,
+                                   "EloRanker")
     model = rating_state(estimator).tie_model or "half"
     # in the coordinates of the unit-size covariates: the rating block, all
     # that the callers use, is the same in any units
     theta = full_parameters(estimator, rows.covariate_units)
+    theta = np.concatenate([theta[present], theta[n:]])
     if (model == "davidson" and not np.isfinite(theta[-1])) or (
         model == "rao-kupper" and theta[-1] <= 0
     ):
@@ -338,6 +346,10 @@ def extended_parameter_covariance(estimator, X, y, sample_weight, *, covariance,
         cov = parameter_covariance(cells, model, theta, alpha=alpha,
                                    covariance=covariance,
                                    frequency_weights=frequency_weights)
+    if present.shape[0] < n:
+        index = np.concatenate([present, np.arange(n, n + cov.shape[0]
+                                                   - present.shape[0])])
+        cov = embed_covariance(cov, index, n + cov.shape[0] - present.shape[0])
     if rows.covariate_units is None:
         return cov
     # back to the covariates' own units (the coefficients scale as 1 / unit;

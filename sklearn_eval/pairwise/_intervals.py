@@ -66,6 +66,7 @@ from ._extended_intervals import (
     is_extended,
     resample_chunk,
 )
+from ._unplayed import embed_covariance, mask_unplayed
 
 __all__ = [
     "bootstrap_bradley_terry",
@@ -143,8 +144,10 @@ def elo_interval_plan(estimator, target):
     elif _is_online_elo(estimator):
         fast = _bound(bootstrap_online_elo, estimator)
     return IntervalPlan(
-        target="ratings", statistic="ratings_", resample="matches",
-        note="" if batch else ONLINE_ELO_NOTE,
+        # the fast paths leave players without a match out themselves
+        target="ratings",
+        statistic="ratings_" if fast is not None else _PlayedOnly("ratings_"),
+        resample="matches", note="" if batch else ONLINE_ELO_NOTE,
         requires_y=_NEEDS_OUTCOMES.format("EloRanker"),
         bootstrap=fast, analytic=_analytic(estimator) if batch else None,
         fitted_state=rating_state,
@@ -159,11 +162,30 @@ def melo_interval_plan(estimator, target):
         raise unknown_target(target, allowed, "MultiElo")
     target = "ratings" if target in (None, "agent_scores") else target
     return IntervalPlan(
-        target=target, statistic=f"{target}_", resample="matches",
+        target=target, statistic=_PlayedOnly(f"{target}_"), resample="matches",
         note=MELO_NOTE if estimator.method == "batch" else ONLINE_ELO_NOTE,
         requires_y=_NEEDS_OUTCOMES.format("MultiElo"),
         fitted_state=rating_state,
     )
+
+
+class _PlayedOnly:
+    """A refit's ratings, NaN for players without a match of positive weight.
+
+    A statistic for :func:`~sklearn_eval.uncertainty.bootstrap_ranking`: in a
+    resample (and in the full data) such a player keeps the initial rating,
+    which is no estimate, so it counts as absent.
+    """
+
+    def __init__(self, name):
+        self.name = name
+
+    def __call__(self, estimator):
+        values = getattr(estimator, self.name)
+        return mask_unplayed(values, rating_state(estimator).played)
+
+    def __repr__(self):
+        return f"{self.name} of the players with a match"
 
 
 class _Outcomes:
@@ -279,7 +301,7 @@ def _fit_counts(outcomes, counts, estimator, init):
     """
     n = outcomes.n_players
     state = rating_state(estimator)
-    used = counts > 0
+    used = (counts > 0) & (outcomes.weight > 0)  # a zero weight is no match
     first, second = outcomes.first[used], outcomes.second[used]
     present, code = code_played_players(first, second, n)
     # as EloRanker's batch fit: unit-scale weights (and alpha scaled alike)
@@ -399,7 +421,9 @@ def bootstrap_bradley_terry(
     Returns
     -------
     BootstrapResult
-        Items are ``players_``; a player absent from a resample is NaN there.
+        Items are ``players_``; a player absent from a resample (or present
+        in zero-weight matches only) is NaN there, and one without any match
+        of positive weight has a NaN estimate and interval.
 
     Notes
     -----
@@ -446,10 +470,15 @@ def bootstrap_bradley_terry(
         )
     samples = np.vstack([row for chunk in results for row in chunk])
     return summarize_samples(
-        full.players_, full.ratings_, samples, confidence_level=confidence_level,
+        full.players_, _estimate(full), samples, confidence_level=confidence_level,
         higher_is_better=True, note=note,
         method="percentile bootstrap" if groups is None else "cluster bootstrap",
     )
+
+
+def _estimate(full):
+    """The fitted ratings, NaN for players without a match (no estimate)."""
+    return mask_unplayed(full.ratings_, rating_state(full).played)
 
 
 def _clustered_bootstrap(full, X, y, sample_weight, groups, seeds, n_resamples,
@@ -489,9 +518,9 @@ def _online_chunk(first, second, y, weight, n_players, estimator, seeds):
         ratings = np.zeros(n_players)
         _kernels.elo_scan(first[idx], second[idx], y[idx], weight[idx], ratings,
                           step, advantage, _kernels.no_history())
-        played = np.zeros(n_players, dtype=bool)
-        played[first[idx]] = True
-        played[second[idx]] = True
+        played = np.zeros(n_players, dtype=bool)  # a zero weight is no match
+        played[first[idx][weight[idx] > 0]] = True
+        played[second[idx][weight[idx] > 0]] = True
         rows.append(np.where(played, state.to_reported(ratings), np.nan))
     return rows
 
@@ -561,7 +590,7 @@ def bootstrap_online_elo(
     )
     samples = np.vstack([row for chunk in results for row in chunk])
     return summarize_samples(
-        full.players_, full.ratings_, samples, confidence_level=confidence_level,
+        full.players_, _estimate(full), samples, confidence_level=confidence_level,
         higher_is_better=True, note=note,
     )
 
@@ -625,7 +654,10 @@ def bradley_terry_covariance(estimator, X, y, sample_weight=None, *,
     Returns
     -------
     cov : ndarray of shape (n_players, n_players)
-        On the estimator's ``scale`` (Elo points squared by default).
+        On the estimator's ``scale`` (Elo points squared by default). A
+        player whose matches all have zero weight has no data: its row and
+        column are NaN, and the others' covariance is that of the matches
+        without it.
     """
     if covariance not in _COVARIANCES:
         raise ValueError(
@@ -650,20 +682,23 @@ def bradley_terry_covariance(estimator, X, y, sample_weight=None, *,
     p = expit(r[outcomes.first] - r[outcomes.second] + state.advantage)
     weight = outcomes.count * outcomes.weight
     alpha = float(estimator.alpha)
+    # players without a match of positive weight have no data: the others'
+    # covariance (anchored among them, as their fit), NaN for them
+    keep = np.ix_(state.played, state.played)
     hessian = _laplacian(outcomes.first, outcomes.second, weight * p * (1 - p), n)
     hessian += alpha * np.eye(n)
-    bread = _bread_inverse(hessian, alpha)
+    bread = _bread_inverse(hessian[keep], alpha)
     if covariance == "observed":
         cov = bread
     elif groups is not None:
         meat = cluster_meat(r, state.advantage, X, y, sample_weight,
                             groups)
-        cov = bread @ meat @ bread
+        cov = bread @ meat[keep] @ bread
     else:
         meat_weight = outcomes.count * outcomes.weight**2 * (outcomes.y - p) ** 2
         meat = _laplacian(outcomes.first, outcomes.second, meat_weight, n)
-        cov = bread @ meat @ bread
-    cov = 0.5 * (cov + cov.T)
+        cov = bread @ meat[keep] @ bread
+    cov = embed_covariance(0.5 * (cov + cov.T), state.played, n)
     return cov * state.units_per_logit ** 2
 
 
@@ -738,17 +773,24 @@ def bradley_terry_intervals(
     cov = bradley_terry_covariance(full, X, y, sample_weight, covariance=covariance,
                                    frequency_weights=frequency_weights,
                                    groups=groups)
-    estimate = np.asarray(full.ratings_, dtype=np.float64)
+    # players without a match of positive weight: NaN estimate and interval
+    estimate = _estimate(full)
     half_width = norm.ppf(0.5 + confidence_level / 2.0) * np.sqrt(
         np.clip(np.diag(cov), 0.0, None)
     )
-    draws = normal_draws(estimate, cov, n_draws, random_state)
+    played = rating_state(full).played
+    keep = np.ix_(played, played)
+    draws = np.full((n_draws, estimate.shape[0]), np.nan)
+    draws[:, played] = normal_draws(estimate[played], cov[keep], n_draws,
+                                    random_state)
+    prob_above = embed_covariance(normal_prob_above(estimate[played], cov[keep]),
+                                  played, estimate.shape[0])
+    np.fill_diagonal(prob_above, 0.5)
     name = "sandwich" if covariance == "sandwich" else "observed information"
     if groups is not None and covariance == "sandwich":
         name = "cluster-robust sandwich"
     return summarize_samples(
         full.players_, estimate, draws, confidence_level=confidence_level,
         low=estimate - half_width, high=estimate + half_width,
-        prob_above=normal_prob_above(estimate, cov), method=name,
-        covariance=cov,
+        prob_above=prob_above, method=name, covariance=cov,
     )

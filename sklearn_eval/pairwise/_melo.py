@@ -11,11 +11,13 @@ from sklearn.utils.validation import check_is_fitted
 
 from ..utils._sklearn_compat import Interval
 from ..utils._stack import find_stack_level
+from ..utils._twins import twin_classes
 from . import _kernels
 from ._base import BaseMatchRater, effective_alpha
 from ._batch import fit_bradley_terry, fit_melo_lbfgs, omega_product
 from ._covariates import reject_extra_columns
 from ._intervals import melo_interval_plan
+from ._melo_start import canonical_stats, melo_start, pair_matrices
 
 __all__ = ["MultiElo"]
 
@@ -44,10 +46,26 @@ class MultiElo(BaseMatchRater):
     ``random_state``.
 
     ``method="batch"`` ignores the order: it starts from the batch Elo
-    ratings and random vectors and minimises the full (weighted) negative
-    log-likelihood, plus ``alpha/2 (|r|^2 + |C|^2)``, by L-BFGS. The
-    likelihood is not convex; different seeds may reach different optima
-    (the vectors are only defined up to a rotation within each plane).
+    ratings and minimises the full (weighted) negative log-likelihood, plus
+    ``alpha/2 (|r|^2 + |C|^2)``, by L-BFGS. The likelihood is not convex and
+    L-BFGS stops at ``tol``, so where it ends depends on where it starts;
+    the start is therefore a function of the data alone, not of the labels
+    or ``random_state``: the vectors begin in the leading planes of the
+    Bradley-Terry residuals (the eigenvectors of ``i A``, with ``A`` the
+    antisymmetric matrix of observed minus predicted scores), scaled to
+    ``init_scale``, and the players are processed in an order computed from
+    their pair statistics. What is invariant, and what is not:
+
+    - batch: renaming the players renames the fit (exactly when their pair
+      statistics differ, else to rounding); the order of the matches and
+      ``random_state`` do not matter; exact copies of a player (players
+      whose swap leaves every pair's games and scores unchanged) share
+      their rating and vector, so they tie. Among the optima of the
+      non-convex likelihood the fit is the one reached from this start (the
+      vectors are only defined up to a rotation within each plane);
+    - online: the updates follow the order of the matches and the random
+      initial vectors (``random_state``, drawn by player position), so
+      neither renaming, reordering nor copies leave the fit unchanged.
 
     Parameters
     ----------
@@ -60,7 +78,8 @@ class MultiElo(BaseMatchRater):
     lr_vectors : float, default=0.1
         Online step of the cyclic vectors (natural-logit units).
     init_scale : float, default=0.1
-        Standard deviation of the random initial vectors.
+        Standard deviation of the random initial vectors (online), root
+        mean square of the initial vectors in each plane (batch).
     initial_rating : float or None, default=None
         Rating of a new player, on ``scale``; None means 1500 for
         ``scale="elo"`` and 0 for ``scale="logit"``. Unseen players are
@@ -85,8 +104,8 @@ class MultiElo(BaseMatchRater):
     keep_history : bool, default=False
         Record the players' ratings ``r`` after every online match.
     random_state : int, RandomState instance or None, default=None
-        Seed of the initial vectors (also those of players first seen in
-        :meth:`partial_fit`).
+        Seed of the online fit's initial vectors (also those of players
+        first seen in :meth:`partial_fit`); a batch fit does not use it.
 
     Attributes
     ----------
@@ -237,13 +256,24 @@ class MultiElo(BaseMatchRater):
             stats, players, alpha, type(self).__name__
         )
         advantage = self._advantage_logit()
+        # the fit runs on the players in an order free of their labels, from
+        # a start that depends on the data alone (not the random vectors of
+        # the online fit), and exact copies share their parameters: renaming
+        # players renames the fit, and copies tie (see _melo_start)
+        ordered = advantage != 0.0
+        stats, position = canonical_stats(stats, ordered=ordered)
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", ConvergenceWarning)
             ratings, _, _ = fit_bradley_terry(stats, alpha=alpha, advantage=advantage)
+        start = melo_start(stats, ratings, advantage, state["vectors"].shape[1],
+                           float(self.init_scale))
+        classes = twin_classes(*pair_matrices(stats, ordered=ordered))
         ratings, vectors, n_iter, converged = fit_melo_lbfgs(
-            stats, ratings, state["vectors"], alpha=alpha,
+            stats, ratings, start, alpha=alpha,
             advantage=advantage, tol=float(self.tol), max_iter=int(self.max_iter),
+            groups=classes if classes.max() + 1 < classes.shape[0] else None,
         )
+        ratings, vectors = ratings[position], vectors[position]
         if not converged and not flagged:
             warnings.warn(
                 f"MultiElo batch fit did not converge in {n_iter} L-BFGS "

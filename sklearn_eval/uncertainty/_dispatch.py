@@ -9,6 +9,7 @@ from sklearn.base import clone
 from sklearn.frozen import FrozenEstimator
 from sklearn.utils.validation import check_is_fitted
 
+from ..utils._validation import match_array
 from ._bootstrap import bootstrap_ranking
 
 __all__ = ["ranking_intervals"]
@@ -213,6 +214,15 @@ def uses_analytic(plan, method, groups):
     return method == "auto" and plan.prefer_analytic and clustered
 
 
+def check_frequency_weights(frequency_weights):
+    """Refuse anything but a bool: ``"yes"`` or ``"no"`` would read as True."""
+    if not isinstance(frequency_weights, bool | np.bool_):
+        raise TypeError(
+            f"frequency_weights must be a bool (True or False); got "
+            f"{frequency_weights!r}."
+        )
+
+
 def _expand_frequencies(X, y, sample_weight, groups):
     """Matches repeated by their integer weights (vote counts)."""
     weight = np.asarray(sample_weight, dtype=np.float64)
@@ -223,7 +233,8 @@ def _expand_frequencies(X, y, sample_weight, groups):
             "matches: they must be non-negative whole numbers."
         )
     idx = np.repeat(np.arange(weight.shape[0]), counts.astype(np.int64))
-    X = X.iloc[idx] if hasattr(X, "iloc") else np.asarray(X)[idx]
+    # match_array: a list's labels keep their types (1 and "1" stay apart)
+    X = X.iloc[idx] if hasattr(X, "iloc") else match_array(X)[idx]
     groups = None if groups is None else np.asarray(groups)[idx]
     return X, np.asarray(y)[idx], groups
 
@@ -232,6 +243,7 @@ def plan_intervals(estimator, plan, X, y=None, *, sample_weight=None, method="au
                    n_resamples=1000, confidence_level=0.95, random_state=None,
                    n_jobs=None, groups=None, frequency_weights=False):
     """:func:`ranking_intervals` for a given plan, with frequency weights."""
+    check_frequency_weights(frequency_weights)
     _check_method(method, plan, estimator)
     if plan.requires_y is not None and y is None:
         raise ValueError(plan.requires_y)

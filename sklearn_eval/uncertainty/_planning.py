@@ -30,6 +30,8 @@ from scipy.special import expit
 from scipy.stats import norm
 from threadpoolctl import threadpool_limits
 
+from ..utils._validation import check_outcomes, check_result_matrix
+from ._dispatch import check_frequency_weights
 from ._joint import resolve
 
 __all__ = ["paired_correlation", "power", "sample_size", "votes_to_separate"]
@@ -83,6 +85,20 @@ def _unit_sd(effect, data, scale, tie_rate, n_agents, baseline, correlation):
     var = mu - tie_rate / 4.0 - mu**2
     information = (mu * (1 - mu)) ** 2 / var
     return delta, math.sqrt((n_agents - 1) / information)
+
+
+def _check_two_agents(pair, name):
+    """Refuse the same agent twice: there is no difference to plan for."""
+    first, second = pair
+    try:
+        same = bool(first == second)
+    except (TypeError, ValueError):  # array-like labels: not one agent each
+        raise ValueError(f"{name} must be two agent labels; got {pair!r}.") from None
+    if same:
+        raise ValueError(
+            f"{name} must be two different agents; got {first!r} twice (there "
+            "is no difference to separate)."
+        )
 
 
 def _power_at(n, effect, sd, alpha):
@@ -228,6 +244,16 @@ def paired_correlation(X, pair=None):
     -------
     float
 
+    Raises
+    ------
+    ValueError
+        If ``X`` is not a 2-D matrix of at least two agents, holds an
+        infinite value, if ``pair`` names an unknown agent or the same agent
+        twice, or if no pair of agents has varying results on three shared
+        items.
+    TypeError
+        If ``X`` does not hold numbers.
+
     Examples
     --------
     >>> import numpy as np
@@ -237,8 +263,8 @@ def paired_correlation(X, pair=None):
     >>> bool(paired_correlation(X) > 0.2)
     True
     """
-    values = np.asarray(X, dtype=np.float64)
-    if values.ndim != 2 or values.shape[0] < 2:
+    values = check_result_matrix(X, allow_nan=True).values
+    if values.shape[0] < 2:
         raise ValueError(
             f"X must be a result matrix with at least two agents (rows); got "
             f"shape {values.shape}."
@@ -253,6 +279,7 @@ def paired_correlation(X, pair=None):
             a, b = pair
         except (TypeError, ValueError):
             raise ValueError(f"pair must be two agents; got {pair!r}.") from None
+        _check_two_agents((a, b), "pair")
         unknown = [p for p in (a, b) if p not in labels]
         if unknown:
             raise ValueError(f"pair names unknown agents {unknown}.")
@@ -288,10 +315,14 @@ def votes_to_separate(estimator, X, y, a, b, *, sample_weight=None, power=0.8,
     estimator : estimator instance
         A match rater with analytic intervals (``EloRanker(method="batch")``,
         any tie model and covariates); unfitted.
-    X, y
-        The votes so far.
+    X : array-like or DataFrame of shape (n_matches, 2 + n_covariates)
+        The votes so far: the two players, then any covariates.
+    y : array-like of shape (n_matches,)
+        Their outcomes as the estimator's ``fit`` reads them: 1, 0, 0.5 or
+        the outcome words (``"win"``, ``"loss"``, ``"draw"``, ...). The share
+        of draws sets one more vote's information.
     a, b : agent labels
-        The two agents to separate.
+        The two agents to separate: two different labels of ``X``.
     sample_weight : array-like of shape (n_matches,) or None, default=None
         Weights of the votes so far.
     power : float, default=0.8
@@ -303,6 +334,14 @@ def votes_to_separate(estimator, X, y, a, b, *, sample_weight=None, power=0.8,
     -------
     float
         Votes (an integer value, or inf).
+
+    Raises
+    ------
+    ValueError
+        If ``a`` and ``b`` are the same agent or not agents of ``X``, and on
+        the match checks of the estimator's ``fit``.
+    TypeError
+        If the estimator has no analytic intervals of matches.
 
     Examples
     --------
@@ -318,6 +357,8 @@ def votes_to_separate(estimator, X, y, a, b, *, sample_weight=None, power=0.8,
     target = _real(power, "power")
     if not 0 < target < 1:
         raise ValueError(f"power must lie in (0, 1); got {power!r}.")
+    _check_two_agents((a, b), "a, b")
+    check_frequency_weights(frequency_weights)
     estimator, plan = resolve(estimator, None)
     if plan.analytic is None or plan.resample != "matches":
         raise TypeError(
@@ -333,6 +374,12 @@ def votes_to_separate(estimator, X, y, a, b, *, sample_weight=None, power=0.8,
     if unknown:
         raise ValueError(f"a, b: unknown agents {unknown}.")
     i, j = labels.index(a), labels.index(b)
+    unrated = [p for p, k in ((a, i), (b, j)) if not np.isfinite(result.estimate[k])]
+    if unrated:
+        raise ValueError(
+            f"a, b: {unrated} ha{'s' if len(unrated) == 1 else 've'} no match "
+            "of positive weight, hence no estimated rating to separate."
+        )
     cov = result.covariance
     variance = cov[i, i] + cov[j, j] - 2 * cov[i, j]
     difference = abs(float(result.estimate[i] - result.estimate[j]))
@@ -340,9 +387,8 @@ def votes_to_separate(estimator, X, y, a, b, *, sample_weight=None, power=0.8,
         return math.inf
     units = _ELO_PER_LOGIT if getattr(estimator, "scale", "elo") == "elo" else 1.0
     mu = float(expit(difference / units))
-    outcomes = np.asarray(y, dtype=np.float64)
-    weight = (np.ones_like(outcomes) if sample_weight is None
-              else np.asarray(sample_weight, dtype=np.float64))
+    # the outcomes as every fit reads them (words such as "draw" included)
+    outcomes, weight = check_outcomes(y, sample_weight, len(y))
     tie_rate = float(weight[outcomes == 0.5].sum() / weight.sum())
     tie_rate = min(tie_rate, 2 * (1 - mu) * 0.999)
     information = (mu * (1 - mu)) ** 2 / (mu - tie_rate / 4 - mu**2) / units**2

@@ -106,9 +106,7 @@ def _match_columns(X):
                 f"got a DataFrame with {X.shape[1]} columns."
             )
         return X.iloc[:, 0].to_numpy(), X.iloc[:, 1].to_numpy()
-    if isinstance(X, list | tuple):
-        _check_list_labels(X)
-    arr = np.asarray(X)
+    arr = _list_labels(X) if isinstance(X, list | tuple) else np.asarray(X)
     if arr.ndim != 2 or arr.shape[1] != 2:
         raise ValueError(
             "X must have shape (n_matches, 2): one row per match, the two players' "
@@ -117,18 +115,52 @@ def _match_columns(X):
     return arr[:, 0], arr[:, 1]
 
 
-def _check_list_labels(X):
-    """Missing labels in a list of matches, before numpy turns NaN into 'nan'."""
+def match_array(X):
+    """A match table as an array that keeps its labels' Python types.
+
+    ``np.asarray`` would turn a list mixing ``1`` and ``"a"`` into the strings
+    ``"1"`` and ``"a"`` (so ``[1, "1"]`` became a self-match and mixed labels
+    were silently compared as text) and a NaN among strings into ``"nan"``.
+    A list or tuple is therefore read as objects first and, unless every
+    label is text, kept as that object array, so labels of mixed types meet
+    the same checks as in an object array or a DataFrame. Lists of one kind
+    of label convert as ``np.asarray`` does (strings to a numpy string array,
+    numbers to a numeric one); anything else goes through ``np.asarray``.
+
+    Parameters
+    ----------
+    X : array-like
+        The match table (lists of rows, ndarray, ...; not a DataFrame).
+
+    Returns
+    -------
+    ndarray
+    """
+    if not isinstance(X, list | tuple):
+        return np.asarray(X)
     objects = np.asarray(X, dtype=object)
-    if objects.ndim != 2 or objects.shape[1] != 2:
-        return
-    for column in (0, 1):
-        missing = _label_missing_mask(objects[:, column])
-        if missing.any():
-            raise ValueError(
-                f"X has a missing player label (NaN or None) at row "
-                f"{int(np.argmax(missing))}, column {column}."
-            )
+    if objects.ndim != 2:
+        return np.asarray(X)  # ragged or not a table: numpy names the problem
+    arr = np.asarray(X)
+    if arr.dtype.kind in "US" and objects.size:
+        text = "string" if arr.dtype.kind == "U" else "bytes"
+        if pd.api.types.infer_dtype(objects.ravel(), skipna=False) != text:
+            return objects  # numpy made text of labels that are not text
+    return arr
+
+
+def _list_labels(X):
+    """:func:`match_array` of a list, refusing missing labels first."""
+    objects = np.asarray(X, dtype=object)
+    if objects.ndim == 2 and objects.shape[1] == 2:
+        for column in (0, 1):
+            missing = _label_missing_mask(objects[:, column])
+            if missing.any():
+                raise ValueError(
+                    f"X has a missing player label (NaN or None) at row "
+                    f"{int(np.argmax(missing))}, column {column}."
+                )
+    return match_array(X)
 
 
 def _check_labels(first, second):

@@ -182,6 +182,12 @@ MATCH_CASES = {
         [1.0, 0.0, 1.0],
         r"mix types",
     ),
+    # a list: numpy would make "1" of 1 (a self-match) and compare as text
+    "mixed-label-types-list": lambda X, y: (
+        [["p0", 1], [1, "1"], ["p0", "p1"]],
+        [1.0, 0.0, 1.0],
+        r"mix types",
+    ),
     "y-nan": lambda X, y: (X, np.r_[y[:4], np.nan, y[5:]], r"y .*row 4"),
     "y-inf": lambda X, y: (X, np.r_[y[:4], np.inf, y[5:]], r"y .*row 4"),
     "y-outside-{0,0.5,1}": lambda X, y: (X, np.r_[y[:4], 0.7, y[5:]], r"row 4"),

@@ -168,3 +168,68 @@ def test_votes_to_separate_needs_analytic_match_rater():
     with pytest.raises(ValueError, match="unknown agents"):
         votes_to_separate(EloRanker(method="batch"), X, y, "a", "c",
                           sample_weight=w)
+
+
+# ---------------------------------------------------------------- outcome words
+_WORDS = {
+    "floats": lambda y: y,
+    "list": lambda y: list(y),
+    "win/loss/draw": lambda y: np.where(
+        y == 1, "win", np.where(y == 0, "loss", "draw")),
+    "W/L/D": lambda y: np.where(y == 1, "W", np.where(y == 0, "L", "D")),
+    "chess": lambda y: np.where(y == 1, "1-0", np.where(y == 0, "0-1", "1/2-1/2")),
+    "object words": lambda y: np.where(y == 1, "won", np.where(y == 0, "lost", "tie")
+                                       ).astype(object).tolist(),
+    "numbers as text": lambda y: y.astype(str),
+}
+
+
+@pytest.mark.parametrize("ties", ["half", "davidson"])
+@pytest.mark.parametrize("encoding", sorted(_WORDS))
+def test_votes_to_separate_reads_outcomes_as_fit_does(encoding, ties):
+    # regression: y was re-read with np.asarray(y, float), refusing the words
+    # every fit accepts; the tie share must come out the same
+    rng = np.random.default_rng(5)
+    X, y, w = _votes(120, 30 / ELO, 0.3, rng)
+    X, y = np.repeat(X, w.astype(int), axis=0), np.repeat(y, w.astype(int))
+    est = EloRanker(method="batch", ties=ties)
+    expected = votes_to_separate(est, X, y, "a", "b")
+    assert 0 < expected < np.inf  # a case where the tie share matters
+    assert votes_to_separate(est, X, _WORDS[encoding](y), "a", "b") == expected
+
+
+@pytest.mark.parametrize("a, b", [
+    ("a", "a"), (0, 0), (np.int64(1), 1), (1, 1.0), (np.str_("b"), "b"),
+])
+def test_votes_to_separate_refuses_the_same_agent_twice(a, b):
+    # regression: the same agent twice returned inf (no difference) silently
+    X = np.array([[0, 1], [1, 2], [2, 0], [1, 0]] * 10)
+    X = X.astype(str) if isinstance(a, str) else X
+    X = np.where(X == "0", "a", np.where(X == "1", "b", X)) if isinstance(a, str) else X
+    y = np.tile([1.0, 0.5, 0.0, 1.0], 10)
+    with pytest.raises(ValueError, match="two different agents"):
+        votes_to_separate(EloRanker(method="batch"), X, y, a, b)
+
+
+@pytest.mark.parametrize("pair", [(0, 0), ("x", "x"), (np.int64(1), 1)])
+def test_paired_correlation_refuses_the_same_agent_twice(pair):
+    # regression: the same agent twice gave a correlation of 1.0
+    import pandas as pd
+
+    X = np.random.default_rng(0).random((3, 20))
+    if isinstance(pair[0], str):
+        X = pd.DataFrame(X, index=["x", "y", "z"])
+    with pytest.raises(ValueError, match="two different agents"):
+        paired_correlation(X, pair)
+
+
+@pytest.mark.parametrize("X, error, match", [
+    ([["a", "b", "c"], ["d", "e", "f"]], TypeError, "must hold numbers"),
+    ([[1.0, np.inf, 0.0], [0.0, 1.0, 1.0]], ValueError, "infinite value at row 0"),
+    ([[1.0, 2.0, 3.0]], ValueError, "at least two agents"),
+    ([1.0, 2.0, 3.0], ValueError, "2-D"),
+])
+def test_paired_correlation_validates_its_matrix_like_the_estimators(X, error, match):
+    # regression: np.asarray(X, float) raised numpy's own message on text
+    with pytest.raises(error, match=match):
+        paired_correlation(X)
