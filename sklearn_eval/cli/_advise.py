@@ -40,7 +40,7 @@ def add_parser(commands):
     )
     parser.add_argument("--random-state", type=int, default=0)
     parser.add_argument("--n-jobs", type=int, default=None)
-    add_table_output(parser)
+    add_table_output(parser, beside=("candidates",))
     parser.set_defaults(handler=run)
     return parser
 

@@ -31,7 +31,7 @@ def add_parser(commands):
     )
     add_report_output(parser)
     add_resampling(parser, default=100)
-    add_table_output(parser, top=10)
+    add_table_output(parser, top=10, beside=("datasets",))
     parser.set_defaults(handler=run, no_prior=False)
     return parser
 

@@ -58,7 +58,7 @@ def add_parser(commands):
         help="number of answer options of the items (3PL, 4PL): a prior on the "
         "guessing floor centred at 1/n-options (default: maximum likelihood)",
     )
-    add_table_output(parser)
+    add_table_output(parser, beside=("agents",))
     parser.set_defaults(handler=run)
     return parser
 

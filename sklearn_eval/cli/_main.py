@@ -8,7 +8,13 @@ import warnings
 
 from .. import __version__
 from ._options import Parser, add_common
-from ._output import CommandError, OutputError, UsageError, one_line
+from ._output import (
+    CommandError,
+    OutputError,
+    UsageError,
+    check_outputs,
+    one_line,
+)
 
 __all__ = ["main"]
 
@@ -55,10 +61,16 @@ def _fail(args, message, code):
     return code
 
 
+def _call(args, out):
+    """The command, once its outputs are known not to replace its inputs."""
+    check_outputs(args)
+    return args.handler(args, out)
+
+
 def _run(args, out):
     """Run the command; every error becomes one line on stderr and an exit code."""
     try:
-        return args.handler(args, out)
+        return _call(args, out)
     except KeyboardInterrupt:
         sys.stderr.write(f"sklearn-eval {args.command}: interrupted\n")
         return EXIT_INTERRUPTED
@@ -134,5 +146,5 @@ def main(argv=None, out=None):
     with warnings.catch_warnings():
         warnings.showwarning = _show_warning
         if args.debug:
-            return args.handler(args, out)
+            return _call(args, out)
         return _run(args, out)

@@ -40,7 +40,7 @@ def add_parser(commands):
         default=1e-3,
         help="win rates clipped to [clip, 1 - clip] before the logit",
     )
-    add_table_output(parser)
+    add_table_output(parser, beside=("tasks",))
     parser.set_defaults(handler=run)
     return parser
 

@@ -107,7 +107,14 @@ def add_separator(parser):
     )
 
 
-def add_table_output(parser, *, top=0):
+def add_table_output(parser, *, top=0, beside=()):
+    """``--csv`` and ``--top``; ``beside`` names the tables written beside PATH.
+
+    The command's tables after the first are written to ``PATH`` with their
+    key appended; declaring their keys lets every output path be checked
+    against the inputs before the command runs.
+    """
+    parser.set_defaults(csv_beside=tuple(beside))
     parser.add_argument(
         "--csv",
         metavar="PATH",
