@@ -141,19 +141,34 @@ def emit(args, out, *tables):
 
 
 def save_csv(args, out, tables):
-    """Write the tables to ``--csv``: the first to its path, the others beside."""
+    """Write the tables to ``--csv``: the first to its path, the others beside.
+
+    The files are written together, all or none: each to a temporary file
+    first, then renamed over its target; when one cannot be written, none
+    of the targets changes (:func:`~sklearn_eval.utils._files.atomic_write_all`).
+    """
     path = getattr(args, "csv", None)
     if not path:
         return
     keys = [table.key for table in tables[1:]]
     check_outputs(args, keys)
     from ..report import write_csv
+    from ..utils._files import atomic_write_all
 
-    for table, target in zip(tables, csv_paths(path, keys), strict=True):
-        try:
-            write_csv(target, table.header, table.rows)
-        except OSError as exc:
-            raise OutputError(f"cannot write {target}: {exc.strerror or exc}") from None
+    targets = csv_paths(path, keys)
+    try:
+        with atomic_write_all(targets, newline="") as handles:
+            for table, handle in zip(tables, handles, strict=True):
+                write_csv(handle, table.header, table.rows)
+    except OSError as exc:
+        spelled = {os.path.abspath(t): t for t in targets}
+        target = spelled.get(os.path.abspath(str(exc.filename or "")),
+                             ", ".join(targets))
+        raise OutputError(
+            f"cannot write {target}: {exc.strerror or exc}; no table file was "
+            "written"
+        ) from None
+    for target in targets:
         out.write(f"table written to {target}\n")
 
 

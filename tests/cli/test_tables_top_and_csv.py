@@ -121,7 +121,8 @@ def test_unwritable_csv_is_one_line_exit_1(tmp_path, capsys):
         if not line.startswith("sklearn-eval: warning")
     ]
     assert errors == [
-        f"sklearn-eval irt: error: cannot write {target}: No such file or directory"
+        f"sklearn-eval irt: error: cannot write {target}: No such file or directory;"
+        " no table file was written"
     ]
 
 
@@ -134,3 +135,41 @@ def test_nan_prints_as_a_dash_and_writes_as_an_empty_cell(tmp_path, capsys):
     assert code == 0
     row = next(r for r in read_table(table)[1] if r[0] == "task0")
     assert row[1] == "" and re.search(r"^task0\s+-\s", text, flags=re.M)
+
+
+MULTI_TABLE_COMMANDS = {
+    "nash": lambda tmp, m: ["nash", _result_file(tmp)],
+    "irt": lambda tmp, m: ["irt", _result_file(tmp)],
+    "advise": lambda tmp, m: ["advise", _result_file(tmp), "--cv", "2"],
+    "rank --tiers": lambda tmp, m: ["rank", m, *MATCH_COLUMNS, "--tiers",
+                                    "--n-resamples", "20"],
+}
+
+
+@pytest.mark.parametrize("command", sorted(MULTI_TABLE_COMMANDS))
+@pytest.mark.parametrize("blocked", [0, 1])
+def test_the_table_files_of_one_run_are_written_all_or_none(
+    command, blocked, matches_csv, tmp_path, capsys
+):
+    # one --csv writes several files; when one of them cannot be written (here
+    # a folder in its place) none of the others is replaced
+    argv = MULTI_TABLE_COMMANDS[command](tmp_path, matches_csv[0])
+    out = tmp_path / "out"
+    out.mkdir()
+    code, text, err = run([*argv, "-q", "--csv", out / "t.csv"], capsys)
+    assert code == 0, err
+    written = sorted(out.iterdir())
+    assert len(written) == 2
+    for path in written:
+        path.write_text(f"earlier {path.name}\n")
+    written[blocked].unlink()
+    written[blocked].mkdir()
+    code, _, err = run([*argv, "-q", "--csv", out / "t.csv"], capsys)
+    assert code == 1
+    errors = [line for line in err.splitlines()
+              if not line.startswith("sklearn-eval: warning")]
+    assert len(errors) == 1 and str(written[blocked]) in errors[0]
+    assert "no table file was written" in errors[0]
+    kept = written[1 - blocked]
+    assert kept.read_text() == f"earlier {kept.name}\n"
+    assert sorted(p.name for p in out.iterdir()) == sorted(p.name for p in written)
