@@ -229,15 +229,15 @@ def atomic_write_all(paths, mode="w", *, encoding="utf-8", newline=None):
     >>> folder = tempfile.mkdtemp()
     >>> first = os.path.join(folder, "a.csv")
     >>> with atomic_write_all([first, os.path.join(folder, "b.csv")]) as (a, b):
-    ...     _ = a.write("old a\n"), b.write("old b\n")
+    ...     _ = a.write("old a\\n"), b.write("old b\\n")
     >>> os.mkdir(os.path.join(folder, "c.csv"))  # cannot be written
     >>> try:
     ...     with atomic_write_all([first, os.path.join(folder, "c.csv")]) as (a, c):
-    ...         _ = a.write("new a\n"), c.write("new c\n")
+    ...         _ = a.write("new a\\n"), c.write("new c\\n")
     ... except IsADirectoryError:
     ...     pass
     >>> open(first).read(), sorted(os.listdir(folder))
-    ('old a\n', ['a.csv', 'b.csv', 'c.csv'])
+    ('old a\\n', ['a.csv', 'b.csv', 'c.csv'])
     """
     if mode not in ("w", "wb"):
         raise ValueError(f"mode must be 'w' or 'wb'; got {mode!r}.")
