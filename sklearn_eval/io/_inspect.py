@@ -16,6 +16,7 @@ from ._files import (
     arrow_inferred,
     arrow_joined_text,
     constant_column,
+    input_files,
     ordered_map,
 )
 from ._long import LONG_COLUMNS, check_long_table
@@ -364,6 +365,25 @@ def _read_eval(path):
     return frame, n_samples, status
 
 
+_MANIFEST = "logs.json"  # inspect_ai's write_log_dir_manifest
+
+
+def _is_manifest(path):
+    """Whether ``path`` is the manifest inspect_ai writes into a log folder.
+
+    ``logs.json``: an object mapping each log's file name to its header; a
+    log has the fields ``version`` and ``eval`` at its top level instead.
+    """
+    if path.name != _MANIFEST:
+        return False
+    try:
+        with open(path, encoding="utf-8") as handle:
+            content = json.load(handle)
+    except (ValueError, OSError):
+        return False  # read as a log, whose reader names the problem
+    return isinstance(content, dict) and "eval" not in content
+
+
 def _read_json(path):
     try:
         with open(path, encoding="utf-8") as handle:
@@ -386,8 +406,10 @@ def read_inspect(path):
     summaries (``summaries.json``, or the journal of a run that did not
     finish; the sample members one by one when neither is there), and
     ``.json`` logs. Each log is one run of one model on one task as
-    inspect_ai records it; a folder is read log by log (sorted by name, both
-    formats). Scores are taken as logged: numbers as they are, the letters
+    inspect_ai records it; a folder is read log by log, its subfolders too
+    (sorted by path, both formats; the manifest ``logs.json`` that
+    inspect_ai may write beside the logs is not a log and is passed over).
+    Scores are taken as logged: numbers as they are, the letters
     C, I, P, N as 1, 0, 0.5, 0 (inspect_ai's own conversion), yes/no and
     booleans as 1/0; a scorer whose value is a dict gives one metric per key
     (``"<scorer>/<key>"``).
@@ -403,7 +425,8 @@ def read_inspect(path):
         The columns of :data:`~sklearn_eval.io.LONG_COLUMNS` (``metric`` is
         the scorer's name, ``item`` the sample id, ``epoch`` inspect_ai's
         1-based epoch) plus ``target``, ``answer`` and ``log`` (the file's
-        name), one row per sample, epoch and scorer.
+        name; its path under the folder read, for a log in a subfolder), one
+        row per sample, epoch and scorer.
 
     Raises
     ------
@@ -435,17 +458,21 @@ def read_inspect(path):
     [['mockllm/a', 'q1', 1, 'match', 1.0]]
     """
     path = Path(path)
-    if path.is_dir():
-        files = sorted(p for p in path.iterdir() if p.suffix in (".eval", ".json"))
-        if not files:
-            raise ValueError(f"{path}: no .eval or .json log in this folder")
-    elif path.is_file():
-        files = [path]
-    else:
-        raise ValueError(f"{path}: no such file or folder")
+    files = input_files(
+        path, lambda p: p.suffix in (".eval", ".json") and not _is_manifest(p),
+        ".eval or .json log",
+    )
     for file in files:
         if file.suffix not in (".eval", ".json"):
             raise ValueError(f"{file}: not an inspect_ai log (.eval or .json)")
+        if _is_manifest(file):
+            raise ValueError(
+                f"{file}: inspect_ai's manifest of a log folder (log names and "
+                "headers), not a log; read the folder"
+            )
+    # a log's name in the table: its path under the folder read
+    names = {file: file.name if file == path else
+             file.relative_to(path).as_posix() for file in files}
 
     def read(file):
         return (_read_eval if file.suffix == ".eval" else _read_json)(file)
@@ -463,5 +490,5 @@ def read_inspect(path):
                 UserWarning,
                 stacklevel=2,
             )
-        parts.append(found.assign(log=file.name))
+        parts.append(found.assign(log=names[file]))
     return check_long_table(pd.concat(parts, ignore_index=True))
