@@ -93,8 +93,21 @@ def _run(args, out):
         )
 
 
-def _show_warning(message, category, filename, lineno, file=None, line=None):
-    sys.stderr.write(f"sklearn-eval: warning: {one_line(message)}\n")
+def _warning_printer():
+    """A ``showwarning`` that prints each distinct warning once, on one line.
+
+    The same condition met by several analyses of one run (e.g. intervals of
+    zero width, by the ratings and their rank sets) is said once.
+    """
+    shown = set()
+
+    def show(message, category, filename, lineno, file=None, line=None):
+        text = one_line(message)
+        if text not in shown:
+            shown.add(text)
+            sys.stderr.write(f"sklearn-eval: warning: {text}\n")
+
+    return show
 
 
 def main(argv=None, out=None):
@@ -144,7 +157,7 @@ def main(argv=None, out=None):
         parser.print_help(out)
         return EXIT_BAD_INPUT
     with warnings.catch_warnings():
-        warnings.showwarning = _show_warning
+        warnings.showwarning = _warning_printer()
         if args.debug:
             return _call(args, out)
         return _run(args, out)

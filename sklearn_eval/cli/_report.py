@@ -74,8 +74,9 @@ def add_parser(commands):
     )
     add_rating_model_options(
         group,
-        ties_default="half without draws, else davidson or rao-kupper, "
-        "whichever has the higher held-out likelihood (said in the report)",
+        ties_default="half without draws (and when every match is a draw), "
+        "else davidson or rao-kupper, whichever has the higher held-out "
+        "likelihood (said in the report)",
     )
     group.add_argument(
         "--n-components",

@@ -692,7 +692,11 @@ def bradley_terry_intervals(
     cover 92-98% of the time). With ``alpha > 0`` the ratings are shrunk and
     the intervals describe the penalised estimate; with players that are
     undefeated, winless or disconnected there is no finite estimate and the
-    intervals are meaningless (the estimator warns).
+    intervals are meaningless (the estimator warns). When every match's
+    outcome equals its fitted probability (every match a draw, counted as
+    half a win) the sandwich variance is zero: the intervals then have zero
+    width, which does not mean certainty, and a warning (also the result's
+    ``note``) says so.
 
     Parameters
     ----------
@@ -718,6 +722,11 @@ def bradley_terry_intervals(
     BootstrapResult
         With ``method`` "sandwich" or "observed information" and
         ``covariance`` set.
+
+    Warns
+    -----
+    UserWarning
+        When every interval has zero width (see above).
 
     Examples
     --------
@@ -746,9 +755,19 @@ def bradley_terry_intervals(
     name = "sandwich" if covariance == "sandwich" else "observed information"
     if groups is not None and covariance == "sandwich":
         name = "cluster-robust sandwich"
+    note = ""
+    if estimate.size > 1 and not np.any(half_width > 0):
+        note = (
+            f"The {name} intervals have zero width: the outcomes do not vary "
+            "around the fitted model (as when every match is a draw), so the "
+            "estimated variance is zero and the intervals do not measure "
+            "uncertainty."
+        )
+        warnings.warn(note, UserWarning, stacklevel=2)
     return summarize_samples(
         full.players_, estimate, draws, confidence_level=confidence_level,
         low=estimate - half_width, high=estimate + half_width,
         prob_above=normal_prob_above(estimate, cov), method=name,
-        covariance=cov,
+        note=note, covariance=cov,
     )
+
