@@ -15,7 +15,13 @@ import pytest
 
 from sklearn_eval.report import CSVError, read_matches, read_result_matrix
 
-from ._helpers import RESULT_COMMANDS, assert_one_error_line, command_argv, run
+from ._helpers import (
+    MATCH_COMMANDS,
+    RESULT_COMMANDS,
+    assert_one_error_line,
+    command_argv,
+    run,
+)
 
 N_VARIANTS = 3  # seeded variants of every damage class (the row it hits)
 MISSING_MARKERS = ["", "NA", "nan", "NaN", "N/A", "null", "None", "<NA>", "#N/A", "-"]
@@ -386,6 +392,16 @@ MATCH_OPTION_CASES = {
         ["--weight-col", "w"],
         "line 2, column 'w': '1e999' is too large",
     ),
+    "all-weights-zero": (
+        "first,second,outcome,w\nx,y,1,0\ny,z,0,0\nz,x,0.5,0.0\n",
+        ["--weight-col", "w"],
+        "column 'w': every weight is 0: the weights sum to 0",
+    ),
+    "weights-sum-overflows": (
+        "first,second,outcome,w\nx,y,1,1e308\ny,z,0,1e308\n",
+        ["--weight-col", "w"],
+        "column 'w': the weights sum to more than a float can hold",
+    ),
     "missing-weight": (
         "first,second,outcome,w\nx,y,1,NA\n",
         ["--weight-col", "w"],
@@ -404,7 +420,7 @@ MATCH_OPTION_CASES = {
 }
 
 
-@pytest.mark.parametrize("command", ["rank", "nash-matches"])
+@pytest.mark.parametrize("command", MATCH_COMMANDS)
 @pytest.mark.parametrize("case", sorted(MATCH_OPTION_CASES))
 def test_bad_match_columns_fail_in_one_line(command, case, tmp_path, capsys):
     content, extra, message = MATCH_OPTION_CASES[case]
