@@ -15,7 +15,7 @@ from ._files import (
     read_json,
 )
 from ._judged import JUDGED_COLUMNS
-from ._long import LONG_COLUMNS, check_long_table
+from ._long import LONG_COLUMNS, checked_long_table, part_sources
 
 __all__ = ["read_alpaca_eval"]
 
@@ -333,4 +333,4 @@ def read_alpaca_eval(path):
     long = pd.concat(parts, ignore_index=True)
     if len(long) == 0:
         raise ValueError(f"{path}: no annotation compares two generators")
-    return check_long_table(long)
+    return checked_long_table(long, part_sources(parts, files))

@@ -1,9 +1,12 @@
 """Reader of HELM run folders (``run_spec.json`` and ``per_instance_stats.json``)."""
 
+import math
+
 import numpy as np
 import pandas as pd
 
 from ._files import (
+    all_finite_or_nan,
     arrow_column,
     arrow_records,
     arrow_records_file,
@@ -14,7 +17,7 @@ from ._files import (
     read_json,
     score_of,
 )
-from ._long import LONG_COLUMNS, check_long_table
+from ._long import LONG_COLUMNS, checked_long_table, part_sources
 
 __all__ = ["read_helm"]
 
@@ -96,7 +99,7 @@ def _read_run(folder):
                 stat_name = stat["name"]
                 metric = stat_name["name"] + suffix
                 mean = stat.get("mean")
-                if type(mean) is not float:
+                if type(mean) is not float or math.isinf(mean):
                     where = f"{path}: instance {k} ({item!r}), stat {metric!r}"
                     mean = score_of(mean, where)
                 items.append(item)
@@ -181,6 +184,8 @@ def _arrow_columns(source):
     metric, split = stat_name.flatten()
     if metric.null_count:
         return None
+    if not all_finite_or_nan(mean.to_numpy(zero_copy_only=False)):
+        return None  # read entry by entry, which names the instance
     parent = pc.list_parent_indices(stats)
     if suffix is not None:
         metric = pc.binary_join_element_wise(metric, suffix.take(parent), "")
@@ -261,4 +266,8 @@ def read_helm(path):
     ):
         claim_run(seen, model, task, folder)
         parts.append(found)
-    return check_long_table(pd.concat(parts, ignore_index=True)[_COLUMNS])
+    return checked_long_table(
+        pd.concat(parts, ignore_index=True)[_COLUMNS],
+        part_sources(parts, [folder / "per_instance_stats.json"
+                             for folder in folders]),
+    )

@@ -12,14 +12,17 @@ import numpy as np
 import pandas as pd
 
 from ._files import (
+    all_finite_or_nan,
     arrow_column,
     arrow_inferred,
     arrow_joined_text,
     constant_column,
+    finite_score,
     input_files,
     ordered_map,
+    score_of,
 )
-from ._long import LONG_COLUMNS, check_long_table
+from ._long import LONG_COLUMNS, checked_long_table, part_sources
 
 __all__ = ["read_inspect"]
 
@@ -80,7 +83,7 @@ def _score(value, where):
     if isinstance(value, bool):
         return float(value)
     if isinstance(value, int | float):
-        return float(value)
+        return score_of(value, where)  # an infinite score is refused
     if isinstance(value, str):
         text = value.strip()
         if text in _LETTERS:
@@ -88,9 +91,11 @@ def _score(value, where):
         if text.lower() in _WORDS:
             return _WORDS[text.lower()]
         try:
-            return float(text)
+            number = float(text)
         except ValueError:
             pass
+        else:
+            return finite_score(number, where)
     raise ValueError(
         f"{where}: score value {value!r} is not a number, a letter C/I/P/N or "
         "yes/no; the reader takes scores as logged and cannot convert it."
@@ -136,8 +141,8 @@ def _sample_rows(sample, model, task, path):
         )
         for metric, v in values.items():
             kind = type(v)  # the common cases first; _score names any problem
-            if kind is float or kind is int:
-                score = float(v)
+            if kind is float and v - v == 0.0:  # finite
+                score = v
             elif kind is str and v in _LETTERS:
                 score = _LETTERS[v]
             else:
@@ -178,7 +183,12 @@ def _fast_columns(samples, model, task):
             raw = [entry["value"] for entry in logged]
             answers.append([entry.get("answer") for entry in logged])
             if all(type(v) is float or type(v) is int for v in raw):
-                values.append([float(v) for v in raw])
+                try:
+                    values.append([float(v) for v in raw])
+                except OverflowError:  # an integer beyond the float range
+                    return None
+                if not all_finite_or_nan(values[-1]):
+                    return None  # read sample by sample, which names it
             elif all(type(v) is str and v in _LETTERS for v in raw):
                 values.append([_LETTERS[v] for v in raw])
             else:
@@ -223,6 +233,8 @@ def _arrow_scorer(entry):
     if value.type in (pa.int64(), pa.float64()):
         # int64 to float64 rounds to the nearest, as Python's float(int)
         scores = value.to_numpy().astype(np.float64)
+        if not all_finite_or_nan(scores):
+            return None
     elif value.type == pa.string():
         code = pc.index_in(value, value_set=pa.array(list(_LETTERS)))
         if code.null_count:
@@ -491,4 +503,5 @@ def read_inspect(path):
                 stacklevel=2,
             )
         parts.append(found.assign(log=names[file]))
-    return check_long_table(pd.concat(parts, ignore_index=True))
+    return checked_long_table(pd.concat(parts, ignore_index=True),
+                              part_sources(parts, files))

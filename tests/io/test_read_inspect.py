@@ -164,8 +164,10 @@ def test_the_same_run_twice_is_a_duplicate(tmp_path):
     log = sorted((DATA / "json").glob("*.json"))[0]
     shutil.copy(log, tmp_path / "a.json")
     shutil.copy(log, tmp_path / "b.json")
-    with pytest.raises(ValueError, match="repeat a \\(model, task, item, epoch"):
+    with pytest.raises(ValueError, match="both hold the sample") as info:
         read_inspect(tmp_path)
+    assert str(tmp_path / "a.json") in str(info.value)
+    assert str(tmp_path / "b.json") in str(info.value)
 
 
 @pytest.mark.parametrize(
