@@ -9,6 +9,11 @@ import warnings
 from .. import __version__
 from ._options import Parser, add_common
 from ._output import (
+    EXIT_BAD_INPUT,
+    EXIT_CODES,
+    EXIT_FAILED,
+    EXIT_INTERRUPTED,
+    EXIT_OK,
     CommandError,
     OutputError,
     UsageError,
@@ -25,11 +30,12 @@ COMMANDS = (
     "_compress", "_score", "_report", "_demo", "_compare", "_plan", "_advise",
 )
 
-EXIT_OK = 0
-EXIT_FAILED = 1  # the input was fine but the command could not finish
-EXIT_BAD_INPUT = 2  # bad options, an unreadable or malformed file, rejected data
-EXIT_PARTIAL = 3  # the report was written, but some of its sections failed
-EXIT_INTERRUPTED = 130
+
+def exit_code_help():
+    """The exit codes as one paragraph, for the epilog of every ``--help``."""
+    return "exit codes: " + "; ".join(
+        f"{code} {meaning}" for code, meaning in EXIT_CODES.items()
+    ) + "."
 
 
 def build_parser():
@@ -37,6 +43,7 @@ def build_parser():
         prog="sklearn-eval",
         description="Evaluate the evaluators: rankings and diagnostics for "
         "benchmark results.",
+        epilog=exit_code_help(),
     )
     parser.add_argument("--version", action="version", version=__version__)
     commands = parser.add_subparsers(
@@ -44,7 +51,9 @@ def build_parser():
     )
     for name in COMMANDS:
         command = importlib.import_module(f".{name}", __package__)
-        add_common(command.add_parser(commands))
+        sub = command.add_parser(commands)
+        sub.epilog = exit_code_help()
+        add_common(sub)
     return parser
 
 
@@ -127,7 +136,9 @@ def main(argv=None, out=None):
         0 on success; 2 for bad input (options, an unreadable or malformed
         file, data a method rejects), with one line on stderr naming the file
         and the problem; 1 when a command cannot finish otherwise (e.g. its
-        output cannot be written).
+        output cannot be written); 3 when ``report`` or ``demo`` wrote the
+        report but some of its sections or figures failed (they show an
+        error box, and stderr names them); 130 when interrupted.
 
     Examples
     --------

@@ -16,6 +16,24 @@ from dataclasses import dataclass, field
 __all__ = []
 
 
+#: the exit codes of every command, with what they mean (``--help`` lists them)
+EXIT_OK = 0
+EXIT_FAILED = 1  # the input was fine but the command could not finish
+EXIT_BAD_INPUT = 2  # bad options, an unreadable or malformed file, rejected data
+EXIT_PARTIAL = 3  # the report was written, but some of its sections failed
+EXIT_INTERRUPTED = 130
+EXIT_CODES = {
+    EXIT_OK: "success",
+    EXIT_FAILED: "the input was accepted but the command could not finish (e.g. "
+    "an output file cannot be written)",
+    EXIT_BAD_INPUT: "bad input: a usage error, a missing or malformed file, or "
+    "data a method rejects",
+    EXIT_PARTIAL: "report and demo: the report was written, but some of its "
+    "sections or figures failed and show an error box",
+    EXIT_INTERRUPTED: "interrupted (Ctrl-C)",
+}
+
+
 class CommandError(Exception):
     """An error in the user's input (a file or the data), shown as one line."""
 

@@ -33,10 +33,14 @@ from ._options import (
     non_negative_float,
     positive_int,
 )
-from ._output import CommandError, OutputError, UsageError, printable, say
-
-#: exit status of a report written with error boxes (some sections failed)
-EXIT_PARTIAL = 3
+from ._output import (
+    EXIT_PARTIAL,
+    CommandError,
+    OutputError,
+    UsageError,
+    printable,
+    say,
+)
 
 __all__ = []
 
