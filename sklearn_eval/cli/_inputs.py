@@ -64,8 +64,41 @@ def read_harness_scores(args, tool):
     )
 
 
+def check_score_range(path, values):
+    """Refuse scores whose range overflows a 64-bit float, before any output.
+
+    Every method compares scores by their differences (Nash payoffs, paired
+    tests, task spreads): with a span beyond the float maximum (e.g. 1e308
+    and -1e308 in one table) those are infinite, and the methods would fail
+    part-way with numpy overflow warnings. Finite spans, however large, are
+    data.
+    """
+    finite = values[np.isfinite(values)]
+    if finite.size == 0:
+        return
+    low, high = float(finite.min()), float(finite.max())
+    with np.errstate(over="ignore"):
+        span = high - low
+    if not np.isfinite(span):
+        raise CommandError(
+            f"{path}: the scores range from {low:.4g} to {high:.4g}, so their "
+            "differences overflow a 64-bit float (beyond 1.8e308); rescale the "
+            "scores (e.g. divide them by 1e10)"
+        )
+
+
 def read_scores(args):
-    """The agents x tasks result table of ``args.path`` (long or wide CSV)."""
+    """The agents x tasks result table of ``args.path`` (long or wide CSV).
+
+    A table whose scores span more than a float can hold is refused
+    (:func:`check_score_range`).
+    """
+    table = _read_scores(args)
+    check_score_range(args.path, table.values)
+    return table
+
+
+def _read_scores(args):
     from ..report import read_result_matrix
 
     tool = harness_tool(args)

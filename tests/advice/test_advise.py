@@ -301,3 +301,14 @@ def test_draw_checks_say_in_words_what_the_draws_leave(n_votes, draw_share, verd
         assert "of decided votes" in first["value"]
     text = " ".join(map(str, diagnostics.to_numpy().ravel())) + advice.explain()
     assert not re.search(r"\bnan\b", text, flags=re.IGNORECASE)
+
+
+def test_scores_near_the_float_maximum_raise_no_overflow_warning():
+    # correlations do not depend on the unit: the checks work at unit scale
+    X = pd.DataFrame([[1e300, 0, 1], [0, 5e307, 1], [1, 1e300, -1e308], [2, 3, 4]],
+                     dtype=float)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", RuntimeWarning)
+        warnings.simplefilter("ignore", UserWarning)
+        advice = advise(X, random_state=0)
+    assert len(advice.diagnostics) > 0

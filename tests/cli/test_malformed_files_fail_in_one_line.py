@@ -9,6 +9,7 @@ file where there is one), never a traceback, never a result.
 """
 
 import gzip
+import re
 
 import numpy as np
 import pytest
@@ -459,3 +460,46 @@ def test_huge_finite_scores_are_legal_input(command, tmp_path, capsys):
     for written in tmp_path.glob("out*.csv"):
         # (generality is inf for an agent with zero dispersion, as documented)
         assert "nan" not in written.read_text().lower()
+
+
+OVERFLOW_COMMANDS = [*RESULT_COMMANDS, "vote", "alpharank", "compare", "advise",
+                     "compress", "nash-none"]
+RAW_NUMPY = re.compile(r"encountered in|Eigenvalues did not converge|must be finite")
+
+
+def _overflow_argv(command, path, tmp_path):
+    if command == "nash-none":
+        return ["nash", path, "--normalize", "none", "-q"]
+    if command in RESULT_COMMANDS:
+        return command_argv(command, path, tmp_path)
+    return [command, path, "-q"]
+
+
+@pytest.mark.parametrize("command", OVERFLOW_COMMANDS)
+@pytest.mark.parametrize("cells", [("1e308", "-1e308"), ("-1.5e308", "5e307"),
+                                   ("1.7e308", "-2e307")])
+def test_scores_whose_range_overflows_fail_before_any_output(command, cells,
+                                                             tmp_path, capsys):
+    # finite scores whose differences overflow: one line, nothing printed
+    high, low = cells
+    path = tmp_path / "span.csv"
+    path.write_text(f"agent,t1,t2,t3\nA,{high},0,1\nB,0,{low},1\nC,1,0,0\nD,0,1,1\n")
+    code, out, err = run(_overflow_argv(command, path, tmp_path), capsys)
+    assert_one_error_line(err, command.split("-")[0], code)
+    assert out == "" and "differences overflow" in err and str(path) in err
+    assert not RAW_NUMPY.search(err)
+
+
+@pytest.mark.parametrize("command", OVERFLOW_COMMANDS)
+def test_huge_scores_within_range_give_a_result_or_one_clear_line(command, tmp_path,
+                                                                  capsys):
+    # the legal table of the test above: no raw numpy warning on any command
+    path = tmp_path / "huge.csv"
+    path.write_text(
+        "agent,t1,t2,t3\nA,1e300,0,1\nB,0,5e307,1\nC,1,1e300,-1e308\nD,2,3,4\n"
+    )
+    code, out, err = run(_overflow_argv(command, path, tmp_path), capsys)
+    assert not RAW_NUMPY.search(err), err
+    if code != 0:  # compare's covariance, compress's 0/1 responses
+        assert_one_error_line(err, command.split("-")[0], code)
+        assert out == ""
