@@ -172,20 +172,22 @@ def add_separator(parser):
     )
 
 
-def add_table_output(parser, *, top=0, beside=()):
+def add_table_output(parser, *, top=0, beside=(), main="the first"):
     """``--csv`` and ``--top``; ``beside`` names the tables written beside PATH.
 
-    The command's tables after the first are written to ``PATH`` with their
-    key appended; declaring their keys lets every output path be checked
-    against the inputs before the command runs.
+    The command's main table (``main`` says which, for ``--help``) is written
+    to ``PATH``, the others to ``PATH`` with their key appended; declaring
+    their keys lets every output path be checked against the inputs before
+    the command runs.
     """
     parser.set_defaults(csv_beside=tuple(beside))
+    example = f"out_{beside[0]}.csv" if beside else "out_agents.csv"
     parser.add_argument(
         "--csv",
         metavar="PATH",
         default=None,
-        help="also write the printed tables to CSV: the first to PATH, the "
-        "others to PATH with the table's name appended (e.g. out_agents.csv)",
+        help=f"also write the printed tables to CSV: {main} to PATH, the "
+        f"others to PATH with the table's name appended (e.g. {example})",
     )
     parser.add_argument(
         "--top",

@@ -173,3 +173,40 @@ def test_the_table_files_of_one_run_are_written_all_or_none(
     kept = written[1 - blocked]
     assert kept.read_text() == f"earlier {kept.name}\n"
     assert sorted(p.name for p in out.iterdir()) == sorted(p.name for p in written)
+
+
+def _printed_headers(text):
+    """The header cells of every printed table, in order."""
+    lines = text.splitlines()
+    return [re.split(r"\s{2,}", lines[k - 1].strip())
+            for k, line in enumerate(lines)
+            if k and line and set(line.replace(" ", "")) == {"-"}]
+
+
+MAIN_TABLE = {  # command line -> which printed table is the main one (0-based)
+    "nash": (lambda tmp, m: ["nash", _result_file(tmp)], 0),
+    "irt": (lambda tmp, m: ["irt", _result_file(tmp)], 0),
+    "rank --tiers": (lambda tmp, m: ["rank", m, *MATCH_COLUMNS, "--tiers",
+                                     "--n-resamples", "20"], 0),
+    "advise": (lambda tmp, m: ["advise", _result_file(tmp), "--cv", "2"], 0),
+    "vote": (lambda tmp, m: ["vote", _result_file(tmp)], 0),
+    "select": (lambda tmp, m: ["select", _result_file(tmp), "--n-tasks", "6"], 0),
+    # the datasets overview is printed first; the ranking is demo's result
+    "demo": (lambda tmp, m: ["demo", "-o", tmp / "d.html", "--n-resamples", "0",
+                             "--no-figures"], 1),
+}
+
+
+@pytest.mark.parametrize("command", sorted(MAIN_TABLE))
+def test_csv_path_holds_the_main_table_the_guide_names(command, matches_csv,
+                                                       tmp_path, capsys):
+    build, main_index = MAIN_TABLE[command]
+    out = tmp_path / "out.csv"
+    code, text, err = run([*build(tmp_path, matches_csv[0]), "-q", "--csv", out],
+                          capsys)
+    assert code == 0, err
+    headers = _printed_headers(text)
+    assert read_table(out)[0] == headers[main_index]
+    others = [h for k, h in enumerate(headers) if k != main_index]
+    beside = sorted(set(tmp_path.glob("out_*.csv")))
+    assert sorted(read_table(p)[0] for p in beside) == sorted(others)
