@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from typing import NamedTuple
 
 import numpy as np
@@ -11,11 +12,61 @@ from ._output import CommandError, UsageError, say
 __all__ = []
 
 
-def harness_tool(args):
-    """The evaluation tool whose output ``args.path`` is, or None (a CSV)."""
-    from ..io import detect_tool
+#: options that name the columns or layout of a CSV file
+CSV_OPTIONS = ("agent_col", "task_col", "score_col", "sep", "first_col",
+               "second_col", "outcome_col", "first_score_col", "second_score_col",
+               "weight_col")
+#: options of a result table (agents x tasks) and of a table of matches
+TABLE_OPTIONS = ("agent_col", "task_col", "score_col")
+MATCH_OPTIONS = ("first_col", "second_col", "outcome_col", "first_score_col",
+                 "second_score_col", "weight_col")
 
-    return detect_tool(args.path)
+
+def harness_tool(args):
+    """The evaluation tool whose output ``args.path`` is, or None (a CSV).
+
+    Detected once per run; the options that do not apply to that input are
+    warned of then (:func:`warn_ignored`).
+    """
+    if not hasattr(args, "detected_tool"):
+        from ..io import detect_tool
+
+        args.detected_tool = detect_tool(args.path)
+        if not os.path.exists(args.path):
+            pass  # the reader says so
+        elif args.detected_tool is not None:
+            warn_ignored(
+                args, CSV_OPTIONS,
+                f"{args.path} is {args.detected_tool} output, read by its reader, "
+                "not a CSV file",
+            )
+        else:
+            warn_ignored(
+                args, ("metric",),
+                f"{args.path} is a CSV file; --metric picks the metric of an "
+                "evaluation tool's output",
+            )
+    return args.detected_tool
+
+
+def warn_ignored(args, dests, why):
+    """One warning per option given (not left at its default) that ``why`` ignores.
+
+    ``args.option_default`` (set by :func:`~._main.main`) gives each option's
+    default; without it (a namespace built otherwise) nothing is said.
+    """
+    default_of = getattr(args, "option_default", None)
+    if default_of is None:
+        return
+    import warnings
+
+    for dest in dests:
+        if not hasattr(args, dest) or getattr(args, dest) == default_of(dest):
+            continue
+        warnings.warn(
+            f"--{dest.replace('_', '-')} is ignored: {why}.", UserWarning,
+            stacklevel=2,
+        )
 
 
 def harness_long(args, tool):
@@ -104,6 +155,9 @@ def _read_scores(args):
     tool = harness_tool(args)
     if tool is not None:
         return read_harness_scores(args, tool)
+    warn_ignored(args, MATCH_OPTIONS,
+                 f"{args.path} is read as a result table (agents x tasks), not "
+                 "as matches")
     fmt = args.format
     if fmt == "auto" and (args.task_col is not None or args.score_col is not None):
         fmt = "long"
@@ -271,6 +325,9 @@ def read_match_file(args):
         raise UsageError(
             "give both --first-score-col and --second-score-col, or neither"
         )
+    warn_ignored(args, TABLE_OPTIONS,
+                 f"{args.path} is read as a table of matches (players and "
+                 "outcomes), not as a result table")
     table = read_matches(
         args.path,
         first_col=args.first_col or "first",

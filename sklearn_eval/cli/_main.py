@@ -49,11 +49,13 @@ def build_parser():
     commands = parser.add_subparsers(
         dest="command", metavar="COMMAND", parser_class=Parser
     )
+    parser.commands = {}
     for name in COMMANDS:
         command = importlib.import_module(f".{name}", __package__)
         sub = command.add_parser(commands)
         sub.epilog = exit_code_help()
         add_common(sub)
+        parser.commands[sub.prog.rsplit(" ", 1)[-1]] = sub
     return parser
 
 
@@ -167,6 +169,9 @@ def main(argv=None, out=None):
     if getattr(args, "handler", None) is None:
         parser.print_help(out)
         return EXIT_BAD_INPUT
+    # each option's default: an option given that the input does not use is
+    # warned of (_inputs.warn_ignored)
+    args.option_default = parser.commands[args.command].get_default
     with warnings.catch_warnings():
         warnings.showwarning = _warning_printer()
         if args.debug:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from ._inputs import warn_ignored
 from ._options import (
     int_at_least,
     number_in,
@@ -66,6 +67,12 @@ def add_parser(commands):
 def run(args, out):
     from ..uncertainty import power, sample_size
 
+    if args.data == "items":
+        warn_ignored(args, ("scale", "tie_rate", "n_agents"),
+                     "it describes votes (--data matches), not items")
+    else:
+        warn_ignored(args, ("baseline", "correlation"),
+                     "it describes items (--data items), not votes")
     keywords = {
         "data": args.data, "confidence_level": args.confidence_level,
         "scale": args.scale, "tie_rate": args.tie_rate, "n_agents": args.n_agents,

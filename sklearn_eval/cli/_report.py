@@ -19,6 +19,7 @@ from ._inputs import (
     rating_options,
     read_match_file,
     read_scores,
+    warn_ignored,
 )
 from ._options import (
     add_match_input,
@@ -410,10 +411,18 @@ def read_result_table(args, detected):
         ) from None
 
 
+#: the options of the "match reports" group
+MATCH_REPORT_OPTIONS = ("interval_method", "alpha", "ties", "first_advantage",
+                        "n_components", "clip")
+
+
 def run(args, out):
     detected = report_format(args)
     if detected == "matches":
         return run_matches(args, out)
+    warn_ignored(args, MATCH_REPORT_OPTIONS,
+                 f"{args.path} is a result table; the option applies to the "
+                 "report of a table of matches")
     bench = benchmark(args, read_result_table(args, detected))
     analysis, result = write(args, bench)
     return finish(analysis, result, out)
