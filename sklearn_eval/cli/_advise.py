@@ -51,7 +51,9 @@ def add_parser(commands):
         help="parallel workers (-1: every core; default one)",
     )
     add_table_output(parser, beside=("candidates",))
-    parser.set_defaults(handler=run)
+    # its methods work at unit scale or on the order of the scores: any finite
+    # span of scores is data (see _inputs.read_scores)
+    parser.set_defaults(handler=run, any_score_span=True)
     return parser
 
 

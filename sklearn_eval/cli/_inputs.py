@@ -118,11 +118,10 @@ def read_harness_scores(args, tool):
 def check_score_range(path, values):
     """Refuse scores whose range overflows a 64-bit float, before any output.
 
-    Every method compares scores by their differences (Nash payoffs, paired
-    tests, task spreads): with a span beyond the float maximum (e.g. 1e308
-    and -1e308 in one table) those are infinite, and the methods would fail
-    part-way with numpy overflow warnings. Finite spans, however large, are
-    data.
+    Methods that take differences of scores (the report's task spreads and
+    bootstrap ranks, paired tests) get infinite ones when the scores span
+    more than the float maximum (e.g. 1e308 and -1e308 in one table) and
+    would fail part-way with numpy overflow warnings.
     """
     finite = values[np.isfinite(values)]
     if finite.size == 0:
@@ -142,10 +141,14 @@ def read_scores(args):
     """The agents x tasks result table of ``args.path`` (long or wide CSV).
 
     A table whose scores span more than a float can hold is refused
-    (:func:`check_score_range`).
+    (:func:`check_score_range`), before any output, unless the command
+    declares that its methods take any span (``any_score_span``: they work
+    at unit scale or on the order of the scores, e.g. Nash averaging and
+    alpha-Rank, documented to accept payoffs up to the float maximum).
     """
     table = _read_scores(args)
-    check_score_range(args.path, table.values)
+    if not getattr(args, "any_score_span", False):
+        check_score_range(args.path, table.values)
     return table
 
 

@@ -59,7 +59,9 @@ def add_parser(commands):
         "guessing floor centred at 1/n-options (default: maximum likelihood)",
     )
     add_table_output(parser, beside=("agents",))
-    parser.set_defaults(handler=run)
+    # its methods work at unit scale or on the order of the scores: any finite
+    # span of scores is data (see _inputs.read_scores)
+    parser.set_defaults(handler=run, any_score_span=True)
     return parser
 
 
