@@ -174,13 +174,25 @@ def heldout_gaussian(candidates, values, rows, cols, fold):
     return scores
 
 
+def _unit_scale(values):
+    """``values`` divided by their largest magnitude: correlations unchanged.
+
+    Scores near the float maximum would overflow the squares of a standard
+    deviation; one common factor leaves every correlation as it is.
+    """
+    finite = np.abs(values[np.isfinite(values)])
+    scale = float(finite.max()) if finite.size else 0.0
+    return values / scale if scale > 0 else values
+
+
 def duplicated_columns(values, threshold=0.99):
     """Indices of columns (tasks) that nearly duplicate an earlier one.
 
     Two columns are near duplicates when their Pearson correlation over the
     agents that have both is above ``threshold`` (constant columns aside).
     """
-    filled = np.where(np.isnan(values), np.nanmean(values, axis=0), values)
+    filled = _unit_scale(
+        np.where(np.isnan(values), np.nanmean(values, axis=0), values))
     sd = filled.std(axis=0)
     usable = sd > 0
     z = (filled[:, usable] - filled[:, usable].mean(axis=0)) / sd[usable]
@@ -193,7 +205,8 @@ def duplicated_columns(values, threshold=0.99):
 
 def point_biserial(values):
     """Correlation of each item with the rest score (NaN for constant items)."""
-    filled = np.where(np.isnan(values), np.nanmean(values, axis=0), values)
+    filled = _unit_scale(
+        np.where(np.isnan(values), np.nanmean(values, axis=0), values))
     total = filled.sum(axis=1)
     out = np.full(values.shape[1], np.nan)
     for j in range(values.shape[1]):

@@ -64,20 +64,7 @@ def run_matches(X, y, sample_weight, cv, random_state):
         "Unplayed pairs are predicted by the model, not measured: a transitive "
         "model fills them by transitivity, a cyclic one by its planes.",
     )
-    checks.add(
-        "draw rate", f"{draws:.1%}",
-        "ties present: tie models compared" if 0 < draws < 1 else "no ties",
-        "With ties, Davidson's or Rao-Kupper's model predicts them; 'half' "
-        "counts a tie as half a win and half a loss.",
-    )
-    share = first_win_share(y, w)
-    checks.add(
-        "first-player advantage",
-        f"first listed wins {share:.1%} of decided votes"
-        + ("" if both_orders else " (pairs never in both orders)"),
-        ("testable" if both_orders else "not identified"),
-        "A home or first-shown advantage biases ratings unless it is fitted.",
-    )
+    _add_draw_checks(checks, draws, first_win_share(y, w), both_orders)
     add_reference_check(checks, players)
     fold_size = total / cv
     result = {"checks": checks, "kind": "matches", "unit": "vote",
@@ -120,6 +107,40 @@ def run_matches(X, y, sample_weight, cv, random_state):
                                      random_state)
     add_stability_check(checks, result["rank_sets"])
     return result
+
+
+def _add_draw_checks(checks, draws, share, both_orders):
+    """The draw rate and first-player advantage rows, in words at the extremes.
+
+    Every vote a draw leaves no decided vote: no tie model has a finite tie
+    parameter, no first-player share exists, and the ratings are all equal.
+    """
+    if draws == 0:
+        verdict = "no ties"
+    elif draws < 1:
+        verdict = "ties present: tie models compared"
+    else:
+        verdict = "all ties: no tie model fits"
+    checks.add(
+        "draw rate", f"{draws:.1%}", verdict,
+        "With ties, Davidson's or Rao-Kupper's model predicts them; 'half' "
+        "counts a tie as half a win and half a loss. When every vote is a "
+        "tie, a tie model's parameter would be infinite: ties count as half "
+        "and every player rates the same."
+        if draws == 1 else
+        "With ties, Davidson's or Rao-Kupper's model predicts them; 'half' "
+        "counts a tie as half a win and half a loss.",
+    )
+    if np.isnan(share):
+        value, verdict = "no decided votes (every vote a draw)", "not identified"
+    else:
+        value = f"first listed wins {share:.1%} of decided votes" + (
+            "" if both_orders else " (pairs never in both orders)")
+        verdict = "testable" if both_orders else "not identified"
+    checks.add(
+        "first-player advantage", value, verdict,
+        "A home or first-shown advantage biases ratings unless it is fitted.",
+    )
 
 
 def _coded(model_X, pairs, players, has_cov):

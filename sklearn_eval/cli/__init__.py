@@ -15,8 +15,9 @@ modules hold the option groups (``_options``), the input readers
 (``_inputs``) and the table and CSV output (``_output``). Every command prints
 its result on stdout; progress of long work goes to stderr; an error is one
 line on stderr naming the file and the problem, and exit code 2 for bad input
-(1 when the command cannot finish otherwise), never a traceback (``--debug``
-shows it). The user guide's command line page documents every option.
+(1 when the command cannot finish otherwise, 3 when ``report`` or ``demo``
+wrote the report with error boxes, 130 when interrupted), never a traceback
+(``--debug`` shows it). The user guide's command line page documents every option.
 
 Importing this package imports neither scikit-learn nor the estimators: they
 are imported when a command runs, so ``sklearn-eval --version`` and

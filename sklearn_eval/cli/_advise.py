@@ -9,7 +9,14 @@ models with their held-out scores and the explanation of its choice;
 from __future__ import annotations
 
 from ._inputs import input_format, read_match_file, read_scores
-from ._options import add_match_input, add_matrix_input, add_table_output, positive_int
+from ._options import (
+    add_match_input,
+    add_matrix_input,
+    add_table_output,
+    n_jobs,
+    positive_int,
+    seed,
+)
 from ._output import Table, emit, fixed, number, say
 
 __all__ = []
@@ -38,10 +45,15 @@ def add_parser(commands):
         help="the most abilities of an item response candidate; 1 skips the "
         "2-factor 2PL (default 2)",
     )
-    parser.add_argument("--random-state", type=int, default=0)
-    parser.add_argument("--n-jobs", type=int, default=None)
-    add_table_output(parser)
-    parser.set_defaults(handler=run)
+    parser.add_argument("--random-state", type=seed, default=0)
+    parser.add_argument(
+        "--n-jobs", type=n_jobs, default=None,
+        help="parallel workers (-1: every core; default one)",
+    )
+    add_table_output(parser, beside=("candidates",))
+    # its methods work at unit scale or on the order of the scores: any finite
+    # span of scores is data (see _inputs.read_scores)
+    parser.set_defaults(handler=run, any_score_span=True)
     return parser
 
 

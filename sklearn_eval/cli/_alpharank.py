@@ -11,6 +11,7 @@ from ._options import (
     add_match_input,
     add_matrix_input,
     add_table_output,
+    int_at_least,
     positive_float,
 )
 from ._output import Table, emit, fixed, say
@@ -41,10 +42,13 @@ def add_parser(commands):
         "a positive number",
     )
     parser.add_argument(
-        "--population-size", type=int, default=50, help="population size m (50)"
+        "--population-size", type=int_at_least(2), default=50,
+        help="population size m, at least 2 (50)"
     )
     add_table_output(parser)
-    parser.set_defaults(handler=run)
+    # its methods work at unit scale or on the order of the scores: any finite
+    # span of scores is data (see _inputs.read_scores)
+    parser.set_defaults(handler=run, any_score_span=True)
     return parser
 
 

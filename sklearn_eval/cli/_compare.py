@@ -11,6 +11,7 @@ from ._options import (
     add_matrix_input,
     add_resampling,
     add_table_output,
+    open_fraction,
 )
 from ._output import CommandError, Table, emit, fixed, number, say
 
@@ -44,7 +45,7 @@ def add_parser(commands):
         "discovery rate) or none",
     )
     parser.add_argument(
-        "--confidence-level", type=float, default=0.95,
+        "--confidence-level", type=open_fraction, default=0.95,
         help="level of each difference's interval (0.95)",
     )
     parser.add_argument(

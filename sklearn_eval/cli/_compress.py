@@ -10,8 +10,8 @@ from ._inputs import drop_empty_agents, read_scores
 from ._options import (
     add_drop_empty,
     add_matrix_input,
-    non_negative_int,
     positive_int,
+    seed,
 )
 from ._output import CommandError, OutputError, say
 
@@ -46,7 +46,7 @@ def add_parser(commands):
         "--estimator is its former name",
     )
     parser.add_argument(
-        "--random-state", type=non_negative_int, default=0, help="seed (0)"
+        "--random-state", type=seed, default=0, help="seed (0)"
     )
     parser.add_argument(
         "-o", "--output", default="items.csv",

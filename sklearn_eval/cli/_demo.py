@@ -31,7 +31,8 @@ def add_parser(commands):
     )
     add_report_output(parser)
     add_resampling(parser, default=100)
-    add_table_output(parser, top=10)
+    add_table_output(parser, top=10, beside=("datasets",),
+                     main="the agents (the demo's ranking, printed second)")
     parser.set_defaults(handler=run, no_prior=False)
     return parser
 
@@ -145,5 +146,7 @@ def run(args, out):
     analysis, result = write(args, bench)
     agents = agent_table(bench, analysis)
     show_table(args, out, agents)
+    # the demo's result, the agents' ranking, goes to --csv PATH; the datasets
+    # overview, printed first, beside it (command line guide, "Tables")
     save_csv(args, out, [agents, datasets])
     return finish(analysis, result, out, show_reference=False)

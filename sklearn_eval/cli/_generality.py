@@ -39,7 +39,9 @@ def add_parser(commands):
         help="adjacent bins are merged until each holds this many tasks (default 5)",
     )
     add_table_output(parser)
-    parser.set_defaults(handler=run)
+    # its methods work at unit scale or on the order of the scores: any finite
+    # span of scores is data (see _inputs.read_scores)
+    parser.set_defaults(handler=run, any_score_span=True)
     return parser
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from typing import NamedTuple
 
 import numpy as np
@@ -11,11 +12,61 @@ from ._output import CommandError, UsageError, say
 __all__ = []
 
 
-def harness_tool(args):
-    """The evaluation tool whose output ``args.path`` is, or None (a CSV)."""
-    from ..io import detect_tool
+#: options that name the columns or layout of a CSV file
+CSV_OPTIONS = ("agent_col", "task_col", "score_col", "sep", "first_col",
+               "second_col", "outcome_col", "first_score_col", "second_score_col",
+               "weight_col")
+#: options of a result table (agents x tasks) and of a table of matches
+TABLE_OPTIONS = ("agent_col", "task_col", "score_col")
+MATCH_OPTIONS = ("first_col", "second_col", "outcome_col", "first_score_col",
+                 "second_score_col", "weight_col")
 
-    return detect_tool(args.path)
+
+def harness_tool(args):
+    """The evaluation tool whose output ``args.path`` is, or None (a CSV).
+
+    Detected once per run; the options that do not apply to that input are
+    warned of then (:func:`warn_ignored`).
+    """
+    if not hasattr(args, "detected_tool"):
+        from ..io import detect_tool
+
+        args.detected_tool = detect_tool(args.path)
+        if not os.path.exists(args.path):
+            pass  # the reader says so
+        elif args.detected_tool is not None:
+            warn_ignored(
+                args, CSV_OPTIONS,
+                f"{args.path} is {args.detected_tool} output, read by its reader, "
+                "not a CSV file",
+            )
+        else:
+            warn_ignored(
+                args, ("metric",),
+                f"{args.path} is a CSV file; --metric picks the metric of an "
+                "evaluation tool's output",
+            )
+    return args.detected_tool
+
+
+def warn_ignored(args, dests, why):
+    """One warning per option given (not left at its default) that ``why`` ignores.
+
+    ``args.option_default`` (set by :func:`~._main.main`) gives each option's
+    default; without it (a namespace built otherwise) nothing is said.
+    """
+    default_of = getattr(args, "option_default", None)
+    if default_of is None:
+        return
+    import warnings
+
+    for dest in dests:
+        if not hasattr(args, dest) or getattr(args, dest) == default_of(dest):
+            continue
+        warnings.warn(
+            f"--{dest.replace('_', '-')} is ignored: {why}.", UserWarning,
+            stacklevel=2,
+        )
 
 
 def harness_long(args, tool):
@@ -64,13 +115,52 @@ def read_harness_scores(args, tool):
     )
 
 
+def check_score_range(path, values):
+    """Refuse scores whose range overflows a 64-bit float, before any output.
+
+    Methods that take differences of scores (the report's task spreads and
+    bootstrap ranks, paired tests) get infinite ones when the scores span
+    more than the float maximum (e.g. 1e308 and -1e308 in one table) and
+    would fail part-way with numpy overflow warnings.
+    """
+    finite = values[np.isfinite(values)]
+    if finite.size == 0:
+        return
+    low, high = float(finite.min()), float(finite.max())
+    with np.errstate(over="ignore"):
+        span = high - low
+    if not np.isfinite(span):
+        raise CommandError(
+            f"{path}: the scores range from {low:.4g} to {high:.4g}, so their "
+            "differences overflow a 64-bit float (beyond 1.8e308); rescale the "
+            "scores (e.g. divide them by 1e10)"
+        )
+
+
 def read_scores(args):
-    """The agents x tasks result table of ``args.path`` (long or wide CSV)."""
+    """The agents x tasks result table of ``args.path`` (long or wide CSV).
+
+    A table whose scores span more than a float can hold is refused
+    (:func:`check_score_range`), before any output, unless the command
+    declares that its methods take any span (``any_score_span``: they work
+    at unit scale or on the order of the scores, e.g. Nash averaging and
+    alpha-Rank, documented to accept payoffs up to the float maximum).
+    """
+    table = _read_scores(args)
+    if not getattr(args, "any_score_span", False):
+        check_score_range(args.path, table.values)
+    return table
+
+
+def _read_scores(args):
     from ..report import read_result_matrix
 
     tool = harness_tool(args)
     if tool is not None:
         return read_harness_scores(args, tool)
+    warn_ignored(args, MATCH_OPTIONS,
+                 f"{args.path} is read as a result table (agents x tasks), not "
+                 "as matches")
     fmt = args.format
     if fmt == "auto" and (args.task_col is not None or args.score_col is not None):
         fmt = "long"
@@ -238,6 +328,9 @@ def read_match_file(args):
         raise UsageError(
             "give both --first-score-col and --second-score-col, or neither"
         )
+    warn_ignored(args, TABLE_OPTIONS,
+                 f"{args.path} is read as a table of matches (players and "
+                 "outcomes), not as a result table")
     table = read_matches(
         args.path,
         first_col=args.first_col or "first",

@@ -58,8 +58,10 @@ def add_parser(commands):
         help="number of answer options of the items (3PL, 4PL): a prior on the "
         "guessing floor centred at 1/n-options (default: maximum likelihood)",
     )
-    add_table_output(parser)
-    parser.set_defaults(handler=run)
+    add_table_output(parser, beside=("agents",))
+    # its methods work at unit scale or on the order of the scores: any finite
+    # span of scores is data (see _inputs.read_scores)
+    parser.set_defaults(handler=run, any_score_span=True)
     return parser
 
 

@@ -8,7 +8,18 @@ import warnings
 
 from .. import __version__
 from ._options import Parser, add_common
-from ._output import CommandError, OutputError, UsageError, one_line
+from ._output import (
+    EXIT_BAD_INPUT,
+    EXIT_CODES,
+    EXIT_FAILED,
+    EXIT_INTERRUPTED,
+    EXIT_OK,
+    CommandError,
+    OutputError,
+    UsageError,
+    check_outputs,
+    one_line,
+)
 
 __all__ = ["main"]
 
@@ -19,11 +30,12 @@ COMMANDS = (
     "_compress", "_score", "_report", "_demo", "_compare", "_plan", "_advise",
 )
 
-EXIT_OK = 0
-EXIT_FAILED = 1  # the input was fine but the command could not finish
-EXIT_BAD_INPUT = 2  # bad options, an unreadable or malformed file, rejected data
-EXIT_PARTIAL = 3  # the report was written, but some of its sections failed
-EXIT_INTERRUPTED = 130
+
+def exit_code_help():
+    """The exit codes as one paragraph, for the epilog of every ``--help``."""
+    return "exit codes: " + "; ".join(
+        f"{code} {meaning}" for code, meaning in EXIT_CODES.items()
+    ) + "."
 
 
 def build_parser():
@@ -31,14 +43,19 @@ def build_parser():
         prog="sklearn-eval",
         description="Evaluate the evaluators: rankings and diagnostics for "
         "benchmark results.",
+        epilog=exit_code_help(),
     )
     parser.add_argument("--version", action="version", version=__version__)
     commands = parser.add_subparsers(
         dest="command", metavar="COMMAND", parser_class=Parser
     )
+    parser.commands = {}
     for name in COMMANDS:
         command = importlib.import_module(f".{name}", __package__)
-        add_common(command.add_parser(commands))
+        sub = command.add_parser(commands)
+        sub.epilog = exit_code_help()
+        add_common(sub)
+        parser.commands[sub.prog.rsplit(" ", 1)[-1]] = sub
     return parser
 
 
@@ -55,10 +72,16 @@ def _fail(args, message, code):
     return code
 
 
+def _call(args, out):
+    """The command, once its outputs are known not to replace its inputs."""
+    check_outputs(args)
+    return args.handler(args, out)
+
+
 def _run(args, out):
     """Run the command; every error becomes one line on stderr and an exit code."""
     try:
-        return args.handler(args, out)
+        return _call(args, out)
     except KeyboardInterrupt:
         sys.stderr.write(f"sklearn-eval {args.command}: interrupted\n")
         return EXIT_INTERRUPTED
@@ -81,8 +104,21 @@ def _run(args, out):
         )
 
 
-def _show_warning(message, category, filename, lineno, file=None, line=None):
-    sys.stderr.write(f"sklearn-eval: warning: {one_line(message)}\n")
+def _warning_printer():
+    """A ``showwarning`` that prints each distinct warning once, on one line.
+
+    The same condition met by several analyses of one run (e.g. intervals of
+    zero width, by the ratings and their rank sets) is said once.
+    """
+    shown = set()
+
+    def show(message, category, filename, lineno, file=None, line=None):
+        text = one_line(message)
+        if text not in shown:
+            shown.add(text)
+            sys.stderr.write(f"sklearn-eval: warning: {text}\n")
+
+    return show
 
 
 def main(argv=None, out=None):
@@ -102,7 +138,9 @@ def main(argv=None, out=None):
         0 on success; 2 for bad input (options, an unreadable or malformed
         file, data a method rejects), with one line on stderr naming the file
         and the problem; 1 when a command cannot finish otherwise (e.g. its
-        output cannot be written).
+        output cannot be written); 3 when ``report`` or ``demo`` wrote the
+        report but some of its sections or figures failed (they show an
+        error box, and stderr names them); 130 when interrupted.
 
     Examples
     --------
@@ -131,8 +169,11 @@ def main(argv=None, out=None):
     if getattr(args, "handler", None) is None:
         parser.print_help(out)
         return EXIT_BAD_INPUT
+    # each option's default: an option given that the input does not use is
+    # warned of (_inputs.warn_ignored)
+    args.option_default = parser.commands[args.command].get_default
     with warnings.catch_warnings():
-        warnings.showwarning = _show_warning
+        warnings.showwarning = _warning_printer()
         if args.debug:
-            return args.handler(args, out)
+            return _call(args, out)
         return _run(args, out)

@@ -40,8 +40,10 @@ def add_parser(commands):
         default=1e-3,
         help="win rates clipped to [clip, 1 - clip] before the logit",
     )
-    add_table_output(parser)
-    parser.set_defaults(handler=run)
+    add_table_output(parser, beside=("tasks",))
+    # its methods work at unit scale or on the order of the scores: any finite
+    # span of scores is data (see _inputs.read_scores)
+    parser.set_defaults(handler=run, any_score_span=True)
     return parser
 
 
@@ -127,7 +129,12 @@ def transitive_share(model, game):
     """Transitive share of the solved game (logits, or the AvT flow)."""
     from ..game import avt_embedding, hodge_decomposition
 
-    payoff = model.payoff_
+    payoff = np.asarray(model.payoff_, dtype=np.float64)
+    # the shares do not depend on the unit: payoffs near the float maximum
+    # are split at unit scale, where their differences cannot overflow
+    scale = np.max(np.abs(payoff), initial=0.0)
+    if scale > 0:
+        payoff = payoff / scale
     if game == "agent_vs_task":
         payoff = avt_embedding(payoff).flow
     return hodge_decomposition(payoff).transitive_share
@@ -136,9 +143,13 @@ def transitive_share(model, game):
 def agent_table(model):
     """The estimator's ``agent_table()``, with the uniform average beside it."""
     table = model.agent_table()
-    # the uniform average: mean payoff against all tasks (or all agents)
+    # the uniform average: mean payoff against all tasks (or all agents),
+    # summed at unit scale so that payoffs near the float maximum cannot overflow
+    payoff = np.asarray(model.payoff_, dtype=np.float64)
+    scale = np.max(np.abs(payoff), initial=0.0) or 1.0
     uniform = dict(
-        zip(map(str, model.agents_), model.payoff_.mean(axis=1), strict=True)
+        zip(map(str, model.agents_), (payoff / scale).mean(axis=1) * scale,
+            strict=True)
     )
     rows = [
         [

@@ -62,6 +62,71 @@ def non_negative_float(text):
     return value
 
 
+def n_jobs(text):
+    """joblib's ``n_jobs``: a non-zero integer (-1: every core)."""
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not an integer: {text!r}") from None
+    if value == 0:
+        raise argparse.ArgumentTypeError(
+            "must be a non-zero integer (N workers, or -1 for every core); got "
+            f"{text!r}"
+        )
+    return value
+
+
+def seed(text):
+    """A random seed: an integer in [0, 2**32 - 1], as numpy takes it."""
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not an integer: {text!r}") from None
+    if not 0 <= value < 2**32:
+        raise argparse.ArgumentTypeError(
+            f"must be an integer in [0, 2**32 - 1]; got {text!r}"
+        )
+    return value
+
+
+def int_at_least(low):
+    """A type: an integer >= ``low``."""
+
+    def parse(text):
+        try:
+            value = int(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"not an integer: {text!r}") from None
+        if value < low:
+            raise argparse.ArgumentTypeError(f"must be >= {low}; got {text!r}")
+        return value
+
+    parse.__name__ = f"int_at_least_{low}"
+    return parse
+
+
+def number_in(low, high, *, low_closed=False):
+    """A type: a finite number in (low, high), or [low, high) if ``low_closed``."""
+    interval = f"{'[' if low_closed else '('}{low:g}, {high:g})"
+
+    def parse(text):
+        try:
+            value = float(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"not a number: {text!r}") from None
+        above = value >= low if low_closed else value > low
+        if not (math.isfinite(value) and above and value < high):
+            raise argparse.ArgumentTypeError(f"must lie in {interval}; got {text!r}")
+        return value
+
+    parse.__name__ = f"number_in_{interval}"
+    return parse
+
+
+#: a probability strictly between 0 and 1 (confidence levels, power)
+open_fraction = number_in(0.0, 1.0)
+
+
 def clip_fraction(text):
     """A win-rate clip in (0, 0.5), as NashAverager's clip."""
     try:
@@ -107,13 +172,22 @@ def add_separator(parser):
     )
 
 
-def add_table_output(parser, *, top=0):
+def add_table_output(parser, *, top=0, beside=(), main="the first"):
+    """``--csv`` and ``--top``; ``beside`` names the tables written beside PATH.
+
+    The command's main table (``main`` says which, for ``--help``) is written
+    to ``PATH``, the others to ``PATH`` with their key appended; declaring
+    their keys lets every output path be checked against the inputs before
+    the command runs.
+    """
+    parser.set_defaults(csv_beside=tuple(beside))
+    example = f"out_{beside[0]}.csv" if beside else "out_agents.csv"
     parser.add_argument(
         "--csv",
         metavar="PATH",
         default=None,
-        help="also write the printed tables to CSV: the first to PATH, the "
-        "others to PATH with the table's name appended (e.g. out_agents.csv)",
+        help=f"also write the printed tables to CSV: {main} to PATH, the "
+        f"others to PATH with the table's name appended (e.g. {example})",
     )
     parser.add_argument(
         "--top",
@@ -295,8 +369,11 @@ def add_resampling(parser, *, default, aliases=(), what="the tasks"):
         help=f"bootstrap resamples of {what} for the ranking intervals; 0 skips "
         f"them (default {default})",
     )
-    parser.add_argument("--random-state", type=int, default=0)
-    parser.add_argument("--n-jobs", type=int, default=None)
+    parser.add_argument("--random-state", type=seed, default=0)
+    parser.add_argument(
+        "--n-jobs", type=n_jobs, default=None,
+        help="parallel workers (-1: every core; default one)",
+    )
 
 
 def add_reference_options(parser):

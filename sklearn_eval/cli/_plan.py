@@ -2,7 +2,14 @@
 
 from __future__ import annotations
 
-from ._options import positive_float, positive_int
+from ._inputs import warn_ignored
+from ._options import (
+    int_at_least,
+    number_in,
+    open_fraction,
+    positive_float,
+    positive_int,
+)
 from ._output import CommandError, Table, emit, fixed
 
 __all__ = []
@@ -23,22 +30,22 @@ def add_parser(commands):
         help="items: two models on the same items (default); matches: votes",
     )
     parser.add_argument(
-        "--power", type=float, default=0.8, help="target power (0.8)"
+        "--power", type=open_fraction, default=0.8, help="target power (0.8)"
     )
     parser.add_argument(
         "--n", type=positive_int, default=None,
         help="print the power of N items or votes instead of the n needed",
     )
     parser.add_argument(
-        "--confidence-level", type=float, default=0.95,
+        "--confidence-level", type=open_fraction, default=0.95,
         help="two-sided test at 1 - level (0.95)",
     )
     parser.add_argument(
-        "--baseline", type=float, default=0.5,
+        "--baseline", type=open_fraction, default=0.5,
         help="items: the weaker model's accuracy (0.5)",
     )
     parser.add_argument(
-        "--correlation", type=float, default=0.0,
+        "--correlation", type=number_in(-1.0, 1.0), default=0.0,
         help="items: correlation of the two models' item results (0)",
     )
     parser.add_argument(
@@ -46,10 +53,11 @@ def add_parser(commands):
         help="matches: the scale of --effect (elo)",
     )
     parser.add_argument(
-        "--tie-rate", type=float, default=0.0, help="matches: share of ties (0)"
+        "--tie-rate", type=number_in(0.0, 1.0, low_closed=True), default=0.0,
+        help="matches: share of ties (0)"
     )
     parser.add_argument(
-        "--n-agents", type=int, default=2,
+        "--n-agents", type=int_at_least(2), default=2,
         help="matches: 2 head to head, k for a uniform round robin of k agents",
     )
     parser.set_defaults(handler=run)
@@ -59,6 +67,12 @@ def add_parser(commands):
 def run(args, out):
     from ..uncertainty import power, sample_size
 
+    if args.data == "items":
+        warn_ignored(args, ("scale", "tie_rate", "n_agents"),
+                     "it describes votes (--data matches), not items")
+    else:
+        warn_ignored(args, ("baseline", "correlation"),
+                     "it describes items (--data items), not votes")
     keywords = {
         "data": args.data, "confidence_level": args.confidence_level,
         "scale": args.scale, "tie_rate": args.tie_rate, "n_agents": args.n_agents,

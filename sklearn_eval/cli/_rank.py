@@ -83,7 +83,7 @@ def add_parser(commands):
         help="also print simultaneous 95%% rank sets and tiers (rank_sets)",
     )
     add_groups(parser, what="one label per match, e.g. the prompt; with --tiers")
-    add_table_output(parser)
+    add_table_output(parser, beside=("tiers",))
     parser.set_defaults(handler=run)
     return parser
 

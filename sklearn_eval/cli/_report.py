@@ -19,6 +19,7 @@ from ._inputs import (
     rating_options,
     read_match_file,
     read_scores,
+    warn_ignored,
 )
 from ._options import (
     add_match_input,
@@ -33,10 +34,14 @@ from ._options import (
     non_negative_float,
     positive_int,
 )
-from ._output import CommandError, OutputError, UsageError, printable, say
-
-#: exit status of a report written with error boxes (some sections failed)
-EXIT_PARTIAL = 3
+from ._output import (
+    EXIT_PARTIAL,
+    CommandError,
+    OutputError,
+    UsageError,
+    printable,
+    say,
+)
 
 __all__ = []
 
@@ -74,8 +79,9 @@ def add_parser(commands):
     )
     add_rating_model_options(
         group,
-        ties_default="half without draws, else davidson or rao-kupper, "
-        "whichever has the higher held-out likelihood (said in the report)",
+        ties_default="half without draws (and when every match is a draw), "
+        "else davidson or rao-kupper, whichever has the higher held-out "
+        "likelihood (said in the report)",
     )
     group.add_argument(
         "--n-components",
@@ -405,10 +411,18 @@ def read_result_table(args, detected):
         ) from None
 
 
+#: the options of the "match reports" group
+MATCH_REPORT_OPTIONS = ("interval_method", "alpha", "ties", "first_advantage",
+                        "n_components", "clip")
+
+
 def run(args, out):
     detected = report_format(args)
     if detected == "matches":
         return run_matches(args, out)
+    warn_ignored(args, MATCH_REPORT_OPTIONS,
+                 f"{args.path} is a result table; the option applies to the "
+                 "report of a table of matches")
     bench = benchmark(args, read_result_table(args, detected))
     analysis, result = write(args, bench)
     return finish(analysis, result, out)

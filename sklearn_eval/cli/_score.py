@@ -7,7 +7,7 @@ import warnings
 import numpy as np
 
 from ._inputs import read_scores
-from ._options import add_matrix_input, add_table_output
+from ._options import add_matrix_input, add_table_output, open_fraction
 from ._output import CommandError, FileError, Table, emit, fixed, say
 
 __all__ = []
@@ -24,7 +24,7 @@ def add_parser(commands):
         "--items", required=True, help="the item file written by compress"
     )
     parser.add_argument(
-        "--confidence", type=float, default=0.95,
+        "--confidence", type=open_fraction, default=0.95,
         help="level of the prediction intervals (0.95)",
     )
     add_table_output(parser)

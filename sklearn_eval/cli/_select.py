@@ -37,7 +37,9 @@ def add_parser(commands):
         "IRT discrimination), left out by default as in the report",
     )
     add_table_output(parser)
-    parser.set_defaults(handler=run, threshold=None, low_agent=None, high_agent=None)
+    # any finite span of scores is data (see _inputs.read_scores)
+    parser.set_defaults(handler=run, threshold=None, low_agent=None, high_agent=None,
+                        any_score_span=True)
     return parser
 
 

@@ -36,7 +36,9 @@ def add_parser(commands):
         "it; pairs that never met are abstentions",
     )
     add_table_output(parser)
-    parser.set_defaults(handler=run)
+    # its methods work at unit scale or on the order of the scores: any finite
+    # span of scores is data (see _inputs.read_scores)
+    parser.set_defaults(handler=run, any_score_span=True)
     return parser
 
 

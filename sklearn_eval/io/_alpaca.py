@@ -15,7 +15,7 @@ from ._files import (
     read_json,
 )
 from ._judged import JUDGED_COLUMNS
-from ._long import LONG_COLUMNS, check_long_table
+from ._long import LONG_COLUMNS, checked_long_table, part_sources
 
 __all__ = ["read_alpaca_eval"]
 
@@ -177,8 +177,43 @@ def _arrow_columns(path, data, skipped):
     })
 
 
+def _check_judged(file, part, skipped):
+    """Refuse a file that judges nothing; ``{model: (no preference, all)}``.
+
+    An empty list, or annotations none of which has a preference, would make
+    the models of the file vanish from every comparison: both are refused.
+    A file in which some preferences are missing (null) is read, those
+    annotations NaN (not scored); the counts are for the caller's warning.
+    """
+    if len(part) == 0:
+        if skipped:  # the reference's own file: warned of by the caller
+            return {}
+        raise ValueError(
+            f"{file}: the annotations file holds no annotation (an empty "
+            "list); remove it or rerun the annotator"
+        )
+    missing = part["score"].isna().to_numpy()
+    if missing.all():
+        models = sorted(map(str, pd.unique(part["model"])))
+        raise ValueError(
+            f"{file}: none of its {len(part)} annotations has a preference "
+            f"(all null), so model(s) {models} would have no judgement; "
+            "rerun the annotator or remove the file"
+        )
+    if not missing.any():
+        return {}
+    counts = pd.DataFrame({"model": part["model"].astype(str).to_numpy(),
+                           "missing": missing}).groupby("model")["missing"]
+    return {model: (int(n), int(total)) for model, n, total in zip(
+        counts.sum().index, counts.sum(), counts.count(), strict=True) if n}
+
+
 def _read_file(file):
-    """``(table, generators judged against themselves)`` of an annotations file."""
+    """``(table, generators judged against themselves, missing preferences)``.
+
+    The last is ``{model: (annotations without a preference, annotations)}``
+    of the file (see :func:`_check_judged`).
+    """
     try:
         with open(file, "rb") as handle:
             data = handle.read()
@@ -187,14 +222,13 @@ def _read_file(file):
             from exc
     skipped = []  # the fast paths add to it only when they give the table
     part = _arrow_columns(file, data, skipped)
-    if part is not None:
-        return part, skipped
-    annotations = read_json(file, "annotations file", data)
-    part = _fast_columns(file, annotations, skipped)
     if part is None:
-        part = pd.DataFrame(list(_rows(file, annotations, skipped)),
-                            columns=_COLUMNS)
-    return part, skipped
+        annotations = read_json(file, "annotations file", data)
+        part = _fast_columns(file, annotations, skipped)
+        if part is None:
+            part = pd.DataFrame(list(_rows(file, annotations, skipped)),
+                                columns=_COLUMNS)
+    return part, skipped, _check_judged(file, part, skipped)
 
 
 def read_alpaca_eval(path):
@@ -213,7 +247,11 @@ def read_alpaca_eval(path):
 
     Annotations of a generator against itself (the reference's own file,
     where AlpacaEval logs a draw) compare nothing: they are left out with a
-    warning.
+    warning. An annotation whose preference is null (the judge's answer was
+    not parsed) is not scored (NaN), with a warning naming each model and
+    how many of its annotations lack one; a file with no annotation at all
+    (an empty list) or none with a preference is refused, so that no model
+    vanishes from the comparisons unnoticed.
 
     With pyarrow installed the JSON is parsed by pyarrow, only the fields
     the table needs; anything it cannot read as expected is read with the
@@ -240,8 +278,16 @@ def read_alpaca_eval(path):
     ------
     ValueError
         Naming the file and the annotation: a file that is not a list of
-        annotations, a missing field, a preference outside [1, 2] (or 0), or
+        annotations, an empty list, a missing field, a preference outside
+        [1, 2] (or 0), a file none of whose annotations has a preference, or
         the same comparison read twice.
+
+    Warns
+    -----
+    UserWarning
+        For annotations of a generator against itself (left out) and for
+        annotations without a preference (not scored), naming the models
+        and how many.
 
     Examples
     --------
@@ -261,10 +307,22 @@ def read_alpaca_eval(path):
     files = input_files(
         path, lambda p: p.name == "annotations.json", "AlpacaEval annotations.json"
     )
-    parts, skipped = [], []
-    for part, own in ordered_map(_read_file, files):
+    parts, skipped, missing = [], [], {}
+    for part, own, unjudged in ordered_map(_read_file, files):
         parts.append(part)
         skipped += own
+        for model, (n, total) in unjudged.items():
+            before = missing.get(model, (0, 0))
+            missing[model] = (before[0] + n, before[1] + total)
+    if missing:
+        counts = "; ".join(f"{model!r} {n} of {total}"
+                           for model, (n, total) in sorted(missing.items()))
+        warnings.warn(
+            f"{path}: annotations without a preference (null) are not scored "
+            f"(NaN) and left out of the comparisons: {counts}.",
+            UserWarning,
+            stacklevel=2,
+        )
     if skipped:
         warnings.warn(
             f"{len(skipped)} annotation(s) compare a generator with itself "
@@ -275,4 +333,4 @@ def read_alpaca_eval(path):
     long = pd.concat(parts, ignore_index=True)
     if len(long) == 0:
         raise ValueError(f"{path}: no annotation compares two generators")
-    return check_long_table(long)
+    return checked_long_table(long, part_sources(parts, files))

@@ -31,7 +31,7 @@ from ._files import (
     input_files,
     long_table,
 )
-from ._long import LONG_COLUMNS
+from ._long import LONG_COLUMNS, part_sources
 
 __all__ = ["is_details_file", "read_leaderboard_details"]
 
@@ -421,7 +421,7 @@ def read_leaderboard_details(path, *, model=None):
         "details table (details_<task>_<date>.parquet or "
         "samples_<task>_<date>.parquet)",
     )
-    parts, skipped, seen, aligned = [], set(), {}, {}
+    parts, skipped, seen, aligned, read_from = [], set(), {}, {}, []
     for file in files:
         match = _NAME.match(file.name)
         if match is None:
@@ -455,5 +455,7 @@ def read_leaderboard_details(path, *, model=None):
             "doc_hash": columns["doc_hash"],
             "file": constant_column(file.name, n),
         }))
+        read_from.append(file)
     return long_table(parts, skipped, _COLUMNS,
-                      f"{path}: no per-sample score in the details tables")
+                      f"{path}: no per-sample score in the details tables",
+                      part_sources(parts, read_from))

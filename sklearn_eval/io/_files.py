@@ -13,9 +13,10 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from ._long import check_long_table
+from ._long import checked_long_table
 
 __all__ = [
+    "all_finite_or_nan",
     "arrow_column",
     "arrow_joined_text",
     "arrow_inferred",
@@ -23,6 +24,7 @@ __all__ = [
     "arrow_json_lines",
     "claim_run",
     "constant_column",
+    "finite_score",
     "input_files",
     "long_table",
     "ordered_map",
@@ -716,23 +718,47 @@ def claim_run(seen, model, task, source):
 
 
 def score_of(value, where):
-    """Float of a logged score: numbers and booleans as they are, None = NaN."""
+    """Float of a logged score: numbers and booleans as they are, None = NaN.
+
+    An infinite score (JSON's ``Infinity``, or a number beyond the float
+    range such as ``1e309``) is refused naming ``where``.
+    """
     if value is None:
         return math.nan
     if isinstance(value, bool | int | float):
-        return float(value)
+        try:
+            score = float(value)
+        except OverflowError:  # an integer beyond the float range
+            score = math.inf
+        return finite_score(score, where)
     raise ValueError(
         f"{where}: the score {value!r} is not a number; the reader takes "
         "scores as logged and cannot convert it."
     )
 
 
-def long_table(parts, skipped, columns, empty):
+def finite_score(score, where):
+    """``score`` unless it is infinite; NaN (not scored) passes."""
+    if math.isinf(score):
+        raise ValueError(
+            f"{where}: the score is {score!r}, not a finite number (NaN or null "
+            "marks a sample not scored)."
+        )
+    return score
+
+
+def all_finite_or_nan(scores):
+    """Whether an array of scores has no infinite value (the fast paths' test)."""
+    return not np.isinf(np.asarray(scores, dtype=np.float64)).any()
+
+
+def long_table(parts, skipped, columns, empty, where=None):
     """The reader's long table from its parts, the metrics it left out warned of.
 
     ``skipped`` names the ``"<task>:<metric>"`` whose per-sample values are
     not numbers (the parts of a corpus-level metric); ``empty`` is the error
-    when no part has a score.
+    when no part has a score; ``where(long, row)`` names the file of a row
+    in the errors of the check (see :func:`~._long.checked_long_table`).
     """
     if skipped:
         warnings.warn(
@@ -743,4 +769,4 @@ def long_table(parts, skipped, columns, empty):
         )
     if not parts:
         raise ValueError(empty)
-    return check_long_table(pd.concat(parts, ignore_index=True)[columns])
+    return checked_long_table(pd.concat(parts, ignore_index=True)[columns], where)

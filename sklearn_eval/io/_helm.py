@@ -1,9 +1,12 @@
 """Reader of HELM run folders (``run_spec.json`` and ``per_instance_stats.json``)."""
 
+import math
+
 import numpy as np
 import pandas as pd
 
 from ._files import (
+    all_finite_or_nan,
     arrow_column,
     arrow_records,
     arrow_records_file,
@@ -14,11 +17,12 @@ from ._files import (
     read_json,
     score_of,
 )
-from ._long import LONG_COLUMNS, check_long_table
+from ._long import LONG_COLUMNS, checked_long_table, part_sources
 
 __all__ = ["read_helm"]
 
 _COLUMNS = [*LONG_COLUMNS, "split", "run"]
+_RUN_FILES = ("run_spec.json", "per_instance_stats.json")
 _MODEL_ARGS = ("model", "model_deployment")
 
 
@@ -96,7 +100,7 @@ def _read_run(folder):
                 stat_name = stat["name"]
                 metric = stat_name["name"] + suffix
                 mean = stat.get("mean")
-                if type(mean) is not float:
+                if type(mean) is not float or math.isinf(mean):
                     where = f"{path}: instance {k} ({item!r}), stat {metric!r}"
                     mean = score_of(mean, where)
                 items.append(item)
@@ -181,6 +185,8 @@ def _arrow_columns(source):
     metric, split = stat_name.flatten()
     if metric.null_count:
         return None
+    if not all_finite_or_nan(mean.to_numpy(zero_copy_only=False)):
+        return None  # read entry by entry, which names the instance
     parent = pc.list_parent_indices(stats)
     if suffix is not None:
         metric = pc.binary_join_element_wise(metric, suffix.take(parent), "")
@@ -199,7 +205,8 @@ def read_helm(path):
     the scenario in its name) and ``per_instance_stats.json`` (one entry per
     instance and train trial, with every stat HELM computed on it). A folder
     is read run by run (every folder under it that holds a
-    ``run_spec.json``). Every stat is a metric (``exact_match``,
+    ``run_spec.json`` or a ``per_instance_stats.json``; a run folder needs
+    both). Every stat is a metric (``exact_match``,
     ``quasi_exact_match``, ``num_output_tokens``, ...): pick one with
     ``metric=`` downstream. Stats of a perturbed instance (robustness and
     fairness runs) are named ``"<stat>@<perturbation>"``. Scores are the
@@ -228,9 +235,10 @@ def read_helm(path):
     Raises
     ------
     ValueError
-        Naming the file (and the instance or field): a folder without a run
-        spec, a run without per-instance stats or instances, a missing field,
-        a stat that is not a number, or two runs of one model and task.
+        Naming the file or folder (and the instance or field): a run folder
+        without a run spec (its per-instance stats would be left out), a run
+        without per-instance stats or instances, a missing field, a stat that
+        is not a number or infinite, or two runs of one model and task.
 
     Examples
     --------
@@ -252,13 +260,24 @@ def read_helm(path):
     """
     folders = sorted({
         file.parent for file in input_files(
-            path, lambda p: p.name == "run_spec.json", "HELM run (run_spec.json)"
+            path, lambda p: p.name in _RUN_FILES, "HELM run (run_spec.json)"
         )
     })
+    for folder in folders:  # a run's stats without its spec: no model to name
+        if not (folder / "run_spec.json").is_file():
+            raise ValueError(
+                f"{folder}: the run has per_instance_stats.json but no "
+                "run_spec.json, which names its model and scenario (copied "
+                "without it?); restore it or remove the folder"
+            )
     parts, seen = [], {}
     for folder, (model, task, found) in zip(
         folders, ordered_map(_read_run, folders), strict=True
     ):
         claim_run(seen, model, task, folder)
         parts.append(found)
-    return check_long_table(pd.concat(parts, ignore_index=True)[_COLUMNS])
+    return checked_long_table(
+        pd.concat(parts, ignore_index=True)[_COLUMNS],
+        part_sources(parts, [folder / "per_instance_stats.json"
+                             for folder in folders]),
+    )

@@ -12,13 +12,17 @@ import numpy as np
 import pandas as pd
 
 from ._files import (
+    all_finite_or_nan,
     arrow_column,
     arrow_inferred,
     arrow_joined_text,
     constant_column,
+    finite_score,
+    input_files,
     ordered_map,
+    score_of,
 )
-from ._long import LONG_COLUMNS, check_long_table
+from ._long import LONG_COLUMNS, checked_long_table, part_sources
 
 __all__ = ["read_inspect"]
 
@@ -79,7 +83,7 @@ def _score(value, where):
     if isinstance(value, bool):
         return float(value)
     if isinstance(value, int | float):
-        return float(value)
+        return score_of(value, where)  # an infinite score is refused
     if isinstance(value, str):
         text = value.strip()
         if text in _LETTERS:
@@ -87,9 +91,11 @@ def _score(value, where):
         if text.lower() in _WORDS:
             return _WORDS[text.lower()]
         try:
-            return float(text)
+            number = float(text)
         except ValueError:
             pass
+        else:
+            return finite_score(number, where)
     raise ValueError(
         f"{where}: score value {value!r} is not a number, a letter C/I/P/N or "
         "yes/no; the reader takes scores as logged and cannot convert it."
@@ -135,8 +141,8 @@ def _sample_rows(sample, model, task, path):
         )
         for metric, v in values.items():
             kind = type(v)  # the common cases first; _score names any problem
-            if kind is float or kind is int:
-                score = float(v)
+            if kind is float and v - v == 0.0:  # finite
+                score = v
             elif kind is str and v in _LETTERS:
                 score = _LETTERS[v]
             else:
@@ -177,7 +183,12 @@ def _fast_columns(samples, model, task):
             raw = [entry["value"] for entry in logged]
             answers.append([entry.get("answer") for entry in logged])
             if all(type(v) is float or type(v) is int for v in raw):
-                values.append([float(v) for v in raw])
+                try:
+                    values.append([float(v) for v in raw])
+                except OverflowError:  # an integer beyond the float range
+                    return None
+                if not all_finite_or_nan(values[-1]):
+                    return None  # read sample by sample, which names it
             elif all(type(v) is str and v in _LETTERS for v in raw):
                 values.append([_LETTERS[v] for v in raw])
             else:
@@ -222,6 +233,8 @@ def _arrow_scorer(entry):
     if value.type in (pa.int64(), pa.float64()):
         # int64 to float64 rounds to the nearest, as Python's float(int)
         scores = value.to_numpy().astype(np.float64)
+        if not all_finite_or_nan(scores):
+            return None
     elif value.type == pa.string():
         code = pc.index_in(value, value_set=pa.array(list(_LETTERS)))
         if code.null_count:
@@ -364,6 +377,25 @@ def _read_eval(path):
     return frame, n_samples, status
 
 
+_MANIFEST = "logs.json"  # inspect_ai's write_log_dir_manifest
+
+
+def _is_manifest(path):
+    """Whether ``path`` is the manifest inspect_ai writes into a log folder.
+
+    ``logs.json``: an object mapping each log's file name to its header; a
+    log has the fields ``version`` and ``eval`` at its top level instead.
+    """
+    if path.name != _MANIFEST:
+        return False
+    try:
+        with open(path, encoding="utf-8") as handle:
+            content = json.load(handle)
+    except (ValueError, OSError):
+        return False  # read as a log, whose reader names the problem
+    return isinstance(content, dict) and "eval" not in content
+
+
 def _read_json(path):
     try:
         with open(path, encoding="utf-8") as handle:
@@ -386,8 +418,10 @@ def read_inspect(path):
     summaries (``summaries.json``, or the journal of a run that did not
     finish; the sample members one by one when neither is there), and
     ``.json`` logs. Each log is one run of one model on one task as
-    inspect_ai records it; a folder is read log by log (sorted by name, both
-    formats). Scores are taken as logged: numbers as they are, the letters
+    inspect_ai records it; a folder is read log by log, its subfolders too
+    (sorted by path, both formats; the manifest ``logs.json`` that
+    inspect_ai may write beside the logs is not a log and is passed over).
+    Scores are taken as logged: numbers as they are, the letters
     C, I, P, N as 1, 0, 0.5, 0 (inspect_ai's own conversion), yes/no and
     booleans as 1/0; a scorer whose value is a dict gives one metric per key
     (``"<scorer>/<key>"``).
@@ -403,7 +437,8 @@ def read_inspect(path):
         The columns of :data:`~sklearn_eval.io.LONG_COLUMNS` (``metric`` is
         the scorer's name, ``item`` the sample id, ``epoch`` inspect_ai's
         1-based epoch) plus ``target``, ``answer`` and ``log`` (the file's
-        name), one row per sample, epoch and scorer.
+        name; its path under the folder read, for a log in a subfolder), one
+        row per sample, epoch and scorer.
 
     Raises
     ------
@@ -435,17 +470,21 @@ def read_inspect(path):
     [['mockllm/a', 'q1', 1, 'match', 1.0]]
     """
     path = Path(path)
-    if path.is_dir():
-        files = sorted(p for p in path.iterdir() if p.suffix in (".eval", ".json"))
-        if not files:
-            raise ValueError(f"{path}: no .eval or .json log in this folder")
-    elif path.is_file():
-        files = [path]
-    else:
-        raise ValueError(f"{path}: no such file or folder")
+    files = input_files(
+        path, lambda p: p.suffix in (".eval", ".json") and not _is_manifest(p),
+        ".eval or .json log",
+    )
     for file in files:
         if file.suffix not in (".eval", ".json"):
             raise ValueError(f"{file}: not an inspect_ai log (.eval or .json)")
+        if _is_manifest(file):
+            raise ValueError(
+                f"{file}: inspect_ai's manifest of a log folder (log names and "
+                "headers), not a log; read the folder"
+            )
+    # a log's name in the table: its path under the folder read
+    names = {file: file.name if file == path else
+             file.relative_to(path).as_posix() for file in files}
 
     def read(file):
         return (_read_eval if file.suffix == ".eval" else _read_json)(file)
@@ -463,5 +502,6 @@ def read_inspect(path):
                 UserWarning,
                 stacklevel=2,
             )
-        parts.append(found.assign(log=file.name))
-    return check_long_table(pd.concat(parts, ignore_index=True))
+        parts.append(found.assign(log=names[file]))
+    return checked_long_table(pd.concat(parts, ignore_index=True),
+                              part_sources(parts, files))

@@ -8,6 +8,7 @@ import numpy as np
 import pandas as pd
 
 from ._files import (
+    all_finite_or_nan,
     arrow_column,
     arrow_json_lines,
     claim_run,
@@ -18,7 +19,7 @@ from ._files import (
     read_json,
     score_of,
 )
-from ._long import LONG_COLUMNS
+from ._long import LONG_COLUMNS, part_sources
 
 __all__ = ["read_lm_eval"]
 
@@ -208,6 +209,8 @@ def _arrow_samples(file, filters):
             label_codes[rows] = len(label_names)
             label_names.append(f"{metric},{name}")
             scores[rows] = column.to_numpy()
+    if not all_finite_or_nan(scores):  # the line-by-line read names the line
+        return None
     line_of = pa.array(line_of)
     return _ArrowPart(table.column("doc_id").to_numpy()[line_of.to_numpy()],
                       table.column("target").take(line_of),
@@ -310,7 +313,7 @@ def _read_samples(file, task, filters, skipped):
         doc_hash = fields.get("doc_hash")
         for metric in metrics:
             value = fields.get(metric, _MISSING)
-            if type(value) is float:
+            if type(value) is float and value - value == 0.0:  # finite
                 score = value
             elif value is _MISSING:
                 raise ValueError(
@@ -477,7 +480,7 @@ def read_lm_eval(path):
         lambda p: p.name.startswith("results_") and p.suffix == ".json",
         "lm-evaluation-harness results_*.json file",
     )
-    parts, skipped, seen, versions = [], set(), {}, {}
+    parts, skipped, seen, versions, folders = [], set(), {}, {}, []
     for file in files:
         file = Path(file)
         if not (file.name.startswith("results_") and file.suffix == ".json"):
@@ -496,5 +499,11 @@ def read_lm_eval(path):
                     "task versions are not comparable item by item"
                 )
         parts.extend(found)
+        folders.extend([file.parent] * len(found))
+    folder_of = part_sources(parts, folders)
+
+    def where(long, row):  # the samples file of the row
+        return str(Path(folder_of(long, row)) / str(long["file"].iloc[row]))
+
     return long_table(parts, skipped, _COLUMNS,
-                      f"{path}: no per-sample score in the runs")
+                      f"{path}: no per-sample score in the runs", where)

@@ -59,6 +59,16 @@ def check_long_table(long):
     >>> check_long_table(long).dtypes["score"]
     dtype('float64')
     """
+    return checked_long_table(long)
+
+
+def checked_long_table(long, where=None):
+    """:func:`check_long_table`, its errors naming where the rows were read.
+
+    ``where(long, row)``, when given, names the file the row was read from
+    (a reader knows it; the table need not hold it): an error about a row
+    names that file, and two rows that repeat a sample name both files.
+    """
     if not isinstance(long, pd.DataFrame):
         raise TypeError(
             f"The long table must be a pandas DataFrame; got {type(long).__name__}."
@@ -77,8 +87,8 @@ def check_long_table(long):
         if bad.any():
             row = int(np.argmax(bad))
             raise ValueError(
-                f"Column {column!r} has a missing label at row {row}: every "
-                f"score needs its {column}."
+                f"Column {column!r} has a missing label at row {row}"
+                f"{_read_from(long, row, where)}: every score needs its {column}."
             )
     epoch = pd.to_numeric(long["epoch"], errors="coerce").to_numpy(dtype=float)
     bad = ~(np.isfinite(epoch) & (epoch >= 1) & (epoch == np.round(epoch)))
@@ -86,7 +96,8 @@ def check_long_table(long):
         row = int(np.argmax(bad))
         raise ValueError(
             f"Column 'epoch' must hold whole numbers >= 1 (the tool's 1-based "
-            f"repeat number); row {row} has {long['epoch'].iloc[row]!r}."
+            f"repeat number); row {row}{_read_from(long, row, where)} has "
+            f"{_plain(long['epoch'].iloc[row])!r}."
         )
     long["epoch"] = epoch.astype(np.int64)
     score = pd.to_numeric(long["score"], errors="coerce").to_numpy(dtype=float)
@@ -95,7 +106,8 @@ def check_long_table(long):
         row = int(np.argmax(bad))
         raise ValueError(
             f"Column 'score' must hold finite numbers (NaN = not scored); row "
-            f"{row} has {long['score'].iloc[row]!r}."
+            f"{row}{_read_from(long, row, where, key=True)} has "
+            f"{_plain(long['score'].iloc[row])!r}."
         )
     long["score"] = score
     # judged comparisons (an 'opponent' column): one row per pair of models
@@ -106,14 +118,52 @@ def check_long_table(long):
         key = tuple(long.loc[first, keys])
         same = (long[keys] == pd.Series(key, index=keys)).all(axis=1)
         rows = np.flatnonzero(same.to_numpy())[:2].tolist()
+        sample = dict(zip(keys, (_plain(v) for v in key), strict=True))
+        if where is not None:
+            first, second = (where(long, row) for row in rows)
+            if first != second:
+                held = (f"{first} and {second} both hold the sample {sample}: "
+                        "the same sample read twice (a copied log, or runs "
+                        "that overlap)")
+            else:
+                held = (f"{first} holds the sample {sample} twice: a sample "
+                        "logged twice (a resumed or merged run)")
+            raise ValueError(
+                f"{held} would be counted twice; keep one "
+                f"({int(duplicated.sum())} rows repeat a sample)."
+            )
         raise ValueError(
             f"The long table has {int(duplicated.sum())} rows that repeat a "
-            f"({', '.join(keys)}); e.g. rows {rows} are both "
-            f"{dict(zip(keys, (_plain(v) for v in key), strict=True))}. A sample "
+            f"({', '.join(keys)}); e.g. rows {rows} are both {sample}. A sample "
             "logged twice (a resumed or merged run) would be counted twice: "
             "drop the duplicates or give the repeats distinct epochs."
         )
     return long
+
+
+def _read_from(long, row, where, key=False):
+    """`` (read from FILE[: its sample])`` of a row, or "" without ``where``."""
+    if where is None:
+        return ""
+    text = f" (read from {where(long, row)}"
+    if key:
+        sample = {column: _plain(long[column].iloc[row]) for column in _KEY}
+        text += f": {sample}"
+    return text + ")"
+
+
+def part_sources(parts, paths):
+    """``where(long, row)``: the path of the part (file) a row came from.
+
+    ``parts`` are the frames concatenated, in order, into the long table;
+    ``paths[k]`` is where part ``k`` was read from (a file or run folder).
+    """
+    ends = np.cumsum([len(part) for part in parts])
+
+    def where(long, row):
+        return str(paths[int(np.searchsorted(ends, row, side="right"))])
+
+    return where
 
 
 def _varying(long, keys):
@@ -136,6 +186,7 @@ def _varying(long, keys):
 
 
 def _plain(value):
+    """A numpy scalar as the Python value it holds (``inf``, not its repr)."""
     return value.item() if isinstance(value, np.generic) else value
 
 

@@ -270,13 +270,20 @@ class BaseMatchRater(
         y : array-like of shape (n_matches,)
             Outcome for the first player: 1 win, 0 loss, 0.5 draw.
         sample_weight : array-like of shape (n_matches,), default=None
-            Non-negative match weights. Online, a weight multiplies the
-            update step; in batch, it multiplies the match's log-likelihood.
+            Non-negative match weights, not all zero. Online, a weight
+            multiplies the update step; in batch, it multiplies the match's
+            log-likelihood.
 
         Returns
         -------
         self : object
             The fitted estimator.
+
+        Raises
+        ------
+        ValueError
+            For malformed matches, or weights that are negative or sum to 0
+            (no match would count).
         """
         return super().fit(X, y, sample_weight=sample_weight)
 
@@ -386,7 +393,7 @@ class BaseMatchRater(
         y : array-like of shape (n_matches,)
             Outcome for the first player: 1 win, 0 loss, 0.5 draw.
         sample_weight : array-like of shape (n_matches,), default=None
-            Non-negative weights multiplying each update step.
+            Non-negative weights multiplying each update step, not all zero.
 
         Returns
         -------

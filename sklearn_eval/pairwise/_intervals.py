@@ -66,7 +66,13 @@ from ._extended_intervals import (
     is_extended,
     resample_chunk,
 )
-from ._unplayed import embed_covariance, mask_unplayed
+from ._unplayed import (
+    _bread_inverse,
+    _laplacian,
+    embed_covariance,
+    mask_unplayed,
+    zero_width_note,
+)
 
 __all__ = [
     "bootstrap_bradley_terry",
@@ -595,22 +601,6 @@ def bootstrap_online_elo(
     )
 
 
-def _laplacian(first, second, weights, n):
-    """Dense weighted graph Laplacian sum_k w_k (e_i - e_j)(e_i - e_j)^T."""
-    pair = np.bincount(first * n + second, weights=weights, minlength=n * n)
-    pair = pair.reshape(n, n)
-    return np.diag(pair.sum(axis=0) + pair.sum(axis=1)) - pair - pair.T
-
-
-def _bread_inverse(hessian, alpha):
-    """Inverse Hessian; with alpha = 0, the pseudo-inverse on mean-zero ratings."""
-    n = hessian.shape[0]
-    if alpha > 0:
-        return np.linalg.inv(hessian)
-    gauge = np.full((n, n), 1.0 / n)
-    return np.linalg.inv(hessian + gauge) - gauge
-
-
 def bradley_terry_covariance(estimator, X, y, sample_weight=None, *,
                              covariance="sandwich", frequency_weights=False,
                              groups=None):
@@ -727,7 +717,11 @@ def bradley_terry_intervals(
     cover 92-98% of the time). With ``alpha > 0`` the ratings are shrunk and
     the intervals describe the penalised estimate; with players that are
     undefeated, winless or disconnected there is no finite estimate and the
-    intervals are meaningless (the estimator warns).
+    intervals are meaningless (the estimator warns). When every match's
+    outcome equals its fitted probability (every match a draw, counted as
+    half a win) the sandwich variance is zero: the intervals then have zero
+    width, which does not mean certainty, and a warning (also the result's
+    ``note``) says so.
 
     Parameters
     ----------
@@ -753,6 +747,11 @@ def bradley_terry_intervals(
     BootstrapResult
         With ``method`` "sandwich" or "observed information" and
         ``covariance`` set.
+
+    Warns
+    -----
+    UserWarning
+        When every interval has zero width (see above).
 
     Examples
     --------
@@ -789,8 +788,10 @@ def bradley_terry_intervals(
     name = "sandwich" if covariance == "sandwich" else "observed information"
     if groups is not None and covariance == "sandwich":
         name = "cluster-robust sandwich"
+    note = zero_width_note(name, half_width)
     return summarize_samples(
         full.players_, estimate, draws, confidence_level=confidence_level,
         low=estimate - half_width, high=estimate + half_width,
-        prob_above=prob_above, method=name, covariance=cov,
+        prob_above=prob_above, method=name, note=note, covariance=cov,
     )
+

@@ -115,3 +115,36 @@ def embed_covariance(sub_cov, keep, size):
     index = np.flatnonzero(keep) if np.asarray(keep).dtype == bool else keep
     full[np.ix_(index, index)] = sub_cov
     return full
+
+
+def _laplacian(first, second, weights, n):
+    """Dense weighted graph Laplacian sum_k w_k (e_i - e_j)(e_i - e_j)^T."""
+    pair = np.bincount(first * n + second, weights=weights, minlength=n * n)
+    pair = pair.reshape(n, n)
+    return np.diag(pair.sum(axis=0) + pair.sum(axis=1)) - pair - pair.T
+
+
+def _bread_inverse(hessian, alpha):
+    """Inverse Hessian; with alpha = 0, the pseudo-inverse on mean-zero ratings."""
+    n = hessian.shape[0]
+    if alpha > 0:
+        return np.linalg.inv(hessian)
+    gauge = np.full((n, n), 1.0 / n)
+    return np.linalg.inv(hessian + gauge) - gauge
+
+
+def zero_width_note(name, half_width):
+    """The note (and warning) of analytic intervals that all have zero width.
+
+    The outcomes then do not vary around the fitted model (every match a
+    draw): the estimated variance is zero, and the intervals do not measure
+    uncertainty. Empty string otherwise.
+    """
+    if half_width.size < 2 or np.any(half_width > 0):
+        return ""
+    note = (f"The {name} intervals have zero width: the outcomes do not vary "
+            "around the fitted model (as when every match is a draw), so the "
+            "estimated variance is zero and the intervals do not measure "
+            "uncertainty.")
+    warnings.warn(note, UserWarning, stacklevel=find_stack_level())
+    return note

@@ -55,10 +55,12 @@ def write_csv(path, header, rows):
 
     Parameters
     ----------
-    path : str or path-like
+    path : str, path-like or text file
         The file to write (replaced if it exists, atomically: a reader, or a
         process killed while writing, sees the old file or the whole new
-        one, never a partial file).
+        one, never a partial file), or an open text file (opened with
+        ``newline=""``) to write the table to, e.g. one of the files of
+        several written together.
     header : sequence of str
         Column names.
     rows : iterable of sequences
@@ -67,8 +69,8 @@ def write_csv(path, header, rows):
 
     Returns
     -------
-    path : str
-        The path written.
+    path : str or file
+        The path written (the file itself when given one).
 
     Raises
     ------
@@ -90,7 +92,6 @@ def write_csv(path, header, rows):
     -35.2,
     <BLANKLINE>
     """
-    name = os.fspath(path)
     header = [_cell(column) for column in header]
     lines = []
     for number, row in enumerate(rows, start=1):
@@ -100,8 +101,16 @@ def write_csv(path, header, rows):
                 f"row {number} has {len(cells)} cells; the header has {len(header)}."
             )
         lines.append(cells)
+    if hasattr(path, "write"):
+        _write_rows(path, header, lines)
+        return path
+    name = os.fspath(path)
     with atomic_write(name, newline="") as handle:
-        writer = csv.writer(handle)
-        writer.writerow(header)
-        writer.writerows(lines)
+        _write_rows(handle, header, lines)
     return name
+
+
+def _write_rows(handle, header, lines):
+    writer = csv.writer(handle)
+    writer.writerow(header)
+    writer.writerows(lines)

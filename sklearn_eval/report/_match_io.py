@@ -102,7 +102,7 @@ def read_matches(
         then 1, 0.5 or 0 as the first score is above, equal to or below the
         second.
     weight_col : str or None, default=None
-        Optional column of non-negative match weights.
+        Optional column of non-negative match weights, not all zero.
     sep : str or None, default=None
 
     Returns
@@ -113,7 +113,8 @@ def read_matches(
     ------
     CSVError
         For a missing file or column, a bad outcome, a missing player or
-        score, or a player against itself (the line is named).
+        score, a negative weight, or a player against itself (the line is
+        named), and for weights that are all zero or whose sum overflows.
 
     Examples
     --------
@@ -180,6 +181,18 @@ def _read_matches(
             raise CSVError(
                 f"{name}, line {lines[int(negative[0])]}, column {weight_col!r}: "
                 "negative weight"
+            )
+        with np.errstate(over="ignore"):
+            total = float(np.sum(weights))
+        if total == 0:
+            raise CSVError(
+                f"{name}, column {weight_col!r}: every weight is 0: the weights "
+                "sum to 0, so no match would count"
+            )
+        if not np.isfinite(total):
+            raise CSVError(
+                f"{name}, column {weight_col!r}: the weights sum to more than a "
+                "float can hold; rescale them (only their ratios matter)"
             )
     X = np.column_stack([first, second])
     return MatchTable(X, y, weights, name)

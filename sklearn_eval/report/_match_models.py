@@ -25,6 +25,12 @@ TIE_MODELS = ("davidson", "rao-kupper")
 _TIE_NAMES = {"half": "half", "davidson": "Davidson", "rao-kupper": "Rao-Kupper"}
 N_FOLDS = 5
 N_NULL = 200
+ALL_DRAWS_NOTE = (
+    "Every match is a draw, so no tie model applies (Davidson's or Rao-Kupper's "
+    "tie parameter would be infinite) and there is no decided match: a draw "
+    "counts as half a win and half a loss, and every player gets the same "
+    "rating. "
+)
 
 
 def choose_alpha(matches, alpha):
@@ -67,12 +73,14 @@ def choose_ties(matches, ties, base, random_state):
     Davidson's and Rao-Kupper's models are compared by their mean held-out
     log-likelihood (5-fold cross-validation); "half" scores a draw as half a
     win and half a loss and is no probability model of draws, so it is not a
-    candidate.
+    candidate. When every match is a draw no tie model has a finite tie
+    parameter: the ratings count draws as half (every player rates the
+    same), and the note says so.
     """
     draws = matches.y == 0.5
-    # a tie model needs both draws and decided matches (all draws: its tie
-    # parameter would be infinite), so "half" it stays
-    if ties is not None or not draws.any() or draws.all():
+    if draws.all() and ties in (None, "half"):
+        return "half", {}, ALL_DRAWS_NOTE
+    if ties is not None or not draws.any():
         return ties or "half", {}, ""
     X = matches.model_X
     scores = {

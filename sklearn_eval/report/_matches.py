@@ -21,6 +21,7 @@ reason and its entry is None, and the others still run.
 from __future__ import annotations
 
 import time
+import warnings
 
 import numpy as np
 from sklearn.utils import Bunch
@@ -245,6 +246,15 @@ def _intervals(
         n_jobs=n_jobs,
         prefit=True,
     )
+    if result.estimate.size > 1 and not np.any(result.high - result.low > 0):
+        # zero width is no certainty: say so in the report and on stderr
+        if not result.note:
+            result.note = (
+                f"The {result.method} intervals have zero width: every "
+                "resample gave the same ratings (as when every match is a draw), "
+                "so they do not measure uncertainty."
+            )
+        warnings.warn(result.note, UserWarning, stacklevel=2)
     return result
 
 
@@ -421,9 +431,13 @@ def analyze_matches(
     a pure check (:func:`~sklearn_eval.pairwise.maximum_likelihood_exists`),
     and with draws in the data and ``ties=None`` the tie model by held-out
     likelihood (Davidson or Rao-Kupper, 5-fold cross-validation); the
-    report says so. The cyclic share of the win-rate game is set beside the
-    shares of games simulated from the fitted ratings on the same schedule
-    (a parametric bootstrap).
+    report says so. When every match is a draw no tie model has a finite
+    tie parameter: draws count as half (every player rates the same) and
+    the report says that instead; intervals of zero width (no resample or
+    sandwich variance can vary such data) come with a note and a warning
+    that they measure no uncertainty. The cyclic share of the win-rate game
+    is set beside the shares of games simulated from the fitted ratings on
+    the same schedule (a parametric bootstrap).
 
     Parameters
     ----------
@@ -452,8 +466,8 @@ def analyze_matches(
         Progress lines on stderr (True) or the given stream.
     ties : {"half", "davidson", "rao-kupper"} or None, default=None
         The ratings' tie model (``EloRanker(ties=...)``). None: "half"
-        without draws, else the better of Davidson and Rao-Kupper by held-out
-        likelihood.
+        without draws or when every match is a draw, else the better of
+        Davidson and Rao-Kupper by held-out likelihood.
     first_advantage : float, "fit" or None, default=None
         The first player's advantage (``EloRanker(first_advantage=...)``);
         None is 0.

@@ -95,15 +95,22 @@ def _mean_analytic(X, y, sample_weight, *, confidence_level, n_draws,
     n_tasks = values.shape[1]
     if n_tasks < 2:
         raise ValueError("estimator='mean' needs at least two tasks (columns).")
-    estimate = values.mean(axis=1)
-    centred = values - estimate[:, None]
-    if groups is None:
-        cov = centred @ centred.T / (n_tasks * (n_tasks - 1))
-    else:
-        codes, n_groups = check_groups(groups, n_tasks, "task (column of X)")
-        summed = np.zeros((values.shape[0], n_groups))
-        np.add.at(summed.T, codes, centred.T)
-        cov = summed @ summed.T / n_tasks**2 * (n_groups / (n_groups - 1.0))
+    with np.errstate(over="ignore", invalid="ignore"):
+        estimate = values.mean(axis=1)
+        centred = values - estimate[:, None]
+        if groups is None:
+            cov = centred @ centred.T / (n_tasks * (n_tasks - 1))
+        else:
+            codes, n_groups = check_groups(groups, n_tasks, "task (column of X)")
+            summed = np.zeros((values.shape[0], n_groups))
+            np.add.at(summed.T, codes, centred.T)
+            cov = summed @ summed.T / n_tasks**2 * (n_groups / (n_groups - 1.0))
+    if not (np.isfinite(estimate).all() and np.isfinite(cov).all()):
+        raise ValueError(
+            "The scores are too large for the covariance of the agents' means "
+            f"(up to {np.max(np.abs(values)):.4g}: their squares overflow a "
+            "64-bit float); rescale them (e.g. divide them by 1e150)."
+        )
     labels = MeanScore().fit(X).agents_
     se = np.sqrt(np.clip(np.diag(cov), 0.0, None))
     z = norm.ppf(0.5 + confidence_level / 2.0)

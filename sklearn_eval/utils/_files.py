@@ -7,6 +7,14 @@ folder (so that the final rename stays on one file system), flushes it to
 disk, and renames it over the target with :func:`os.replace`, which POSIX and
 Windows perform atomically. On any error the temporary file is removed and
 the target is left as it was. Every file the package writes goes through it.
+
+:func:`atomic_write_all` does the same for a set of files that belong
+together (the tables of one ``--csv``): every file is written to its
+temporary first, and only then are they renamed over their targets, the
+files they replace kept aside until all renames succeeded; if a rename
+fails, the targets already replaced get their previous content back. A set
+is thus written whole or not at all (only a process killed between the
+renames can leave some files old and some new).
 """
 
 from __future__ import annotations
@@ -15,9 +23,10 @@ import contextlib
 import errno
 import os
 import secrets
+import shutil
 import stat
 
-__all__ = ["atomic_write", "write_text_atomic"]
+__all__ = ["atomic_write", "atomic_write_all", "write_text_atomic"]
 
 _CREATE = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_BINARY", 0)
 
@@ -141,6 +150,139 @@ def atomic_write(path, mode="w", *, encoding="utf-8", newline=None):
             os.unlink(temporary)
         raise
     _sync_folder(os.path.dirname(target))
+
+
+def _open_temporary(fd, mode, encoding, newline):
+    if mode == "wb":
+        return os.fdopen(fd, "wb")
+    return os.fdopen(fd, "w", encoding=encoding, newline=newline)
+
+
+def _keep_aside(target):
+    """A hidden hard link (else copy) of ``target``'s current content, or None."""
+    if not os.path.exists(target):
+        return None
+    folder, base = os.path.split(target)
+    for _ in range(100):
+        name = os.path.join(folder, f".{base}.{secrets.token_hex(6)}.tmp")
+        if os.path.exists(name):
+            continue
+        try:
+            os.link(target, name)
+        except FileExistsError:
+            continue
+        except OSError:  # no hard links here: a copy keeps the content
+            shutil.copy2(target, name)
+        return name
+    raise FileExistsError(errno.EEXIST, "no free temporary name", target)
+
+
+def _put_back(replaced):
+    """Give each replaced target its previous content (or remove a new file)."""
+    for target, aside in reversed(replaced):
+        with contextlib.suppress(OSError):
+            if aside is None:
+                os.unlink(target)
+            else:
+                os.replace(aside, target)
+
+
+@contextlib.contextmanager
+def atomic_write_all(paths, mode="w", *, encoding="utf-8", newline=None):
+    """Open temporary files that replace all of ``paths``, or none of them.
+
+    Parameters
+    ----------
+    paths : sequence of str or path-like
+        The files to write (each as in :func:`atomic_write`), distinct.
+    mode : {"w", "wb"}, default="w"
+        Text or binary.
+    encoding : str, default="utf-8"
+        Encoding of text files.
+    newline : str or None, default=None
+        As for :func:`open`.
+
+    Yields
+    ------
+    list of file objects
+        One temporary file per path, in order. When the block ends normally
+        they are flushed and synced to disk, then renamed over their paths
+        one after the other; if a rename fails, the paths already replaced
+        are given back their previous content (a file that did not exist is
+        removed) and the error is raised. When the block raises, the
+        temporary files are removed and no path is touched.
+
+    Raises
+    ------
+    IsADirectoryError
+        If a path is a directory (before any file is written).
+    PermissionError
+        If a path exists and is read-only for this user (before any file is
+        written).
+    OSError
+        If a folder cannot be written, or a rename fails.
+
+    Examples
+    --------
+    >>> import os, tempfile
+    >>> from sklearn_eval.utils._files import atomic_write_all
+    >>> folder = tempfile.mkdtemp()
+    >>> first = os.path.join(folder, "a.csv")
+    >>> with atomic_write_all([first, os.path.join(folder, "b.csv")]) as (a, b):
+    ...     _ = a.write("old a\\n"), b.write("old b\\n")
+    >>> os.mkdir(os.path.join(folder, "c.csv"))  # cannot be written
+    >>> try:
+    ...     with atomic_write_all([first, os.path.join(folder, "c.csv")]) as (a, c):
+    ...         _ = a.write("new a\\n"), c.write("new c\\n")
+    ... except IsADirectoryError:
+    ...     pass
+    >>> open(first).read(), sorted(os.listdir(folder))
+    ('old a\\n', ['a.csv', 'b.csv', 'c.csv'])
+    """
+    if mode not in ("w", "wb"):
+        raise ValueError(f"mode must be 'w' or 'wb'; got {mode!r}.")
+    targets = [_resolve(path) for path in paths]
+    if len(set(targets)) != len(targets):
+        raise ValueError("atomic_write_all needs distinct files.")
+    temporaries, handles = [], []
+    replaced = []
+    try:
+        for target in targets:
+            fd, temporary = _temporary(target)
+            temporaries.append(temporary)
+            handles.append(_open_temporary(fd, mode, encoding, newline))
+        yield handles
+        for handle in handles:
+            handle.flush()
+            os.fsync(handle.fileno())
+            handle.close()
+        for target, temporary in zip(targets, temporaries, strict=True):
+            with contextlib.suppress(FileNotFoundError):
+                os.chmod(temporary, stat.S_IMODE(os.stat(target).st_mode))
+            aside = _keep_aside(target)
+            try:
+                os.replace(temporary, target)
+            except BaseException:
+                if aside is not None:
+                    with contextlib.suppress(OSError):
+                        os.unlink(aside)
+                raise
+            replaced.append((target, aside))
+    except BaseException:
+        _put_back(replaced)
+        for handle in handles:
+            with contextlib.suppress(OSError):
+                handle.close()
+        for temporary in temporaries:
+            with contextlib.suppress(OSError):
+                os.unlink(temporary)
+        raise
+    for _, aside in replaced:
+        if aside is not None:
+            with contextlib.suppress(OSError):
+                os.unlink(aside)
+    for folder in {os.path.dirname(target) for target in targets}:
+        _sync_folder(folder)
 
 
 def write_text_atomic(path, text, *, encoding="utf-8", newline=""):

@@ -293,6 +293,12 @@ def check_outcomes(y, sample_weight, n, *, require_y=True):
     y : ndarray of float64 or None
     sample_weight : ndarray of float64
         Ones when None.
+
+    Raises
+    ------
+    ValueError
+        For an outcome other than 1, 0 or 0.5, a negative weight, or weights
+        that are all zero (no match would count).
     """
     if y is not None:
         y = outcomes_from_words(y)
@@ -311,6 +317,11 @@ def check_outcomes(y, sample_weight, n, *, require_y=True):
         row = int(np.argmax(weights < 0))
         raise ValueError(
             f"sample_weight must be non-negative; got {weights[row]} at row {row}."
+        )
+    if n and not weights.any():
+        raise ValueError(
+            "sample_weight is zero for every match: the weights sum to 0, so no "
+            "match counts (give at least one match a positive weight)."
         )
     return y_arr, weights
 

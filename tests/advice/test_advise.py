@@ -3,6 +3,9 @@
 See the user guide's "Which method fits my data" page.
 """
 
+import re
+import warnings
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -264,3 +267,48 @@ def test_max_factors_one_leaves_out_only_the_multifactor_candidate():
     assert sorted(one.index) == sorted(kept)
     np.testing.assert_allclose(one.loc[kept, "heldout_loglik"],
                                full.loc[kept, "heldout_loglik"], rtol=0, atol=1e-12)
+
+
+def _draw_matches(n_votes, draw_share, seed=0):
+    """Round-robin votes of 5 players, both orders, ``draw_share`` of them draws."""
+    rng = np.random.default_rng(seed)
+    players = [f"p{k}" for k in range(5)]
+    X = np.array([rng.choice(players, 2, replace=False) for _ in range(n_votes)],
+                 dtype=object)
+    y = rng.integers(0, 2, n_votes).astype(float)
+    y[: round(draw_share * n_votes)] = 0.5
+    return X, y
+
+
+@pytest.mark.parametrize("n_votes", [6, 80])
+@pytest.mark.parametrize(("draw_share", "verdict"), [
+    (0.0, "no ties"), (0.25, "ties present: tie models compared"),
+    (1.0, "all ties: no tie model fits")])
+def test_draw_checks_say_in_words_what_the_draws_leave(n_votes, draw_share, verdict):
+    # every draw share, with and without enough votes for the folds: the
+    # verdict follows the share and no number is NaN
+    X, y = _draw_matches(n_votes, draw_share)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UserWarning)
+        advice = advise(X, y, random_state=0)
+    diagnostics = advice.diagnostics
+    assert diagnostics.loc["draw rate", "verdict"] == verdict
+    first = diagnostics.loc["first-player advantage"]
+    if draw_share == 1.0:
+        assert first["value"] == "no decided votes (every vote a draw)"
+        assert first["verdict"] == "not identified"
+    else:
+        assert "of decided votes" in first["value"]
+    text = " ".join(map(str, diagnostics.to_numpy().ravel())) + advice.explain()
+    assert not re.search(r"\bnan\b", text, flags=re.IGNORECASE)
+
+
+def test_scores_near_the_float_maximum_raise_no_overflow_warning():
+    # correlations do not depend on the unit: the checks work at unit scale
+    X = pd.DataFrame([[1e300, 0, 1], [0, 5e307, 1], [1, 1e300, -1e308], [2, 3, 4]],
+                     dtype=float)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", RuntimeWarning)
+        warnings.simplefilter("ignore", UserWarning)
+        advice = advise(X, random_state=0)
+    assert len(advice.diagnostics) > 0

@@ -175,3 +175,36 @@ def test_unexpected_failures_are_one_line(error, code, message, tmp_path, monkey
     assert err.getvalue().count("\n") == 1 and message in err.getvalue()
     if code == 1:
         assert str(path) in err.getvalue()
+
+
+def _exit_codes():
+    from sklearn_eval.cli import _output
+
+    return {value for name, value in vars(_output).items()
+            if name.startswith("EXIT_") and isinstance(value, int)}
+
+
+def test_every_exit_code_is_listed_wherever_exit_codes_are(capsys):
+    # the constants the CLI returns, against the guide's table, --help of
+    # every command, main's docstring and the package docstring
+    import sklearn_eval.cli as cli
+    from sklearn_eval.cli import _main
+
+    codes = _exit_codes()
+    assert codes == {0, 1, 2, 3, 130}
+    guide = (ROOT / "docs" / "user_guide" / "command_line.rst").read_text()
+    table = guide[guide.index("Errors and exit codes"):]
+    listed = {int(m) for m in re.findall(r"^(\d+)\s{2,}\S", table, flags=re.M)}
+    assert listed == codes
+    for command in [None, *COMMANDS, "compress", "advise"]:
+        code = main(([command] if command else []) + ["--help"])
+        assert code == 0
+        helped = capsys.readouterr().out.replace("\n", " ")
+        for value in codes:
+            assert re.search(rf"\b{value} \w", helped.split("exit codes:")[1]), (
+                command, value)
+    returns = main.__doc__[main.__doc__.index("Returns"):]
+    assert all(re.search(rf"\b{value}\b", returns) for value in codes)
+    assert "3 when" in returns and "130" in returns
+    assert "3 when" in cli.__doc__ and "130" in cli.__doc__
+    assert _main.exit_code_help().count(";") == len(codes) - 1

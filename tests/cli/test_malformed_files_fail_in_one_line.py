@@ -9,13 +9,20 @@ file where there is one), never a traceback, never a result.
 """
 
 import gzip
+import re
 
 import numpy as np
 import pytest
 
 from sklearn_eval.report import CSVError, read_matches, read_result_matrix
 
-from ._helpers import RESULT_COMMANDS, assert_one_error_line, command_argv, run
+from ._helpers import (
+    MATCH_COMMANDS,
+    RESULT_COMMANDS,
+    assert_one_error_line,
+    command_argv,
+    run,
+)
 
 N_VARIANTS = 3  # seeded variants of every damage class (the row it hits)
 MISSING_MARKERS = ["", "NA", "nan", "NaN", "N/A", "null", "None", "<NA>", "#N/A", "-"]
@@ -386,6 +393,16 @@ MATCH_OPTION_CASES = {
         ["--weight-col", "w"],
         "line 2, column 'w': '1e999' is too large",
     ),
+    "all-weights-zero": (
+        "first,second,outcome,w\nx,y,1,0\ny,z,0,0\nz,x,0.5,0.0\n",
+        ["--weight-col", "w"],
+        "column 'w': every weight is 0: the weights sum to 0",
+    ),
+    "weights-sum-overflows": (
+        "first,second,outcome,w\nx,y,1,1e308\ny,z,0,1e308\n",
+        ["--weight-col", "w"],
+        "column 'w': the weights sum to more than a float can hold",
+    ),
     "missing-weight": (
         "first,second,outcome,w\nx,y,1,NA\n",
         ["--weight-col", "w"],
@@ -404,7 +421,7 @@ MATCH_OPTION_CASES = {
 }
 
 
-@pytest.mark.parametrize("command", ["rank", "nash-matches"])
+@pytest.mark.parametrize("command", MATCH_COMMANDS)
 @pytest.mark.parametrize("case", sorted(MATCH_OPTION_CASES))
 def test_bad_match_columns_fail_in_one_line(command, case, tmp_path, capsys):
     content, extra, message = MATCH_OPTION_CASES[case]
@@ -443,3 +460,60 @@ def test_huge_finite_scores_are_legal_input(command, tmp_path, capsys):
     for written in tmp_path.glob("out*.csv"):
         # (generality is inf for an agent with zero dispersion, as documented)
         assert "nan" not in written.read_text().lower()
+
+
+OVERFLOW_COMMANDS = [*RESULT_COMMANDS, "vote", "alpharank", "compare", "advise",
+                     "compress", "nash-none"]
+RAW_NUMPY = re.compile(r"encountered in|Eigenvalues did not converge|must be finite")
+# the commands whose methods take any finite span of scores (unit scale, or
+# the order of the scores): Nash averaging and alpha-Rank are documented so
+ANY_SPAN = {"nash", "nash-none", "irt", "generality", "select", "vote", "alpharank",
+            "advise"}
+
+
+def _overflow_argv(command, path, tmp_path):
+    if command == "nash-none":
+        return ["nash", path, "--normalize", "none", "-q"]
+    if command in RESULT_COMMANDS:
+        return command_argv(command, path, tmp_path)
+    return [command, path, "-q"]
+
+
+@pytest.mark.parametrize("command", OVERFLOW_COMMANDS)
+@pytest.mark.parametrize("cells", [("1e308", "-1e308"), ("-1.5e308", "5e307"),
+                                   ("1.7e308", "-2e307")])
+def test_scores_whose_span_overflows_give_a_whole_result_or_one_line(
+    command, cells, tmp_path, capsys
+):
+    # finite scores whose differences overflow: either a command works at
+    # unit scale (its whole result, no numpy warning, no NaN or inf), or it
+    # refuses in one line before anything is printed; never part of a result
+    # followed by numpy's overflow warnings
+    high, low = cells
+    path = tmp_path / "span.csv"
+    path.write_text(f"agent,t1,t2,t3\nA,{high},0,1\nB,0,{low},1\nC,1,0,0\nD,0,1,1\n")
+    code, out, err = run(_overflow_argv(command, path, tmp_path), capsys)
+    assert not RAW_NUMPY.search(err), err
+    if command in ANY_SPAN:
+        assert code == 0, err
+        # (generality is inf for an agent with zero dispersion, as documented)
+        bad = r"\bnan\b" if command == "generality" else r"(?<![=\w])(nan|inf)\b"
+        assert not re.search(bad, out, flags=re.IGNORECASE), out
+    else:
+        assert_one_error_line(err, command.split("-")[0], code)
+        assert out == "" and "differences overflow" in err and str(path) in err
+
+
+@pytest.mark.parametrize("command", OVERFLOW_COMMANDS)
+def test_huge_scores_within_range_give_a_result_or_one_clear_line(command, tmp_path,
+                                                                  capsys):
+    # the legal table of the test above: no raw numpy warning on any command
+    path = tmp_path / "huge.csv"
+    path.write_text(
+        "agent,t1,t2,t3\nA,1e300,0,1\nB,0,5e307,1\nC,1,1e300,-1e308\nD,2,3,4\n"
+    )
+    code, out, err = run(_overflow_argv(command, path, tmp_path), capsys)
+    assert not RAW_NUMPY.search(err), err
+    if code != 0:  # compare's covariance, compress's 0/1 responses
+        assert_one_error_line(err, command.split("-")[0], code)
+        assert out == ""

@@ -259,3 +259,34 @@ def test_demo_can_rank_the_reference_agents(tmp_path, capsys):
     assert "human@dudqn" in text.split("Agents as the report ranks them")[1]
     page = output.read_text(encoding="utf-8")
     assert 'human@dudqn <span class="tag">reference</span>' in page
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [["advise"],  # its rank sets are sandwich intervals too
+     ["report", "--no-figures", "--n-resamples", "20"],
+     ["rank", "--tiers", "--n-resamples", "20"]],
+)
+def test_all_draws_are_said_in_words_on_every_command(argv, tmp_path, capsys):
+    # every match a draw: no "nan" anywhere, the diagnostics in words, and the
+    # zero-width intervals warned of once on stderr
+    import re
+
+    pairs = [["a", "b"], ["b", "c"], ["c", "a"], ["a", "c"], ["d", "a"], ["b", "d"]]
+    rows = [[a, b, "draw"] for a, b in pairs * 10]
+    path = write_rows(tmp_path / "draws.csv", ["first", "second", "outcome"], rows)
+    extra = ["-o", tmp_path / "r.html"] if argv[0] == "report" else []
+    code, out, err = run([argv[0], path, *argv[1:], *extra, "-q"], capsys)
+    assert code == 0, err
+    texts = [out, err]
+    if argv[0] == "report":
+        page = (tmp_path / "r.html").read_text(encoding="utf-8")
+        texts.append(re.sub(r"<script.*?</script>", "", page, flags=re.S))
+        assert "Every match is a draw, so no tie model applies" in texts[-1]
+    for text in texts:
+        assert not re.search(r"\bnan\b", text, flags=re.IGNORECASE)
+    if argv[0] == "advise":
+        assert "all ties: no tie model fits" in out
+        assert "no decided votes (every vote a draw)" in out
+    warned = [line for line in err.splitlines() if "zero width" in line]
+    assert len(warned) == 1, err

@@ -121,7 +121,8 @@ def test_unwritable_csv_is_one_line_exit_1(tmp_path, capsys):
         if not line.startswith("sklearn-eval: warning")
     ]
     assert errors == [
-        f"sklearn-eval irt: error: cannot write {target}: No such file or directory"
+        f"sklearn-eval irt: error: cannot write {target}: No such file or directory;"
+        " no table file was written"
     ]
 
 
@@ -134,3 +135,78 @@ def test_nan_prints_as_a_dash_and_writes_as_an_empty_cell(tmp_path, capsys):
     assert code == 0
     row = next(r for r in read_table(table)[1] if r[0] == "task0")
     assert row[1] == "" and re.search(r"^task0\s+-\s", text, flags=re.M)
+
+
+MULTI_TABLE_COMMANDS = {
+    "nash": lambda tmp, m: ["nash", _result_file(tmp)],
+    "irt": lambda tmp, m: ["irt", _result_file(tmp)],
+    "advise": lambda tmp, m: ["advise", _result_file(tmp), "--cv", "2"],
+    "rank --tiers": lambda tmp, m: ["rank", m, *MATCH_COLUMNS, "--tiers",
+                                    "--n-resamples", "20"],
+}
+
+
+@pytest.mark.parametrize("command", sorted(MULTI_TABLE_COMMANDS))
+@pytest.mark.parametrize("blocked", [0, 1])
+def test_the_table_files_of_one_run_are_written_all_or_none(
+    command, blocked, matches_csv, tmp_path, capsys
+):
+    # one --csv writes several files; when one of them cannot be written (here
+    # a folder in its place) none of the others is replaced
+    argv = MULTI_TABLE_COMMANDS[command](tmp_path, matches_csv[0])
+    out = tmp_path / "out"
+    out.mkdir()
+    code, text, err = run([*argv, "-q", "--csv", out / "t.csv"], capsys)
+    assert code == 0, err
+    written = sorted(out.iterdir())
+    assert len(written) == 2
+    for path in written:
+        path.write_text(f"earlier {path.name}\n")
+    written[blocked].unlink()
+    written[blocked].mkdir()
+    code, _, err = run([*argv, "-q", "--csv", out / "t.csv"], capsys)
+    assert code == 1
+    errors = [line for line in err.splitlines()
+              if not line.startswith("sklearn-eval: warning")]
+    assert len(errors) == 1 and str(written[blocked]) in errors[0]
+    assert "no table file was written" in errors[0]
+    kept = written[1 - blocked]
+    assert kept.read_text() == f"earlier {kept.name}\n"
+    assert sorted(p.name for p in out.iterdir()) == sorted(p.name for p in written)
+
+
+def _printed_headers(text):
+    """The header cells of every printed table, in order."""
+    lines = text.splitlines()
+    return [re.split(r"\s{2,}", lines[k - 1].strip())
+            for k, line in enumerate(lines)
+            if k and line and set(line.replace(" ", "")) == {"-"}]
+
+
+MAIN_TABLE = {  # command line -> which printed table is the main one (0-based)
+    "nash": (lambda tmp, m: ["nash", _result_file(tmp)], 0),
+    "irt": (lambda tmp, m: ["irt", _result_file(tmp)], 0),
+    "rank --tiers": (lambda tmp, m: ["rank", m, *MATCH_COLUMNS, "--tiers",
+                                     "--n-resamples", "20"], 0),
+    "advise": (lambda tmp, m: ["advise", _result_file(tmp), "--cv", "2"], 0),
+    "vote": (lambda tmp, m: ["vote", _result_file(tmp)], 0),
+    "select": (lambda tmp, m: ["select", _result_file(tmp), "--n-tasks", "6"], 0),
+    # the datasets overview is printed first; the ranking is demo's result
+    "demo": (lambda tmp, m: ["demo", "-o", tmp / "d.html", "--n-resamples", "0",
+                             "--no-figures"], 1),
+}
+
+
+@pytest.mark.parametrize("command", sorted(MAIN_TABLE))
+def test_csv_path_holds_the_main_table_the_guide_names(command, matches_csv,
+                                                       tmp_path, capsys):
+    build, main_index = MAIN_TABLE[command]
+    out = tmp_path / "out.csv"
+    code, text, err = run([*build(tmp_path, matches_csv[0]), "-q", "--csv", out],
+                          capsys)
+    assert code == 0, err
+    headers = _printed_headers(text)
+    assert read_table(out)[0] == headers[main_index]
+    others = [h for k, h in enumerate(headers) if k != main_index]
+    beside = sorted(set(tmp_path.glob("out_*.csv")))
+    assert sorted(read_table(p)[0] for p in beside) == sorted(others)

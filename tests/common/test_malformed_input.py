@@ -499,11 +499,12 @@ def test_batch_alpha_is_relative_to_the_weight_scale():
     np.testing.assert_allclose(a, b, rtol=1e-9)
 
 
-def test_zero_weights_warn_and_stay_finite():
+def test_zero_weights_are_refused_not_fitted():
+    # weights summing to 0 leave no match to count: a clear error, not
+    # everyone at the mean (tests/pairwise/test_elo.py covers every rater)
     X, y = _matches()
-    with pytest.warns(Warning):
-        elo = EloRanker(method="batch").fit(X, y, sample_weight=np.zeros(len(y)))
-    assert _all_finite(elo.ratings_)
+    with pytest.raises(ValueError, match="the weights sum to 0"):
+        EloRanker(method="batch").fit(X, y, sample_weight=np.zeros(len(y)))
 
 
 def test_online_divergence_is_reported_not_returned_as_nan():

@@ -65,3 +65,27 @@ def test_a_folder_with_two_tools_is_refused(tmp_path):
     shutil.copytree(DATA / "inspect" / "eval", tmp_path / "inspect")
     with pytest.raises(ValueError, match="several tools.*helm.*inspect"):
         detect_tool(tmp_path)
+
+
+def _nest(folder, into):
+    """A copy of ``folder`` whose every entry sits one subfolder deeper."""
+    for k, entry in enumerate(sorted(folder.iterdir())):
+        target = into / f"batch{k}" / entry.name
+        target.parent.mkdir(parents=True)
+        (shutil.copytree if entry.is_dir() else shutil.copy2)(entry, target)
+    return into
+
+
+def _key_rows(long):
+    rows = long[["model", "task", "item", "epoch", "metric", "score"]]
+    return sorted(map(tuple, rows.astype(str).itertuples(index=False)))
+
+
+@pytest.mark.parametrize(("tool", "folder", "reader"), CASES)
+def test_a_folder_is_read_with_its_subfolders(tool, folder, reader, tmp_path):
+    # detection searches subfolders, so reading must too: the runs of one
+    # folder moved one level deeper read as the same table
+    deep = _nest(folder, tmp_path / "deep")
+    assert detect_tool(deep) == tool
+    assert _key_rows(reader(deep)) == _key_rows(reader(folder))
+    assert _key_rows(read_results(deep)) == _key_rows(reader(folder))

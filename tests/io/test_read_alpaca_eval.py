@@ -210,7 +210,8 @@ def test_the_same_comparison_read_twice_is_refused(tmp_path):
 def test_a_missing_preference_is_not_scored(tmp_path):
     path = _write(tmp_path, "annotations.json",
                   [BASE, BASE | {"instruction": "p", "preference": None}])
-    long = read_alpaca_eval(path)
+    with pytest.warns(UserWarning, match=r"without a preference .*'m' 1 of 2"):
+        long = read_alpaca_eval(path)
     assert long["score"].isna().tolist() == [False, True]
     matches = to_matches(long)
     assert len(matches) == 1 and matches["y"].tolist() == [0.5]
@@ -221,3 +222,61 @@ def test_judged_matches_need_the_judged_columns():
                          "metric": "m", "score": 1.0, "opponent": "b"})
     with pytest.raises(ValueError, match="lack the column"):
         to_matches(long)
+
+
+def _judged_folder(tmp_path, annotations_of_m):
+    """The fixture folder, with model m's annotations file as given."""
+    folder = tmp_path / "results"
+    shutil.copytree(DATA / "results", folder)
+    rows = [BASE | {"instruction": f"q{k}", "generator_1": "alpaca-7b"}
+            for k in range(4)]
+    return folder, _write(folder / "m" / "judge", "annotations.json",
+                          annotations_of_m(rows))
+
+
+UNJUDGED = {
+    "an empty list": (lambda rows: [], "holds no annotation"),
+    "every preference null": (
+        lambda rows: [r | {"preference": None} for r in rows],
+        r"none of its 4 annotations has a preference .*\['m'\]"),
+    "every preference NaN": (
+        lambda rows: [r | {"preference": float("nan")} for r in rows],
+        r"none of its 4 annotations has a preference"),
+}
+
+
+@pytest.mark.parametrize("case", sorted(UNJUDGED))
+def test_a_model_without_any_judgement_never_vanishes(case, tmp_path):
+    # the model's file judges nothing: refused naming it, never read as if
+    # the model had not been evaluated
+    make, message = UNJUDGED[case]
+    folder, file = _judged_folder(tmp_path, make)
+    for path in (folder, file):
+        with pytest.raises(ValueError, match=message) as error:
+            _read(path)
+        assert str(file) in str(error.value)
+
+
+@pytest.mark.filterwarnings("ignore:.*compare a generator with itself")
+@pytest.mark.parametrize("n_missing", [1, 3])
+def test_a_partly_judged_model_is_read_with_a_warning_naming_it(n_missing,
+                                                                 tmp_path):
+    folder, file = _judged_folder(
+        tmp_path, lambda rows: [r | {"preference": None} if k < n_missing else r
+                                for k, r in enumerate(rows)])
+    with pytest.warns(UserWarning, match=f"'m' {n_missing} of 4"):
+        long = read_alpaca_eval(folder)
+    m = long[long["model"] == "m"]
+    assert m["score"].isna().sum() == n_missing and len(m) == 4
+    matches = to_matches(long[long["metric"] == "j"])
+    assert ((matches["model_a"] == "m") | (matches["model_b"] == "m")).sum() \
+        == 4 - n_missing
+
+
+def test_the_reference_judged_against_itself_is_not_an_unjudged_file(tmp_path):
+    folder, _ = _judged_folder(tmp_path, lambda rows: rows)
+    _write(folder / "r" / "judge", "annotations.json",
+           [BASE | {"generator_2": "r"}])
+    with pytest.warns(UserWarning, match="compare a generator with itself"):
+        long = read_alpaca_eval(folder)
+    assert "r" not in set(long["model"])

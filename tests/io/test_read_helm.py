@@ -107,6 +107,21 @@ def test_runs_without_instances_are_refused(tmp_path):
         read_helm(tmp_path)
 
 
+@pytest.mark.parametrize("lost", [0, 2, 5, "all"])
+@pytest.mark.parametrize("level", ["top", "suite"])
+def test_a_run_folder_without_its_run_spec_is_refused_naming_it(tmp_path, lost,
+                                                                 level):
+    # its stats cannot be attributed to a model: never left out silently
+    runs = _copy(tmp_path)
+    gone = runs if lost == "all" else [runs[lost]]
+    for run in gone:
+        (run / "run_spec.json").unlink()
+    folder = tmp_path if level == "top" else runs[0].parent
+    assert_refused_naming(read_helm, folder, gone[0], "no run_spec.json")
+    with pytest.raises(ValueError, match="no run_spec.json"):
+        read_helm(gone[0])
+
+
 def _corrupt(rng, runs):
     run = runs[rng.integers(len(runs))]
     kind = rng.choice(["drop-entry-field", "drop-stat-name", "text-mean",

@@ -164,8 +164,10 @@ def test_the_same_run_twice_is_a_duplicate(tmp_path):
     log = sorted((DATA / "json").glob("*.json"))[0]
     shutil.copy(log, tmp_path / "a.json")
     shutil.copy(log, tmp_path / "b.json")
-    with pytest.raises(ValueError, match="repeat a \\(model, task, item, epoch"):
+    with pytest.raises(ValueError, match="both hold the sample") as info:
         read_inspect(tmp_path)
+    assert str(tmp_path / "a.json") in str(info.value)
+    assert str(tmp_path / "b.json") in str(info.value)
 
 
 @pytest.mark.parametrize(
@@ -199,3 +201,47 @@ def test_files_that_are_not_logs_are_refused(tmp_path):
         read_inspect(tmp_path / "absent.eval")
     with pytest.raises(ValueError, match="lacks 'model' or 'task'"):
         read_inspect(_write(tmp_path, {"version": 2, "eval": {}}))
+
+
+def _manifest(folder):
+    """inspect_ai's logs.json for the logs of ``folder``: names -> headers."""
+    headers = {}
+    for log in sorted(folder.iterdir()):
+        first = read_inspect(log).iloc[0]
+        headers[log.name] = {"version": 2, "status": "success",
+                             "eval": {"model": first["model"],
+                                      "task": first["task"]}}
+    return headers
+
+
+@pytest.mark.parametrize("folder", ["eval", "json"])
+@pytest.mark.parametrize("nested", [False, True])
+def test_the_folder_manifest_is_not_a_log(folder, nested, tmp_path):
+    # inspect_ai's write_log_dir_manifest writes logs.json beside the logs
+    logs = tmp_path / "logs"
+    shutil.copytree(DATA / folder, logs / "run" if nested else logs)
+    (logs / "logs.json").write_text(json.dumps(_manifest(DATA / folder)))
+    expected = read_inspect(DATA / folder)
+    long = read_inspect(logs)
+    assert _rows(long) == _rows(expected)
+    assert "logs.json" not in set(long["log"])
+    with pytest.raises(ValueError, match="manifest .* not a log; read the folder"):
+        read_inspect(logs / "logs.json")
+
+
+def test_a_log_named_like_the_manifest_is_still_a_log(tmp_path):
+    log = {"version": 2, "status": "success", "eval": {"model": "m", "task": "t"},
+           "samples": [{"id": 1, "epoch": 1, "scores": {"s": {"value": 1}}}]}
+    (tmp_path / "logs.json").write_text(json.dumps(log))
+    assert read_inspect(tmp_path)["score"].tolist() == [1.0]
+
+
+def test_logs_in_subfolders_are_named_by_their_path(tmp_path):
+    for k, log in enumerate(sorted((DATA / "eval").glob("*.eval"))):
+        (tmp_path / f"run{k}").mkdir()
+        shutil.copy(log, tmp_path / f"run{k}" / log.name)
+    long = read_inspect(tmp_path)
+    assert _rows(long) == _rows(read_inspect(DATA / "eval"))
+    assert sorted(set(long["log"])) == sorted(
+        f"run{k}/{log.name}" for k, log in
+        enumerate(sorted((DATA / "eval").glob("*.eval"))))

@@ -838,10 +838,9 @@ def test_real_vicuna80_human_judgements(shared_dir):
 
 def test_batch_edge_cases_zero_weights_and_single_match():
     X = [["a", "b"], ["b", "c"]]
-    # no match of positive weight: every player is named (not rated)
-    with pytest.warns(UserWarning, match="only appear in matches of zero weight"):
-        est = EloRanker(method="batch").fit(X, [1, 0], sample_weight=[0.0, 0.0])
-    assert_allclose(est.ratings_, 1500.0)  # no information: everyone at the mean
+    # weights summing to 0: no match counts, refused (see test_weights.py)
+    with pytest.raises(ValueError, match="weights sum to 0"):
+        EloRanker(method="batch").fit(X, [1, 0], sample_weight=[0.0, 0.0])
     with pytest.warns(ConvergenceWarning, match="undefeated"):
         single = EloRanker(method="batch").fit(X[:1], [1])
     assert np.all(np.isfinite(single.ratings_)) and single.ratings_[0] > 2000
@@ -863,3 +862,32 @@ def test_huge_weights_online_warn_that_single_matches_dominate():
         warnings.simplefilter("error")
         EloRanker(k_factor=16).fit(X, y, sample_weight=np.full(len(X), 2.0))
         EloRanker(method="batch").fit(X, y, sample_weight=np.full(len(X), 1e5))
+
+
+@pytest.mark.parametrize("make", [
+    lambda: EloRanker(), lambda: EloRanker(method="batch"),
+    lambda: EloRanker(method="batch", ties="davidson", alpha=0.1),
+    lambda: EloRanker(method="batch", first_advantage="fit"),
+    lambda: MultiElo(), lambda: MultiElo(method="batch"),
+], ids=["elo-online", "bt", "bt-davidson", "bt-advantage", "melo", "melo-batch"])
+@pytest.mark.parametrize("call", ["fit", "partial_fit", "score"])
+def test_weights_that_sum_to_zero_are_a_clear_error(make, call):
+    # no match counts: every rater and every method that reads weights says
+    # so, instead of returning everyone at the mean (and NaN scores)
+    X = np.array([["a", "b"], ["b", "c"], ["c", "a"], ["a", "c"]] * 3)
+    y = np.tile([1.0, 1.0, 0.0, 0.5], 3)
+    est = make()
+    if call != "fit":
+        est.fit(X, y)
+    method = getattr(est, call, None)
+    if call == "partial_fit" and (est.get_params().get("ties", "half") != "half"
+                                  or est.get_params().get("first_advantage")):
+        pytest.skip("the extended batch model has no online update")
+    snapshot = pickle.dumps(est)
+    with pytest.raises(ValueError, match="the weights sum to 0"):
+        method(X, y, sample_weight=np.zeros(len(y)))
+    assert pickle.dumps(est) == snapshot
+    some = np.r_[np.ones(8), np.zeros(len(y) - 8)]  # some matches count
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        method(X, y, sample_weight=some)

@@ -1,5 +1,7 @@
 """Intervals for batch Bradley-Terry ratings: fast bootstrap and sandwich."""
 
+import warnings
+
 import numpy as np
 import pytest
 from hypothesis import given, settings
@@ -286,3 +288,33 @@ def test_online_fast_path_equals_refitting_resampled_rows(weighted):
     np.testing.assert_allclose(two.samples, fast.samples, rtol=1e-12)
     with pytest.raises(TypeError, match="method='online'"):
         bootstrap_online_elo(EloRanker(method="batch"), X, y)
+
+
+@pytest.mark.parametrize("covariance", ["sandwich", "observed"])
+@pytest.mark.parametrize("groups", [False, True])
+@pytest.mark.parametrize("draw_share", [1.0, 0.9])
+def test_zero_width_analytic_intervals_warn_instead_of_claiming_certainty(
+    covariance, groups, draw_share
+):
+    # every match a draw: under ties="half" each outcome equals its fitted
+    # probability, so the sandwich has no variance; zero width is said, and
+    # intervals of some width are not
+    pairs = np.array([["a", "b"], ["b", "c"], ["c", "a"], ["a", "c"]] * 10,
+                     dtype=object)
+    y = np.full(len(pairs), 0.5)
+    y[: round((1 - draw_share) * len(y))] = [1.0, 0.0] * round(
+        (1 - draw_share) * len(y) / 2)
+    options = {"groups": np.arange(len(y)) // 4} if groups else {}
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        res = bradley_terry_intervals(EloRanker(method="batch"), pairs, y,
+                                      covariance=covariance, random_state=0,
+                                      **options)
+    zero = not np.any(res.high > res.low)
+    said = [str(w.message) for w in caught if "zero width" in str(w.message)]
+    assert bool(said) == zero
+    assert ("zero width" in res.note) == zero
+    if covariance == "sandwich" and draw_share == 1.0:
+        assert zero
+    if draw_share < 1.0:
+        assert not zero

@@ -222,3 +222,51 @@ def test_notes_and_captions_follow_the_data():
     n = len(large.ratings.players)
     assert f"Ratings with intervals (best 40 of {n})</figcaption>" in page
     assert ". Score rate" in page or "No intervals" in page
+
+
+def _all_draws(n_rounds=6):
+    pairs = [["a", "b"], ["b", "c"], ["c", "a"], ["a", "c"], ["d", "a"], ["b", "d"]]
+    return np.array(pairs * n_rounds, dtype=object), np.full(6 * n_rounds, 0.5)
+
+
+@pytest.mark.parametrize("interval_method", ["analytic", "bootstrap"])
+@pytest.mark.parametrize("ties", [None, "half"])
+def test_all_draws_are_said_in_words_and_zero_width_is_no_certainty(
+    interval_method, ties
+):
+    # every match a draw: no tie model applies (the docs' "and the report
+    # says which" becomes "says so"), the ratings are all equal, and the
+    # intervals of zero width come with a warning, not as certainty
+    import re
+    import warnings
+
+    X, y = _all_draws()
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        analysis = analyze_matches(prepare_matches(X, y), ties=ties,
+                                   interval_method=interval_method,
+                                   n_resamples=30)
+    assert analysis.failures == {}
+    assert analysis.ratings.ties == "half"
+    assert np.ptp(analysis.ratings.ratings) == 0
+    assert np.all(analysis.intervals.high == analysis.intervals.low)
+    said = [str(w.message) for w in caught]
+    assert any("intervals have zero width" in text for text in said), said
+    text = parse_sections(render_report(analysis, figures=False))["ratings"]["text"]
+    assert "Every match is a draw, so no tie model applies" in text
+    assert "intervals have zero width" in text
+    assert not re.search(r"\bnan\b", text, flags=re.IGNORECASE)
+
+
+def test_intervals_of_some_width_bring_no_zero_width_note():
+    X, y = _all_draws()
+    y = y.copy()
+    y[:6] = [1.0, 0.0, 1.0, 0.0, 1.0, 0.0]
+    import warnings
+
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        analysis = analyze_matches(prepare_matches(X, y), n_resamples=30)
+    assert not any("zero width" in str(w.message) for w in caught)
+    assert "zero width" not in render_report(analysis, figures=False)
+    assert "Every match is a draw" not in analysis.ratings.note

@@ -7,6 +7,8 @@ measured on the same items or matches (see the user guide, "Is the ranking
 settled?").
 """
 
+import warnings
+
 import numpy as np
 import pytest
 from hypothesis import given, settings
@@ -131,3 +133,16 @@ def test_bad_arguments_are_named():
         compare_agents("median", X)
     with pytest.raises(ValueError, match="p_values"):
         adjust_p_values([0.2, 1.5])
+
+
+@pytest.mark.parametrize("scale", [1e155, 1e300])
+def test_means_too_large_for_their_covariance_are_a_clear_error(scale):
+    # the covariance of the means holds squares of the scores: beyond the
+    # float range it is refused in words, not a linear-algebra failure
+    X = np.array([[1.0, 0.2, 0.5], [0.0, 1.0, 0.3], [0.4, 0.1, 0.9]]) * scale
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", RuntimeWarning)
+        with pytest.raises(ValueError, match="rescale them"):
+            compare_agents("mean", X, pairs="all")
+    table = compare_agents("mean", X / scale, pairs="all")
+    assert np.isfinite(table["se"]).all()

@@ -1,5 +1,8 @@
 """Files are replaced atomically: the old file or the complete new one, never a part.
 
+A set of files written together (the tables of one ``--csv``) is replaced
+whole or not at all, whatever step fails.
+
 A child process writing a large payload in a loop is killed (SIGKILL) at
 random moments; the target must then hold one complete payload. The writer's
 other promises (permissions, links, errors) are checked directly, and the
@@ -14,14 +17,23 @@ import subprocess
 import sys
 import textwrap
 import time
+from contextlib import ExitStack
 from pathlib import Path
+from tempfile import TemporaryDirectory
+from unittest import mock
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import sklearn_eval
 from sklearn_eval.utils import _files
-from sklearn_eval.utils._files import atomic_write, write_text_atomic
+from sklearn_eval.utils._files import (
+    atomic_write,
+    atomic_write_all,
+    write_text_atomic,
+)
 
 pytestmark = pytest.mark.skipif(os.name != "posix", reason="POSIX signals")
 
@@ -172,3 +184,75 @@ def test_every_file_the_package_writes_goes_through_the_atomic_writer():
         offenders += [(str(path.relative_to(package)), line, what)
                       for line, what in _writes(tree)]
     assert offenders == []
+
+
+# ---------------------------------------------------------------------------
+# A set of files written together: all of them or none
+# ---------------------------------------------------------------------------
+@st.composite
+def _write_sets(draw):
+    n = draw(st.integers(1, 4))
+    existing = draw(st.lists(st.booleans(), min_size=n, max_size=n))
+    failure = draw(st.sampled_from(["none", "directory", "create", "block",
+                                    "replace"]))
+    where = draw(st.integers(0, n - 1))
+    return n, existing, failure, where
+
+
+def _failing(function, where, is_target):
+    """``function``, raising OSError on its ``where``-th call that writes a target."""
+    calls = []
+
+    def wrapped(*args, **kwargs):
+        if is_target(*args):
+            calls.append(args)
+            if len(calls) == where + 1:
+                raise OSError(5, "Input/output error", args[-1])
+        return function(*args, **kwargs)
+
+    return wrapped
+
+
+@settings(max_examples=60, deadline=None)
+@given(_write_sets())
+def test_a_set_of_files_is_replaced_whole_or_not_at_all(case):
+    n, existing, failure, where = case
+    with TemporaryDirectory() as folder, ExitStack() as stack:
+        targets = [os.path.join(folder, f"t{k}.csv") for k in range(n)]
+        for k, target in enumerate(targets):
+            if existing[k]:
+                Path(target).write_text(f"old {k}\n")
+        if failure == "directory":  # a target that cannot be written
+            if existing[where]:
+                os.unlink(targets[where])
+            os.mkdir(targets[where])
+        elif failure == "create":
+            stack.enter_context(mock.patch.object(
+                _files, "_temporary",
+                _failing(_files._temporary, where, lambda *a: True)))
+        elif failure == "replace":
+            stack.enter_context(mock.patch.object(
+                os, "replace",
+                _failing(os.replace, where,
+                         lambda src, dst: os.fspath(dst) in targets)))
+        before = {name: (Path(folder, name).read_text()
+                         if Path(folder, name).is_file() else None)
+                  for name in os.listdir(folder)}
+        try:
+            with atomic_write_all(targets) as handles:
+                for k, handle in enumerate(handles):
+                    handle.write(f"new {k}\n")
+                    if failure == "block" and k == where:
+                        raise RuntimeError("interrupted")
+        except (OSError, RuntimeError):
+            failed = True
+        else:
+            failed = False
+        assert failed == (failure != "none")
+        after = {name: (Path(folder, name).read_text()
+                        if Path(folder, name).is_file() else None)
+                 for name in os.listdir(folder)}
+        if failed:
+            assert after == before  # no file changed, no temporary left
+        else:
+            assert after == {f"t{k}.csv": f"new {k}\n" for k in range(n)}
