@@ -127,6 +127,25 @@ def _check_params(kind, cv, y, max_factors=2):
         raise ValueError(f"y is only read for matches; kind={kind!r} takes X alone.")
 
 
+def _check_dimensions(X):
+    """Refuse ``X`` that is neither a table (2-D) nor a DataFrame."""
+    if isinstance(X, pd.DataFrame):
+        return
+    try:
+        shape = np.shape(X)
+    except ValueError:  # ragged nested lists
+        raise ValueError(
+            "X must be a 2-D table (an agents x tasks result matrix, a square "
+            "game, or matches with y); got rows of different lengths.") from None
+    if len(shape) != 2 and 0 in shape:
+        raise ValueError(f"X is empty (shape {shape}): there is nothing to advise on.")
+    if len(shape) != 2:
+        raise ValueError(
+            "X must be a 2-D table: an agents x tasks result matrix, a square "
+            "agents x agents game, or a table of matches with their outcomes y; "
+            f"got {len(shape)}-D input of shape {shape}.")
+
+
 def advise(X, y=None, *, sample_weight=None, kind="auto", cv=5, random_state=None,
            n_jobs=None, max_factors=2):
     """Which ranking method fits this data, and why.
@@ -179,6 +198,18 @@ def advise(X, y=None, *, sample_weight=None, kind="auto", cv=5, random_state=Non
         ``diagnostics``, ``candidates``, ``recommendation`` (unfitted),
         ``cannot_tell``, ``agreement``, ``rank_sets`` and ``explain()``.
 
+    Raises
+    ------
+    ValueError
+        On input no estimator could read, naming the problem: ``X`` that is
+        not a 2-D table or is empty, infinite values, a matrix without any
+        observed result, values the forced ``kind`` cannot read (a game that
+        is not square, 0/1 responses with other values, ...), matches whose
+        weights are all zero, outcomes that are neither 1, 0.5, 0 nor a word
+        the estimators read (``"win"``, ``"loss"``, ``"draw"``, ...).
+    TypeError
+        On a result matrix with non-numeric columns.
+
     Warns
     -----
     UserWarning
@@ -198,6 +229,8 @@ def advise(X, y=None, *, sample_weight=None, kind="auto", cv=5, random_state=Non
     'matches'
     """
     _check_params(kind, cv, y, max_factors)
+    if y is None:
+        _check_dimensions(X)
     if kind == "auto":
         kind = detect_kind(X, y)
     if kind == "matches":

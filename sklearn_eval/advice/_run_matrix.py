@@ -10,6 +10,7 @@ import pandas as pd
 from ..game import NashAverager, VotingRanker, hodge_decomposition
 from ..irt import IRT
 from ..uncertainty import rank_sets
+from ..utils import check_result_matrix
 from ._choice import candidate_table
 from ._diagnostics import (
     Checks,
@@ -57,21 +58,57 @@ def _labels(X, n, axis):
     return np.arange(n)
 
 
-def matrix_values(X):
-    """Float64 values of a result matrix; refuses what IRT refuses."""
-    if isinstance(X, pd.DataFrame):
-        return X.to_numpy(dtype=np.float64)
-    values = np.asarray(X, dtype=np.float64)
-    if values.ndim != 2:
-        raise ValueError(f"X must be 2-D (agents x tasks); got {values.ndim}-D.")
-    if np.isinf(values).any():
-        raise ValueError("X holds infinite values; use NaN for missing results.")
+def matrix_values(X, kind):
+    """Float64 values of a result matrix or game, checked for ``kind``.
+
+    Refuses what the estimators refuse (not 2-D, empty, infinite values,
+    non-numeric columns: the library's result-matrix check) and values the
+    forced ``kind`` cannot read (a game that is not square, 0/1 responses
+    that are not 0 or 1, ...), naming the problem.
+    """
+    values = check_result_matrix(X, allow_nan=True).values
+    observed = ~np.isnan(values)
+    if not observed.any():
+        raise ValueError("X has no observed result: every entry is NaN.")
+    if kind == "game":
+        if values.shape[0] != values.shape[1] or values.shape[0] < 2:
+            raise ValueError(
+                "kind='game' needs a square agents x agents matrix of at least "
+                f"2 x 2 (row agent against column agent); got shape {values.shape}.")
+        return values
+    bad = _outside_kind(values, kind) & observed
+    if bad.any():
+        i, j = (int(k) for k in np.argwhere(bad)[0])
+        value = float(values[i, j])
+        raise ValueError(
+            f"kind={kind!r} needs {_KIND_VALUES[kind]}; X has {value!r} at "
+            f"row {i}, column {j}. Leave kind='auto' to detect the kind.")
     return values
+
+
+# what each matrix kind reads, for the messages of a forced kind
+_KIND_VALUES = {
+    "binary": "0/1 responses (NaN for missing)",
+    "graded": "ordered categories coded 0, 1, 2, ... (NaN for missing)",
+    "continuous": "scores in [0, 1] (NaN for missing)",
+}
+
+
+def _outside_kind(values, kind):
+    """Cells that ``kind`` cannot read (False where NaN)."""
+    with np.errstate(invalid="ignore"):
+        if kind == "binary":
+            return (values != 0) & (values != 1)
+        if kind == "graded":
+            return (values < 0) | (values != np.round(values))
+        if kind == "continuous":
+            return (values < 0) | (values > 1)
+    return np.zeros(values.shape, dtype=bool)
 
 
 def run_matrix(X, kind, cv, random_state, n_jobs, max_factors=2):
     """Diagnostics, candidates and fitted plausible models of a matrix."""
-    values = matrix_values(X)
+    values = matrix_values(X, kind)
     agents = _labels(X, values.shape[0], 0)
     if kind == "game":
         return _run_game(values, agents)
