@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from ._choice import ERRATIC, erratic
+
 __all__ = []
 
 
@@ -37,16 +39,14 @@ def reasons(advice, result, units):
     out.append(f"{chosen} scores {row['heldout_loglik']:.4f} ± "
                f"{row['heldout_se']:.4f} {cv_words}.")
     n_chosen = row["n_parameters"]
+    shaky = erratic(table)
     simpler = table[(table["n_parameters"] <= n_chosen) & (table.index != chosen)]
+    best = table.index[0]
     if len(simpler):
         name = simpler["heldout_loglik"].idxmax()
-        gain = row["heldout_loglik"] - simpler.loc[name, "heldout_loglik"]
-        noise = "within" if simpler.loc[name, "within_noise"] else "beyond"
-        words = complexity(simpler.loc[name, "n_parameters"], n_chosen)
-        rival = f"the simpler {name}" if words == "simpler" else f"{name}, as simple,"
-        out.append(f"It beats {rival} by {gain:.4f} {unit}, {noise} noise.")
-    best = table.index[0]
-    if best != chosen:
+        if name not in shaky and not (name == best and best != chosen):
+            out.append(_rival(table, chosen, name, unit))
+    if best != chosen and best not in shaky:
         ahead = (f"by only {row['diff_to_best']:.4f} ± {row['diff_se']:.4f}, "
                  "within noise")
         if complexity(table.loc[best, "n_parameters"], n_chosen) == "more complex":
@@ -56,10 +56,47 @@ def reasons(advice, result, units):
             out.append(f"{best}, as simple ({n_chosen} parameters each), is "
                        f"ahead {ahead}; of candidates with as many parameters the "
                        "first listed is kept.")
+    if shaky:
+        out.append(_inconclusive(table, shaky, unit))
     out.extend(_kind_facts(advice, result))
     if advice.cannot_tell:
         out.append(_cannot_tell(table, result["unsure"], n_chosen))
     return out + _agreement(advice)
+
+
+def _rival(table, chosen, name, unit):
+    """The chosen model against its best rival with at most as many
+    parameters, worded by the sign of the gap."""
+    n_chosen = table.loc[chosen, "n_parameters"]
+    gain = table.loc[chosen, "heldout_loglik"] - table.loc[name, "heldout_loglik"]
+    noise = "within" if table.loc[name, "within_noise"] else "beyond"
+    words = complexity(table.loc[name, "n_parameters"], n_chosen)
+    if gain >= 0:
+        rival = f"the simpler {name}" if words == "simpler" else f"{name}, as simple,"
+        return f"It beats {rival} by {gain:.4f} {unit}, {noise} noise."
+    rival = f"The simpler {name}" if words == "simpler" else f"{name}, as simple,"
+    kept = ("; of candidates with as many parameters the first listed is kept"
+            if words == "as simple" else "")
+    return (f"{rival} is ahead of it by {-gain:.4f} {unit} on average, {noise} "
+            f"noise of the best{kept}.")
+
+
+def _inconclusive(table, shaky, unit):
+    """The sentence on candidates whose held-out score swings from fold to
+    fold (see :func:`~._choice.erratic`)."""
+    steady = table["heldout_se"].drop(shaky)
+    steadiest = steady.idxmin() if len(steady) else None
+    parts = [f"{name} ({table.loc[name, 'heldout_loglik']:.4f} ± "
+             f"{table.loc[name, 'heldout_se']:.4f} {unit})" for name in shaky]
+    against = ("" if steadiest is None else
+               f", more than {ERRATIC:.0f} times the spread of {steadiest}'s "
+               f"(± {table.loc[steadiest, 'heldout_se']:.4f})")
+    one = len(shaky) == 1
+    return (f"The comparison with {' and '.join(parts)} is inconclusive: "
+            + ("its held-out score swings" if one else "their held-out scores swing")
+            + f" from fold to fold{against}, so "
+            + ("its mean rests" if one else "their means rest")
+            + " on a fold or two and ranks nothing.")
 
 
 def _cannot_tell(table, unsure, n_chosen):
