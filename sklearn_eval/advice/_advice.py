@@ -39,14 +39,28 @@ class Agreement:
 
     @property
     def min_tau(self):
-        """The lowest Kendall tau between two methods.
+        """The lowest Kendall tau between two different methods.
 
-        NaN pairs (a method whose scores are all equal has no order) are
-        skipped; NaN when no pair is left.
+        The diagonal (a method against itself) never counts. NaN pairs (a
+        method whose scores are all equal has no order) are skipped; NaN
+        when no pair is left (see :attr:`without_order`).
         """
-        values = self.kendall_tau.to_numpy()
+        values = self.kendall_tau.to_numpy(dtype=float)
+        values = values[np.triu_indices_from(values, k=1)]
         values = values[np.isfinite(values)]  # NaN: a ranking without order
         return float(values.min()) if values.size else float("nan")
+
+    @property
+    def without_order(self):
+        """The methods whose tau with every other method is NaN.
+
+        Their scores are all equal (or too few agents are common to the
+        rankings): they order nothing, so nothing can agree with them.
+        """
+        tau = self.kendall_tau.to_numpy(dtype=float).copy()
+        np.fill_diagonal(tau, np.nan)
+        return [name for name, row in zip(self.kendall_tau.index, tau, strict=True)
+                if not np.isfinite(row).any()]
 
 
 @dataclass

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import numpy as np
+
 from ._choice import ERRATIC, erratic
 
 __all__ = []
@@ -135,10 +137,26 @@ def _kind_facts(advice, result):
 
 
 def _agreement(advice):
+    """The agreement sentence; never a NaN tau nor a method's tau with itself."""
     if advice.agreement is None:
         return []
     tau = advice.agreement.min_tau
+    flat = advice.agreement.without_order
+    if not np.isfinite(tau):
+        return [f"The plausible methods' rankings cannot be compared: "
+                f"{_names(flat)} order{'s' if len(flat) == 1 else ''} no agent "
+                "(every score equal)."]
+    out = f"The plausible methods' rankings agree with Kendall tau >= {tau:.2f}"
+    if flat:
+        one = len(flat) == 1
+        out += (f" ({_names(flat)} order{'s' if one else ''} no agent and "
+                f"{'is' if one else 'are'} left out)")
     movers = advice.agreement.movers
-    top = movers.index[0]
-    return [f"The plausible methods' rankings agree with Kendall tau >= {tau:.2f}; "
-            f"{top} moves most ({movers['rank_spread'].iloc[0]:.0f} places)."]
+    spread = movers["rank_spread"].iloc[0]
+    if not spread > 0:
+        return [out + "; no agent changes rank between them."]
+    return [out + f"; {movers.index[0]} moves most ({spread:.0f} places)."]
+
+
+def _names(names):
+    return names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1]
