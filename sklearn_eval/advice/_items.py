@@ -134,7 +134,7 @@ def gaussian_n_parameters(candidate, n_agents, n_items):
 def fit_cells(matrix, n_factors, n_iter=_SOFT_IMPUTE_ITER):
     """Additive fit plus a rank-``n_factors`` residual, missing cells imputed."""
     seen = ~np.isnan(matrix)
-    filled = np.where(seen, matrix, np.nanmean(matrix))
+    filled = np.where(seen, matrix, nan_mean(matrix))
     fit = filled
     for _ in range(n_iter):
         mu = filled.mean()
@@ -174,26 +174,77 @@ def heldout_gaussian(candidates, values, rows, cols, fold):
     return scores
 
 
-def duplicated_columns(values, threshold=0.99):
+def nan_mean(values, axis=None):
+    """Mean of the observed (non-NaN) values, NaN where there is none.
+
+    As :func:`numpy.nanmean`, without its "Mean of empty slice" warning: a
+    task or an agent without results is a documented case of the advisor,
+    not a numerical accident.
+    """
+    values = np.asarray(values, dtype=float)
+    seen = ~np.isnan(values)
+    total = np.where(seen, values, 0.0).sum(axis=axis)
+    count = seen.sum(axis=axis)
+    return np.where(count > 0, total / np.maximum(count, 1), np.nan)
+
+
+def nan_std(values, axis=None):
+    """Standard deviation of the observed values (ddof 0), NaN where none."""
+    values = np.asarray(values, dtype=float)
+    mean = nan_mean(values, axis=axis)
+    centred = values - (mean if axis is None else np.expand_dims(mean, axis))
+    return np.sqrt(nan_mean(centred**2, axis=axis))
+
+
+# two points always correlate +-1 and three or four nearly do by chance: a
+# pair of columns is called a near duplicate only on this many common agents
+MIN_DUPLICATE_POINTS = 5
+
+
+def duplicated_columns(values, threshold=0.99, min_points=MIN_DUPLICATE_POINTS):
     """Indices of columns (tasks) that nearly duplicate an earlier one.
 
     Two columns are near duplicates when their Pearson correlation over the
-    agents that have both is above ``threshold`` (constant columns aside).
+    agents that have a result on both is above ``threshold``, on at least
+    ``min_points`` such agents; columns constant over those agents are
+    never duplicates.
     """
-    filled = np.where(np.isnan(values), np.nanmean(values, axis=0), values)
-    sd = filled.std(axis=0)
-    usable = sd > 0
-    z = (filled[:, usable] - filled[:, usable].mean(axis=0)) / sd[usable]
-    corr = (z.T @ z) / max(values.shape[0], 1)
-    np.fill_diagonal(corr, 0.0)
-    upper = np.triu(corr > threshold, 1)
-    dup_usable = np.flatnonzero(upper.any(axis=0))
-    return np.flatnonzero(usable)[dup_usable]
+    correlation = _pairwise_correlation(np.asarray(values, dtype=float), min_points)
+    np.fill_diagonal(correlation, 0.0)
+    upper = np.triu(correlation > threshold, 1)
+    return np.flatnonzero(upper.any(axis=0))
+
+
+def _pairwise_correlation(values, min_points):
+    """Correlation of every two columns over the rows where both are
+    observed (0 where fewer than ``min_points`` rows or no spread)."""
+    seen = ~np.isnan(values)
+    sd = nan_std(values, axis=0)
+    scale = np.where(np.isfinite(sd) & (sd > 0), sd, 1.0)
+    z = np.where(seen, (values - nan_mean(values, axis=0)) / scale, 0.0)
+    mask = seen.astype(np.float64)
+    count = mask.T @ mask
+    if seen.all():  # every pair over every row: one product
+        var = (z * z).mean(axis=0)
+        cov = (z.T @ z) / max(values.shape[0], 1)
+        denominator = np.sqrt(np.outer(var, var))
+    else:  # moments of each column over the rows it shares with another
+        n = np.maximum(count, 1.0)
+        first = (z.T @ mask) / n  # [a, b]: mean of a over rows with b
+        second = ((z * z).T @ mask) / n
+        cov = (z.T @ z) / n - first * first.T
+        var = np.clip(second - first**2, 0.0, None)  # [a, b]: of a, rows with b
+        denominator = np.sqrt(var * var.T)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        correlation = np.where(denominator > 1e-12, cov / denominator, 0.0)
+    correlation[count < min_points] = 0.0
+    return correlation
 
 
 def point_biserial(values):
     """Correlation of each item with the rest score (NaN for constant items)."""
-    filled = np.where(np.isnan(values), np.nanmean(values, axis=0), values)
+    mean = nan_mean(values, axis=0)
+    filled = np.where(np.isnan(values), np.where(np.isnan(mean), 0.0, mean), values)
     total = filled.sum(axis=1)
     out = np.full(values.shape[1], np.nan)
     for j in range(values.shape[1]):

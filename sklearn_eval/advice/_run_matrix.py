@@ -20,6 +20,7 @@ from ._diagnostics import (
     add_stability_check,
 )
 from ._items import (
+    MIN_DUPLICATE_POINTS,
     cell_folds,
     duplicated_columns,
     fast_irt,
@@ -28,6 +29,8 @@ from ._items import (
     heldout_gaussian,
     heldout_irt,
     irt_n_parameters,
+    nan_mean,
+    nan_std,
     point_biserial,
 )
 from ._kinds import KINDS, item_candidates, n_factors
@@ -126,14 +129,15 @@ def run_matrix(X, kind, cv, random_state, n_jobs, max_factors=2):
         "Averages over different task sets are not comparable; model-based "
         "scores (IRT, additive) adjust for which tasks each agent saw.",
     )
-    success = np.nanmean(values, axis=0)
+    success = nan_mean(values, axis=0)
     low, high = float(np.nanmin(values)), float(np.nanmax(values))
     extreme = int(np.sum((success == low) | (success == high)))
     checks.add("tasks at floor or ceiling", f"{extreme} of {n_tasks}",
                "uninformative tasks" if extreme else "none",
                "A task every agent passes (or fails) says nothing about ranking.")
     duplicated = duplicated_columns(values)
-    redundant = add_duplicates_check(checks, duplicated, n_tasks, "tasks")
+    redundant = add_duplicates_check(checks, duplicated, n_tasks, "tasks",
+                                     n_agents, MIN_DUPLICATE_POINTS)
     add_reference_check(checks, agents)
     result = {"checks": checks, "kind": kind, "unit": "response",
               "players": agents, "estimators": {}, "redundant": redundant,
@@ -189,8 +193,8 @@ def run_matrix(X, kind, cv, random_state, n_jobs, max_factors=2):
 
 def standardized(values):
     """Each task's scores in standard units (tasks on unrelated scales)."""
-    sd = np.nanstd(values, axis=0)
-    return (values - np.nanmean(values, axis=0)) / np.where(sd > 0, sd, 1.0)
+    sd = nan_std(values, axis=0)
+    return (values - nan_mean(values, axis=0)) / np.where(sd > 0, sd, 1.0)
 
 
 def recommend_matrix(candidate, redundant, kind=None):
@@ -224,11 +228,12 @@ def _item_checks(checks, values):
                "suspect items" if negative else "none",
                "An item the stronger agents fail more often is mis-keyed or "
                "measures something else; it pulls every model's ranking.")
-    totals = np.nanmean(values, axis=1)
+    totals = nan_mean(values, axis=1)
     weakest = totals <= np.nanquantile(totals, 0.1)
-    hard = np.nanmean(values, axis=0) < np.nanquantile(np.nanmean(values, axis=0),
-                                                       0.25)
-    floor = float(np.nanmean(values[np.ix_(weakest, hard)])) if hard.any() else 0.0
+    rates = nan_mean(values, axis=0)
+    hard = rates < np.nanquantile(rates, 0.25)
+    floor = float(nan_mean(values[np.ix_(weakest, hard)])) if hard.any() else 0.0
+    floor = 0.0 if np.isnan(floor) else floor  # the weakest saw no hard item
     checks.add(
         "guessing floor",
         f"weakest 10% of agents pass {floor:.1%} of the hardest quarter of items",
@@ -271,7 +276,7 @@ def _fit_plausible(table, by_name, values, random_state, n_jobs):
 
 def _alternatives(values):
     """Rankings of the standard alternatives: mean, Borda, Nash averaging."""
-    out = {"mean score": np.nanmean(values, axis=1)}
+    out = {"mean score": nan_mean(values, axis=1)}
     for name, estimator in (("Borda", VotingRanker(method="borda")),
                             ("Nash averaging", NashAverager(game="agent_vs_task"))):
         try:
@@ -322,8 +327,9 @@ def _run_game(values, agents):
         "Hodge split of the game's log-odds. Without vote counts there is no "
         f"noise reference: above {CYCLIC_SHARE:.0%} the cycles are taken as real.",
     )
-    duplicated = duplicated_columns(P.T)
-    redundant = add_duplicates_check(checks, duplicated, n, "agents")
+    duplicated = duplicated_columns(values.T)  # missing pairs: not evidence
+    redundant = add_duplicates_check(checks, duplicated, n, "agents", n,
+                                     MIN_DUPLICATE_POINTS, "opponents")
     add_reference_check(checks, agents)
     payoff = "probability" if probability else "logit"
     if cyclic > CYCLIC_SHARE or redundant:
@@ -342,7 +348,7 @@ def _run_game(values, agents):
         except (ValueError, ArithmeticError):
             continue
     fitted["mean win rate" if probability else "mean payoff"] = pd.Series(
-        np.nanmean(values, axis=1), index=agents)
+        nan_mean(values, axis=1), index=agents)
     return {"checks": checks, "kind": "game", "unit": None, "players": agents,
             "recommended": recommended, "cyclic": cyclic, "redundant": redundant,
             "fitted": fitted, "split": "",
