@@ -166,9 +166,9 @@ def advise(X, y=None, *, sample_weight=None, kind="auto", cv=5, random_state=Non
 
     Runs checks on the data (kind, connectivity, votes per pair, draws,
     first-player advantage, intransitivity against transitive noise,
-    effective dimension, redundancy, missingness, reference agents, tasks at
-    0% or 100%, negative discrimination, guessing floor, ranking
-    stability), compares the candidate models of that kind of data by
+    effective dimension, redundancy, missingness, reference agents, constant
+    tasks, negative discrimination, guessing floor, ranking stability),
+    compares the candidate models of that kind of data by
     cross-validated held-out log-likelihood, and recommends the simplest
     candidate within noise of the best (see the user guide's "Which method
     fits my data" page).
@@ -227,9 +227,10 @@ def advise(X, y=None, *, sample_weight=None, kind="auto", cv=5, random_state=Non
     Warns
     -----
     UserWarning
-        When the data are too small for cross-validation: the advice then
-        holds the diagnostics, no candidates and no recommendation, and its
-        explanation says why.
+        When the data are too small for cross-validation, or hold nothing to
+        rank (every result equal, every task constant, every pair of a game
+        even): the advice then holds the diagnostics, no candidates and no
+        recommendation, and its explanation says why.
 
     Examples
     --------

@@ -129,12 +129,7 @@ def run_matrix(X, kind, cv, random_state, n_jobs, max_factors=2):
         "Averages over different task sets are not comparable; model-based "
         "scores (IRT, additive) adjust for which tasks each agent saw.",
     )
-    success = nan_mean(values, axis=0)
-    low, high = float(np.nanmin(values)), float(np.nanmax(values))
-    extreme = int(np.sum((success == low) | (success == high)))
-    checks.add("tasks at floor or ceiling", f"{extreme} of {n_tasks}",
-               "uninformative tasks" if extreme else "none",
-               "A task every agent passes (or fails) says nothing about ranking.")
+    flat = _constant_tasks_check(checks, values)
     duplicated = duplicated_columns(values)
     redundant = add_duplicates_check(checks, duplicated, n_tasks, "tasks",
                                      n_agents, MIN_DUPLICATE_POINTS)
@@ -143,6 +138,9 @@ def run_matrix(X, kind, cv, random_state, n_jobs, max_factors=2):
               "players": agents, "estimators": {}, "redundant": redundant,
               "split": "responses (observed cells), not agents"}
     floor = _item_checks(checks, values) if kind == "binary" else None
+    if flat:
+        result["too_small"] = flat
+        return result
     observed = int(np.sum(~np.isnan(values)))
     if observed / cv < MIN_CELLS_PER_FOLD or n_agents < 3 or n_tasks < 2:
         result["too_small"] = (
@@ -189,6 +187,39 @@ def run_matrix(X, kind, cv, random_state, n_jobs, max_factors=2):
     result["rank_sets"] = _rank_sets(recommended, values, random_state)
     add_stability_check(checks, result["rank_sets"])
     return result
+
+
+def _constant_tasks_check(checks, values):
+    """The constant-tasks row; the reason there is nothing to rank, or None.
+
+    A task is constant when every agent with a result on it has the same
+    one (all pass, all fail, every score 0.5, a single result); a task
+    without results is counted apart. When every task is constant (or the
+    whole table is one value) no agent differs from another.
+    """
+    seen = ~np.isnan(values)
+    n_tasks = values.shape[1]
+    observed = seen.any(axis=0)
+    low = np.where(seen, values, np.inf).min(axis=0)
+    high = np.where(seen, values, -np.inf).max(axis=0)
+    constant = observed & (low == high)
+    count, never = int(constant.sum()), int((~observed).sum())
+    checks.add(
+        "constant tasks",
+        f"{count} of {n_tasks}" + (f"; {never} without any result" if never else ""),
+        "uninformative tasks" if count or never else "none",
+        "A task on which every agent has the same result (all pass, all fail, "
+        "every score equal) says nothing about ranking, nor does one without "
+        "results; the item response models leave such tasks out.",
+    )
+    if constant[observed].all():
+        value = values[seen]
+        if np.all(value == value[0]):
+            return (f"every observed result is {float(value[0]):g}: there is "
+                    "nothing to rank")
+        return ("every task gives all its agents the same result (the agents "
+                "differ on none): there is nothing to rank")
+    return None
 
 
 def standardized(values):
@@ -305,6 +336,17 @@ def _rank_sets(model, values, random_state):
         return None
 
 
+def _even_game(checks, values, agents):
+    """A game whose every pair is even (or symmetric payoffs): no advice."""
+    checks.add("intransitivity", "cyclic share 0.0%", "n/a",
+               "Every pair of agents is even: the game has no transitive and "
+               "no cyclic part.")
+    add_reference_check(checks, agents)
+    return {"checks": checks, "kind": "game", "unit": None, "players": agents,
+            "too_small": "every pair of agents is even (the game's antisymmetric "
+                         "part is zero): there is nothing to rank"}
+
+
 def _run_game(values, agents):
     """A square game: Hodge shares and duplicated agents decide (no folds)."""
     checks = Checks()
@@ -319,6 +361,8 @@ def _run_game(values, agents):
     else:
         A = P
     A = 0.5 * (A - A.T)
+    if not np.any(A):  # every pair even: no order, no cycle
+        return _even_game(checks, values, agents)
     split = hodge_decomposition(A)
     cyclic = float(split.cyclic_share) if np.any(A) else 0.0
     checks.add(

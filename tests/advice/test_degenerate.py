@@ -124,3 +124,72 @@ def test_duplicates_are_pairwise_correlations_over_enough_common_agents(
                                                     MIN_DUPLICATE_POINTS))
     if n_rows < MIN_DUPLICATE_POINTS:
         assert got.size == 0
+
+
+@pytest.mark.parametrize("value", [0.0, 1.0, 0.5, 3.7, -2.0, 7.0])
+@pytest.mark.parametrize("gaps", [False, True])
+def test_constant_data_has_nothing_to_rank(value, gaps):
+    """Every result equal: no held-out comparison (a variance floor used to
+    give every candidate 12.9 per result) and a warning that says why."""
+    X = np.full((20, 10), value)
+    if gaps:
+        X[np.random.default_rng(0).random(X.shape) < 0.3] = np.nan
+    with pytest.warns(UserWarning, match=f"every observed result is {value:g}: "
+                                         "there is nothing to rank"):
+        advice = advise(X, random_state=0)
+    assert advice.recommendation is None and advice.candidates is None
+    assert advice.agreement is None
+    assert advice.diagnostics.loc["constant tasks", "value"].startswith("10 of 10")
+    assert "nan" not in advice.explain().lower()
+
+
+def test_identical_agents_have_nothing_to_rank():
+    X = np.tile(np.array([0.1, 0.9, 0.4, 0.6, 0.3]), (12, 1))
+    with pytest.warns(UserWarning, match="agents differ on none"):
+        advice = advise(X, random_state=0)
+    assert advice.recommendation is None
+
+
+@pytest.mark.parametrize("game", ["win rates 0.5", "zero payoffs",
+                                  "symmetric payoffs"])
+def test_an_even_game_has_nothing_to_rank(game):
+    n = 5
+    rng = np.random.default_rng(0)
+    S = rng.normal(size=(n, n))
+    P = {"win rates 0.5": np.full((n, n), 0.5), "zero payoffs": np.zeros((n, n)),
+         "symmetric payoffs": S + S.T}[game]
+    with pytest.warns(UserWarning, match="every pair of agents is even"):
+        advice = advise(P, kind="game", random_state=0)
+    assert advice.recommendation is None
+
+
+def _kind_data(kind):
+    if kind == "binary":
+        return corpus.items("2PL", 0, n_agents=40, n_items=8), 1.0
+    if kind == "graded":
+        return corpus.graded("GRM", 0, n_agents=60, n_items=6), 2.0
+    if kind == "continuous":
+        return corpus.continuous("beta", 0, n_agents=40, n_items=8), 0.5
+    return corpus.duplicated_tasks(0, n_agents=25, n_tasks=6) * 50 - 10, 3.0
+
+
+@pytest.mark.parametrize("kind", ["binary", "graded", "continuous", "scores"])
+@pytest.mark.parametrize("how", ["constant", "single result", "no result"])
+def test_constant_tasks_are_flagged_in_every_kind(kind, how):
+    """A continuous task constant at 0.5 was "0 of 8 at floor or ceiling":
+    the check compared task means with the table's extremes only."""
+    X, inside = _kind_data(kind)
+    X = X.copy()
+    if how == "constant":
+        X[:, 1] = inside
+    else:
+        X[1:, 1] = np.nan
+        if how == "no result":
+            X[0, 1] = np.nan
+    advice = _no_runtime_warnings(X, kind=kind)
+    row = advice.diagnostics.loc["constant tasks"]
+    assert row["verdict"] == "uninformative tasks"
+    if how == "no result":
+        assert "1 without any result" in row["value"]
+    else:
+        assert row["value"].startswith("1 of ")
