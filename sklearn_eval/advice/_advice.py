@@ -269,6 +269,8 @@ def _assemble(result, random_state):
     advice = Advice(kind=result["kind"], diagnostics=checks,
                     candidates=result.get("candidates"),
                     rank_sets=result.get("rank_sets"))
+    for note in result.get("notes", ()):  # degenerate data: what was done
+        warnings.warn(f"{note}.", UserWarning, stacklevel=3)
     if "too_small" in result:
         warnings.warn(f"No recommendation: {result['too_small']}.", UserWarning,
                       stacklevel=3)

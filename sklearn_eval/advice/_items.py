@@ -41,11 +41,44 @@ def fast_irt(params):
 _SOFT_IMPUTE_ITER = 100
 
 
-def cell_folds(values, cv, rng):
-    """``(rows, cols, fold)`` of the observed cells, folds at random."""
+def cell_folds(values, cv, rng, by_category=False):
+    """``(rows, cols, fold)`` of the observed cells, folds at random.
+
+    With ``by_category`` (graded responses) the cells of every (item,
+    category) pair are dealt round the folds in turn, so a pair observed at
+    least twice keeps an occurrence in every training fold and an item
+    never meets, held out, a category its training responses lack (a model
+    fitted without that category cannot score it). A response that is the
+    only one of its category on its item is never held out: its ``fold``
+    is -1 (in every training fold, never scored).
+    """
     rows, cols = np.nonzero(~np.isnan(values))
-    fold = rng.permutation(rows.size) % cv
+    if not by_category:
+        return rows, cols, rng.permutation(rows.size) % cv
+    pairs = np.column_stack([cols, values[rows, cols]])
+    _, group, counts = np.unique(pairs, axis=0, return_inverse=True,
+                                 return_counts=True)
+    group = group.ravel()
+    order = np.lexsort((rng.random(rows.size), group))  # a pair's cells together
+    dealt = order[counts[group[order]] > 1]
+    fold = np.full(rows.size, -1)
+    fold[dealt] = (np.arange(dealt.size) + int(rng.randint(cv))) % cv
     return rows, cols, fold
+
+
+def known_categories(model, cols, data):
+    """Whether each cell's code is a category its item had in ``model``'s fit.
+
+    True everywhere for models without categories (``categories_``).
+    """
+    categories = getattr(model, "categories_", None)
+    if categories is None:
+        return np.ones(cols.size, dtype=bool)
+    out = np.zeros(cols.size, dtype=bool)
+    for j, known in enumerate(categories):
+        here = cols == j
+        out[here] = np.isin(data[here], known)
+    return out
 
 
 def _matrix(shape, rows, cols, data):
@@ -60,7 +93,13 @@ def _total_loglik(model, matrix, kept):
 
 
 def heldout_irt(candidates, values, rows, cols, fold, random_state, n_jobs):
-    """Per-fold mean held-out log-likelihood per response of each IRT model."""
+    """Per-fold mean held-out log-likelihood per response of each IRT model.
+
+    ``fold`` -1 marks a cell kept in every training fold. Held-out responses
+    to an item left out of a fold's fit, or in a category the item's training
+    responses lack, are not scored (as in :func:`sklearn_eval.irt.
+    compare_models`).
+    """
     cv = int(fold.max()) + 1
     data = values[rows, cols]
     scores, reasons = {}, {}
@@ -78,7 +117,7 @@ def heldout_irt(candidates, values, rows, cols, fold, random_state, n_jobs):
                     cols[train], data[train]))
                 kept = ~np.isin(np.arange(values.shape[1]),
                                 np.asarray(fitted.constant_items_, dtype=float))
-                scored = ~train & kept[cols]
+                scored = ~train & kept[cols] & known_categories(fitted, cols, data)
                 both = train | scored
                 full, n_full = _total_loglik(fitted, _matrix(
                     values.shape, rows[both], cols[both], data[both]), kept)
@@ -98,8 +137,10 @@ def heldout_irt(candidates, values, rows, cols, fold, random_state, n_jobs):
 def irt_n_parameters(candidate, values):
     """Free item parameters of an item response candidate on ``values``.
 
-    A slope and one threshold (or step) per category boundary for graded
-    items; slope, location and precision (or spread) for continuous scores;
+    A slope and one threshold (or step) per boundary between the observed
+    categories of every graded item with two or more (the model collapses
+    unused codes and leaves a constant item out); slope, location and
+    precision (or spread) for continuous scores;
     ``m`` slopes and an intercept per item for ``m`` factors, less the
     ``m (m - 1) / 2`` of a rotation.
     """
@@ -107,10 +148,9 @@ def irt_n_parameters(candidate, values):
     n_items = values.shape[1]
     m = int(candidate.params.get("n_factors", 1))
     if model in ("GRM", "GPCM"):
-        top = np.nanmax(np.where(np.isnan(values), -np.inf, values), axis=0)
-        low = np.nanmin(np.where(np.isnan(values), np.inf, values), axis=0)
-        boundaries = np.clip(top - low, 0, None)
-        return int(n_items + boundaries[np.isfinite(boundaries)].sum())
+        levels = np.array([np.unique(column[~np.isnan(column)]).size
+                           for column in values.T])
+        return int(levels[levels >= 2].sum())  # a slope and levels - 1 boundaries
     if model == "1PL":
         return n_items + 1  # one common slope
     per_item = {"2PL": 2, "3PL": 3, "4PL": 4, "beta": 3, "logit-normal": 3}

@@ -135,7 +135,8 @@ def run_matrix(X, kind, cv, random_state, n_jobs, max_factors=2):
                                      n_agents, MIN_DUPLICATE_POINTS)
     add_reference_check(checks, agents)
     result = {"checks": checks, "kind": kind, "unit": "response",
-              "players": agents, "estimators": {}, "redundant": redundant,
+              "players": agents, "tasks": _labels(X, n_tasks, 1),
+              "estimators": {}, "redundant": redundant,
               "split": "responses (observed cells), not agents"}
     floor = _item_checks(checks, values) if kind == "binary" else None
     if flat:
@@ -147,7 +148,15 @@ def run_matrix(X, kind, cv, random_state, n_jobs, max_factors=2):
             f"{observed} observed results from {n_agents} agents on {n_tasks} "
             f"tasks are too few for {cv}-fold cross-validation")
         return result
-    rows, cols, fold = cell_folds(values, cv, rng_for(random_state))
+    rows, cols, fold = cell_folds(values, cv, rng_for(random_state),
+                                  by_category=kind == "graded")
+    if kind == "graded":
+        _rare_categories_check(checks, result, values, rows, cols, fold)
+    if np.sum(fold >= 0) / cv < MIN_CELLS_PER_FOLD:
+        result["too_small"] = (
+            f"{int(np.sum(fold >= 0))} results that can be held out are too few "
+            f"for {cv}-fold cross-validation")
+        return result
     candidates = item_candidates(kind)
     if floor is not None and floor <= FLOOR:  # no floor: no guessing model
         candidates = [c for c in candidates
@@ -220,6 +229,39 @@ def _constant_tasks_check(checks, values):
         return ("every task gives all its agents the same result (the agents "
                 "differ on none): there is nothing to rank")
     return None
+
+
+def _rare_categories_check(checks, result, values, rows, cols, fold):
+    """Responses that are the only one of their category on their item.
+
+    They are never held out (a model fitted without them could not score
+    them): the row counts them and a note (a warning) says so.
+    """
+    single = fold < 0
+    items = np.unique(cols[single])
+    labels = _task_labels(result, values.shape[1])
+    shown = ", ".join(str(labels[j]) for j in items[:5]) + (
+        ", ..." if items.size > 5 else "")
+    checks.add(
+        "rare categories",
+        f"{int(single.sum())} response(s) alone in their category"
+        + (f" (items {shown})" if items.size else ""),
+        "kept in training, not scored" if single.any() else "none",
+        "Held-out responses are dealt round the folds by (item, category), so "
+        "every category seen twice is in every training fold; a category an "
+        "item has once is never held out, since a model fitted without it "
+        "could not score it.",
+    )
+    if single.any():
+        result.setdefault("notes", []).append(
+            f"{int(single.sum())} graded response(s) are the only one of their "
+            f"category on their item (item(s) {shown}): they are kept in every "
+            "training "
+            "fold and not scored in the held-out comparison")
+
+
+def _task_labels(result, n_tasks):
+    return result.get("tasks", np.arange(n_tasks))
 
 
 def standardized(values):
