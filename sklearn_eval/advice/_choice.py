@@ -73,16 +73,21 @@ def _cannot_tell(scores, chosen, plausible):
 
 
 def erratic(table):
-    """Names of the candidates of ``table`` whose held-out score is erratic.
+    """Names of the plausible candidates of ``table`` whose held-out score
+    is erratic.
 
-    Their standard error over the folds (``heldout_se``) is more than
-    :data:`ERRATIC` times the smallest positive one of the table: the folds
-    are shared, so models of the same data differ that much only when one of
-    them breaks down on some fold (a log-density far below the others').
+    Within noise of the best, and their standard error over the folds
+    (``heldout_se``) is more than :data:`ERRATIC` times the smallest
+    positive one of the table: the folds are shared, so models of the same
+    data differ that much only when one of them breaks down on some fold (a
+    log-density far below the others'). A candidate beyond noise is worse
+    whatever its spread, and is worded so.
     """
     se = table["heldout_se"].to_numpy(dtype=float)
     positive = se[np.isfinite(se) & (se > 0)]
     if positive.size < 2:
         return []
-    return [name for name, value in zip(table.index, se, strict=True)
-            if value > ERRATIC * positive.min()]
+    plausible = table["within_noise"].to_numpy(dtype=bool)
+    return [name for name, value, near in zip(table.index, se, plausible,
+                                              strict=True)
+            if near and value > ERRATIC * positive.min()]

@@ -216,3 +216,19 @@ def test_steady_candidates_are_never_called_inconclusive():
     scores = {c.name: 1.2 + 0.06 * rng.standard_normal(5) for c in candidates}
     text, *_ = _explain(candidates, scores, {c.name: 30 for c in candidates})
     assert "inconclusive" not in text
+
+
+def test_a_swinging_candidate_beyond_noise_is_worded_by_its_gap():
+    """A spread ten times the steadiest one's is inconclusive only within
+    noise: a candidate worse on every fold is simply beaten."""
+    rng = np.random.default_rng(3)
+    steady = 1.3 + 0.01 * rng.standard_normal(5)
+    beta, logit = item_candidates("continuous")
+    scores = {beta.name: steady,
+              logit.name: np.array([-5.0, -1.0, -3.0, -2.0, -4.0])}
+    text, table, chosen, _ = _explain([beta, logit], scores,
+                                      {beta.name: 30, logit.name: 30})
+    assert chosen == "beta" and not table.loc["logit-normal", "within_noise"]
+    assert "inconclusive" not in text
+    assert "It beats logit-normal, as simple, by" in text
+    _check_signs(text, table, chosen)
