@@ -161,7 +161,7 @@ def _check_dimensions(X):
 
 
 def advise(X, y=None, *, sample_weight=None, kind="auto", cv=5, random_state=None,
-           n_jobs=None, max_factors=2):
+           n_jobs=None, max_factors=2, drop_empty=False):
     """Which ranking method fits this data, and why.
 
     Runs checks on the data (kind, connectivity, votes per pair, draws,
@@ -205,6 +205,11 @@ def advise(X, y=None, *, sample_weight=None, kind="auto", cv=5, random_state=Non
         250,000 responses also compare a 2PL with two factors, whose EM runs
         on a product grid (about 20 times the cost of a one-factor fit);
         ``max_factors=1`` compares one-factor models only.
+    drop_empty : bool, default=False
+        Agents (rows of a result matrix) without any observed result: an
+        error naming them (no estimator ranks them), or with
+        ``drop_empty=True`` left out of the advice with a warning naming
+        them (the library's rule, as ``--drop-empty`` on the command line).
 
     Returns
     -------
@@ -217,7 +222,8 @@ def advise(X, y=None, *, sample_weight=None, kind="auto", cv=5, random_state=Non
     ValueError
         On input no estimator could read, naming the problem: ``X`` that is
         not a 2-D table or is empty, infinite values, a matrix without any
-        observed result, values the forced ``kind`` cannot read (a game that
+        observed result, agents without any result (unless
+        ``drop_empty``), values the forced ``kind`` cannot read (a game that
         is not square, 0/1 responses with other values, ...), matches whose
         weights are all zero, outcomes that are neither 1, 0.5, 0 nor a word
         the estimators read (``"win"``, ``"loss"``, ``"draw"``, ...).
@@ -244,6 +250,8 @@ def advise(X, y=None, *, sample_weight=None, kind="auto", cv=5, random_state=Non
     'matches'
     """
     _check_params(kind, cv, y, max_factors)
+    if not isinstance(drop_empty, bool | np.bool_):
+        raise ValueError(f"drop_empty must be True or False; got {drop_empty!r}.")
     if y is None:
         _check_dimensions(X)
     if kind == "auto":
@@ -260,7 +268,7 @@ def advise(X, y=None, *, sample_weight=None, kind="auto", cv=5, random_state=Non
         result = run_matches(X, y, sample_weight, int(cv), random_state)
     else:
         result = run_matrix(X, kind, int(cv), random_state, n_jobs,
-                            max_factors=int(max_factors))
+                            max_factors=int(max_factors), drop_empty=drop_empty)
     return _assemble(result, random_state)
 
 

@@ -91,8 +91,15 @@ def add_duplicates_check(checks, duplicated, n_total, what, n_points=None,
 REDUNDANT_SHARE = 0.1
 
 
-def add_stability_check(checks, sets):
-    """Rank sets of the recommended model: how settled the ranking is."""
+def add_stability_check(checks, sets, why=None):
+    """Rank sets of the recommended model: how settled the ranking is.
+
+    ``why``: the reason rank sets that should have been computed failed.
+    """
+    if sets is None and why is not None:
+        checks.add("ranking stability", "not computed", "failed",
+                   f"The rank sets of the recommended model failed: {why}")
+        return
     if sets is None:
         checks.add("ranking stability", "not computed", "n/a",
                    "Rank sets are computed here only where they are analytic "

@@ -27,12 +27,13 @@ def complexity(n_other, n_chosen):
 def reasons(advice, result, units):
     """Plain sentences with numbers (see :meth:`Advice.explain`)."""
     out = [f"Recommended: {advice.recommendation!r}."]
+    out.extend(_excluded(result))
     if result["kind"] == "game":
         out.append(f"The square game's cyclic share is {result['cyclic']:.1%}"
                    + (" and some agents nearly duplicate others"
                       if result["redundant"] else "") + ".")
         out.append(result["note"][:1].upper() + result["note"][1:] + ".")
-        return out + _agreement(advice)
+        return out + _agreement(advice, result)
     table = advice.candidates
     unit = units[result["unit"]]
     chosen = table.index[table["recommended"]][0]
@@ -63,7 +64,7 @@ def reasons(advice, result, units):
     out.extend(_kind_facts(advice, result))
     if advice.cannot_tell:
         out.append(_cannot_tell(table, result["unsure"], n_chosen))
-    return out + _agreement(advice)
+    return out + _agreement(advice, result)
 
 
 def _rival(table, chosen, name, unit):
@@ -98,7 +99,7 @@ def _inconclusive(table, shaky, unit):
             + ("its held-out score swings" if one else "their held-out scores swing")
             + f" from fold to fold{against}, so "
             + ("its mean rests" if one else "their means rest")
-            + " on a fold or two and ranks nothing.")
+            + f" on a fold or two and rank{'s' if one else ''} nothing.")
 
 
 def _cannot_tell(table, unsure, n_chosen):
@@ -128,18 +129,53 @@ def _kind_facts(advice, result):
                              f"({row['verdict']}).")
         return facts
     if result.get("redundant"):
+        nash = any(name.startswith("NashAverager")
+                   for name in result.get("excluded", {}))
         facts.append("Near-duplicate tasks would count twice in an average: Nash "
-                     "averaging gives them no extra weight.")
+                     "averaging gives them no extra weight"
+                     + (", once the data are complete." if nash else "."))
     row = _diag(advice, "guessing floor")
     if row is not None:
         facts.append(f"Guessing floor: {row['value']} ({row['verdict']}).")
     return facts
 
 
-def _agreement(advice):
+def _excluded(result):
+    """Estimators passed over because they cannot take the data, and why."""
+    return [f"Not recommended: {name}, which cannot take these data "
+            f"({_plain(why).rstrip('.')})."
+            for name, why in result.get("excluded", {}).items()]
+
+
+def _plain(why):
+    """An estimator's reason in the advice's words: a missing result is
+    "missing", never "NaN" (the advice text holds no "nan")."""
+    return why.replace(" (NaN)", "").replace("NaN", "missing")
+
+
+def _first_sentence(text):
+    head, dot, _ = _plain(text).partition(". ")
+    return head if dot else _plain(text).rstrip(".")
+
+
+def _left_out(result):
+    """The methods missing from the agreement because they could not be
+    fitted on the data, with the first sentence of each reason."""
+    left = result.get("left_out", {})
+    return "; ".join(f"{name} ({_first_sentence(why)})" for name, why in left.items())
+
+
+def _agreement(advice, result=None):
     """The agreement sentence; never a NaN tau nor a method's tau with itself."""
+    left = _left_out(result or {})
     if advice.agreement is None:
-        return []
+        return ([f"The methods' rankings could not be compared: too few could be "
+                 f"fitted on these data (left out: {left})."] if left else [])
+    return _tau_sentence(advice) + (
+        [f"Left out of the comparison of rankings: {left}."] if left else [])
+
+
+def _tau_sentence(advice):
     tau = advice.agreement.min_tau
     flat = advice.agreement.without_order
     if not np.isfinite(tau):

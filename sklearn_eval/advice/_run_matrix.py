@@ -6,11 +6,12 @@ import warnings
 
 import numpy as np
 import pandas as pd
+from sklearn.base import clone
 
 from ..game import NashAverager, VotingRanker, hodge_decomposition
 from ..irt import IRT
 from ..uncertainty import rank_sets
-from ..utils import check_result_matrix
+from ..utils import check_empty_agents, check_result_matrix
 from ._choice import candidate_table
 from ._diagnostics import (
     Checks,
@@ -109,12 +110,16 @@ def _outside_kind(values, kind):
     return np.zeros(values.shape, dtype=bool)
 
 
-def run_matrix(X, kind, cv, random_state, n_jobs, max_factors=2):
+def run_matrix(X, kind, cv, random_state, n_jobs, max_factors=2, drop_empty=False):
     """Diagnostics, candidates and fitted plausible models of a matrix."""
     values = matrix_values(X, kind)
     agents = _labels(X, values.shape[0], 0)
     if kind == "game":
         return _run_game(values, agents)
+    # no estimator ranks an agent without results: the library's one rule
+    # (an error naming them, or left out with a warning)
+    keep = check_empty_agents(values, agents, drop_empty=drop_empty, what="advise")
+    values, agents = values[keep], agents[keep]
     checks = Checks()
     checks.add("data kind", kind, "detected", KINDS[kind])
     n_agents, n_tasks = values.shape
@@ -183,19 +188,85 @@ def run_matrix(X, kind, cv, random_state, n_jobs, max_factors=2):
         result["too_small"] = "no candidate could be fitted: " + "; ".join(
             f"{k}: {v}" for k, v in reasons.items())
         return result
-    table, chosen, unsure = candidate_table(candidates, scores, n_params, reprs)
     by_name = {c.name: c for c in candidates}
+    excluded = {}
+    while True:  # a candidate that cannot fit all the data is no recommendation
+        table, chosen, unsure = candidate_table(candidates, scores, n_params, reprs)
+        fitted, failed = _fit_plausible(table, by_name, values, random_state, n_jobs)
+        if chosen not in failed:
+            break
+        excluded[reprs[chosen]] = failed[chosen]
+        scores = {name: s for name, s in scores.items() if name != chosen}
+        if not scores:
+            result["too_small"] = "no candidate could be fitted on all the data: " + \
+                "; ".join(f"{k}: {v}" for k, v in excluded.items())
+            return result
     result.update(candidates=table, chosen=by_name[chosen], unsure=unsure,
                   reasons=reasons)
     _dimension_check(checks, table)
-    fitted = _fit_plausible(table, by_name, values, random_state, n_jobs)
-    fitted.update(_alternatives(values))
+    alternatives, tried = _alternatives(values)
+    fitted.update(alternatives)
     result["fitted"] = {n: _scores(m, agents) for n, m in fitted.items()}
-    recommended = recommend_matrix(by_name[chosen], redundant, kind)
+    result["left_out"] = {f"IRT {name}": why for name, why in failed.items()}
+    result["left_out"].update({name: why for name, why in tried.items() if why})
+    recommended, refused = fitting_recommendation(
+        _matrix_options(by_name[chosen], redundant, kind), values, tried)
+    excluded.update(refused)
+    result["excluded"] = excluded
+    if recommended is None:
+        result["too_small"] = "no estimator can take these data: " + "; ".join(
+            f"{k}: {v}" for k, v in excluded.items())
+        return result
     result["recommended"] = recommended
-    result["rank_sets"] = _rank_sets(recommended, values, random_state)
-    add_stability_check(checks, result["rank_sets"])
+    result["rank_sets"], why = _rank_sets(recommended, values, random_state)
+    add_stability_check(checks, result["rank_sets"], why)
     return result
+
+
+def _matrix_options(candidate, redundant, kind):
+    """The estimators to recommend for ``candidate``, preferred first: the
+    one :func:`recommend_matrix` names, then the candidate's IRT, then a
+    rank aggregation (for data the first cannot take)."""
+    options = [recommend_matrix(candidate, redundant, kind)]
+    if candidate.family == "IRT":
+        options.append(IRT(**candidate.params))
+    options.append(VotingRanker(method="borda"))
+    return options
+
+
+def fitting_recommendation(options, values, tried=None):
+    """The first of ``options`` that can fit ``values``, and the refused ones.
+
+    An IRT option was fitted with the plausible candidates (it is first only
+    when its fit succeeded); any other is fitted here unless ``tried`` (repr
+    to the reason it failed, or None) already knows. Returns ``(estimator or
+    None, {repr: reason})``.
+    """
+    tried = {} if tried is None else tried
+    refused = {}
+    for estimator in options:
+        name = repr(estimator)
+        if name in refused:
+            continue
+        if isinstance(estimator, IRT):
+            return estimator, refused
+        why = tried[name] if name in tried else cannot_fit(estimator, values)
+        if why is None:
+            return estimator, refused
+        refused[name] = why
+    return None, refused
+
+
+def cannot_fit(estimator, values):
+    """Why a clone of ``estimator`` cannot fit ``values`` (its error's first
+    line), or None when it can."""
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            clone(estimator).fit(values)
+    except (ValueError, TypeError, ArithmeticError, np.linalg.LinAlgError) as exc:
+        return str(exc).splitlines()[0]
+    return None
 
 
 def _constant_tasks_check(checks, values):
@@ -331,7 +402,9 @@ def _dimension_check(checks, table):
 
 
 def _fit_plausible(table, by_name, values, random_state, n_jobs):
-    fitted = {}
+    """The plausible IRT candidates fitted on all the data, and the reasons
+    of those that cannot be (name to the error's first line)."""
+    fitted, failed = {}, {}
     for name in table.index[table["within_noise"]]:
         candidate = by_name[name]
         if candidate.family != "IRT":
@@ -342,23 +415,29 @@ def _fit_plausible(table, by_name, values, random_state, n_jobs):
                 fitted[f"IRT {name}"] = IRT(
                     **candidate.params, **fast_irt(candidate.params),
                     random_state=random_state, n_jobs=n_jobs).fit(values)
-        except (ValueError, ArithmeticError, np.linalg.LinAlgError):
-            continue
-    return fitted
+        except (ValueError, ArithmeticError, np.linalg.LinAlgError) as exc:
+            failed[name] = str(exc).splitlines()[0]
+    return fitted, failed
 
 
 def _alternatives(values):
-    """Rankings of the standard alternatives: mean, Borda, Nash averaging."""
-    out = {"mean score": nan_mean(values, axis=1)}
+    """Rankings of the standard alternatives: mean, Borda, Nash averaging.
+
+    Returns the fitted ones and, for Borda and Nash averaging, the reason
+    each could not be fitted (None when it was), by name and by repr.
+    """
+    out, tried = {"mean score": nan_mean(values, axis=1)}, {}
     for name, estimator in (("Borda", VotingRanker(method="borda")),
                             ("Nash averaging", NashAverager(game="agent_vs_task"))):
         try:
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore")
-                out[name] = estimator.fit(values)
-        except (ValueError, ArithmeticError, np.linalg.LinAlgError):
-            continue
-    return out
+                out[name] = clone(estimator).fit(values)
+            why = None
+        except (ValueError, ArithmeticError, np.linalg.LinAlgError) as exc:
+            why = str(exc).splitlines()[0]
+        tried[name] = tried[repr(estimator)] = why
+    return out, tried
 
 
 def _scores(model, agents):
@@ -367,15 +446,17 @@ def _scores(model, agents):
 
 
 def _rank_sets(model, values, random_state):
+    """Rank sets of the recommended model, or None and why not (None: the
+    standard reason, not analytic or too many agents)."""
     if not isinstance(model, IRT) or values.shape[0] > MAX_RANK_SET_AGENTS:
-        return None  # a bootstrap of refits, or too many pairs: left to the user
+        return None, None  # a bootstrap of refits, or too many pairs: the user's
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
             return rank_sets(model, values, n_resamples=200,
-                             random_state=random_state)
-    except (ValueError, TypeError, ArithmeticError, NotImplementedError):
-        return None
+                             random_state=random_state), None
+    except (ValueError, TypeError, ArithmeticError, NotImplementedError) as exc:
+        return None, str(exc).splitlines()[0]
 
 
 def _even_game(checks, values, agents):
@@ -418,10 +499,14 @@ def _run_game(values, agents):
                                      MIN_DUPLICATE_POINTS, "opponents")
     add_reference_check(checks, agents)
     payoff = "probability" if probability else "logit"
+    options = [VotingRanker(method="borda")]
     if cyclic > CYCLIC_SHARE or redundant:
-        recommended = NashAverager(game="agent_vs_agent", payoff=payoff)
-    else:
-        recommended = VotingRanker(method="borda")
+        options.insert(0, NashAverager(game="agent_vs_agent", payoff=payoff))
+    recommended, excluded = fitting_recommendation(options, values)
+    if recommended is None:
+        return {"checks": checks, "kind": "game", "unit": None, "players": agents,
+                "too_small": "no estimator can take this game: " + "; ".join(
+                    f"{k}: {v}" for k, v in excluded.items())}
     fitted = {}
     for name, estimator in (
         ("Nash averaging", NashAverager(game="agent_vs_agent", payoff=payoff)),
@@ -437,7 +522,7 @@ def _run_game(values, agents):
         nan_mean(values, axis=1), index=agents)
     return {"checks": checks, "kind": "game", "unit": None, "players": agents,
             "recommended": recommended, "cyclic": cyclic, "redundant": redundant,
-            "fitted": fitted, "split": "",
+            "fitted": fitted, "split": "", "excluded": excluded,
             "note": "a square game holds no votes to cross-validate: the "
                     "recommendation follows the Hodge split and redundancy"
                     + ("" if probability or np.allclose(values, -values.T) else

@@ -9,7 +9,13 @@ models with their held-out scores and the explanation of its choice;
 from __future__ import annotations
 
 from ._inputs import input_format, read_match_file, read_scores
-from ._options import add_match_input, add_matrix_input, add_table_output, positive_int
+from ._options import (
+    add_drop_empty,
+    add_match_input,
+    add_matrix_input,
+    add_table_output,
+    positive_int,
+)
 from ._output import Table, emit, fixed, number, say
 
 __all__ = []
@@ -25,6 +31,7 @@ def add_parser(commands):
     )
     add_matrix_input(parser, matches=True)
     add_match_input(parser, defaults_known=True)
+    add_drop_empty(parser)
     parser.add_argument(
         "--kind", choices=KINDS, default="auto",
         help="the data kind (default: detected)",
@@ -64,7 +71,7 @@ def advice_for(args):
     say(args, "comparing the candidate models by held-out results")
     return advise(frame, kind=args.kind, cv=args.cv,
                   random_state=args.random_state, n_jobs=args.n_jobs,
-                  max_factors=args.max_factors)
+                  max_factors=args.max_factors, drop_empty=args.drop_empty)
 
 
 def tables(advice):
