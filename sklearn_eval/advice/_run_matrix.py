@@ -204,11 +204,11 @@ def run_matrix(X, kind, cv, random_state, n_jobs, max_factors=2, drop_empty=Fals
     result.update(candidates=table, chosen=by_name[chosen], unsure=unsure,
                   reasons=reasons)
     _dimension_check(checks, table)
-    alternatives, tried = _alternatives(values)
+    alternatives, missing, tried = _alternatives(values)
     fitted.update(alternatives)
     result["fitted"] = {n: _scores(m, agents) for n, m in fitted.items()}
     result["left_out"] = {f"IRT {name}": why for name, why in failed.items()}
-    result["left_out"].update({name: why for name, why in tried.items() if why})
+    result["left_out"].update(missing)
     recommended, refused = fitting_recommendation(
         _matrix_options(by_name[chosen], redundant, kind), values, tried)
     excluded.update(refused)
@@ -423,10 +423,11 @@ def _fit_plausible(table, by_name, values, random_state, n_jobs):
 def _alternatives(values):
     """Rankings of the standard alternatives: mean, Borda, Nash averaging.
 
-    Returns the fitted ones and, for Borda and Nash averaging, the reason
-    each could not be fitted (None when it was), by name and by repr.
+    Returns the fitted ones by name, the reasons of those that could not be
+    fitted by name, and for Borda and Nash averaging the reason (None when
+    fitted) by the estimator's repr.
     """
-    out, tried = {"mean score": nan_mean(values, axis=1)}, {}
+    out, missing, tried = {"mean score": nan_mean(values, axis=1)}, {}, {}
     for name, estimator in (("Borda", VotingRanker(method="borda")),
                             ("Nash averaging", NashAverager(game="agent_vs_task"))):
         try:
@@ -435,9 +436,9 @@ def _alternatives(values):
                 out[name] = clone(estimator).fit(values)
             why = None
         except (ValueError, ArithmeticError, np.linalg.LinAlgError) as exc:
-            why = str(exc).splitlines()[0]
-        tried[name] = tried[repr(estimator)] = why
-    return out, tried
+            why = missing[name] = str(exc).splitlines()[0]
+        tried[repr(estimator)] = why
+    return out, missing, tried
 
 
 def _scores(model, agents):
@@ -502,7 +503,11 @@ def _run_game(values, agents):
     options = [VotingRanker(method="borda")]
     if cyclic > CYCLIC_SHARE or redundant:
         options.insert(0, NashAverager(game="agent_vs_agent", payoff=payoff))
-    recommended, excluded = fitting_recommendation(options, values)
+    # the game the recommendation is fitted on: as given, or its antisymmetric
+    # part for payoffs that are only nearly antisymmetric (the note says so)
+    exact = probability or np.allclose(values, -values.T, equal_nan=True)
+    recommended, excluded = fitting_recommendation(
+        options, values if exact else 0.5 * (values - values.T))
     if recommended is None:
         return {"checks": checks, "kind": "game", "unit": None, "players": agents,
                 "too_small": "no estimator can take this game: " + "; ".join(
@@ -525,6 +530,6 @@ def _run_game(values, agents):
             "fitted": fitted, "split": "", "excluded": excluded,
             "note": "a square game holds no votes to cross-validate: the "
                     "recommendation follows the Hodge split and redundancy"
-                    + ("" if probability or np.allclose(values, -values.T) else
+                    + ("" if exact else
                        "; the payoffs are only nearly antisymmetric: fit it on "
                        "(X - X.T) / 2")}

@@ -38,7 +38,7 @@ def _cyclic_game(seed=0, n=7, gap="pair"):
     A = A - A.T
     if gap == "pair":
         A[0, 1] = A[1, 0] = np.nan
-    else:
+    elif gap == "diagonal":
         np.fill_diagonal(A, np.nan)
     return A
 
@@ -172,3 +172,20 @@ def test_fitting_recommendation_takes_the_first_that_fits():
                        "this estimator refuses every table."}
     chosen, refused = _run_matrix.fitting_recommendation([_Refuses()], X)
     assert chosen is None and len(refused) == 1
+
+
+@pytest.mark.parametrize("noise", [0.0, 0.01, 0.05])
+def test_a_nearly_antisymmetric_game_gets_nash_on_its_antisymmetric_part(noise):
+    """Estimated payoffs (each ordered pair measured apart, as RRPS) are only
+    nearly antisymmetric: the advice recommends Nash averaging on
+    ``(X - X.T) / 2`` and says so, rather than passing it over."""
+    A = _cyclic_game(2, n=8, gap=None)
+    A = A + noise * np.random.default_rng(3).normal(size=A.shape)
+    advice = _advise(A, kind="game")
+    assert isinstance(advice.recommendation, NashAverager)
+    text = advice.explain()
+    assert "Not recommended" not in text
+    assert ("fit it on (X - X.T) / 2" in text) == (noise > 0)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        clone(advice.recommendation).fit(0.5 * (A - A.T))
