@@ -20,7 +20,7 @@ from hypothesis import strategies as st
 from sklearn_eval import advise
 from sklearn_eval.advice._items import cell_folds, heldout_irt, irt_n_parameters
 from sklearn_eval.advice._kinds import item_candidates
-from sklearn_eval.irt import IRT
+from sklearn_eval.irt import IRT, compare_models
 
 from . import corpus
 
@@ -153,3 +153,16 @@ def test_corpus_graded_items_keep_their_advice():
     G = corpus.graded("GPCM", 0, n_agents=300, n_items=6)
     advice = advise(G, random_state=0)
     assert set(advice.candidates.index) == {"GRM", "GPCM"}
+
+
+@pytest.mark.parametrize("case", list(CASES))
+def test_compare_models_scores_the_same_data(case):
+    """compare_models already leaves out held-out responses in a category the
+    fold's fit lacks (``n_heldout`` counts those scored): the advisor's rule
+    is the same, so both compare the GRM and the GPCM on these data."""
+    G = CASES[case](0)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        table = compare_models(G, models=["GRM", "GPCM"], cv=5, random_state=0)
+    assert np.isfinite(table["heldout_loglik_per_response"]).all()
+    assert (table["n_heldout"] <= np.sum(~np.isnan(G))).all()
