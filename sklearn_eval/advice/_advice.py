@@ -39,14 +39,28 @@ class Agreement:
 
     @property
     def min_tau(self):
-        """The lowest Kendall tau between two methods.
+        """The lowest Kendall tau between two different methods.
 
-        NaN pairs (a method whose scores are all equal has no order) are
-        skipped; NaN when no pair is left.
+        The diagonal (a method against itself) never counts. NaN pairs (a
+        method whose scores are all equal has no order) are skipped; NaN
+        when no pair is left (see :attr:`without_order`).
         """
-        values = self.kendall_tau.to_numpy()
+        values = self.kendall_tau.to_numpy(dtype=float)
+        values = values[np.triu_indices_from(values, k=1)]
         values = values[np.isfinite(values)]  # NaN: a ranking without order
         return float(values.min()) if values.size else float("nan")
+
+    @property
+    def without_order(self):
+        """The methods whose tau with every other method is NaN.
+
+        Their scores are all equal (or too few agents are common to the
+        rankings): they order nothing, so nothing can agree with them.
+        """
+        tau = self.kendall_tau.to_numpy(dtype=float).copy()
+        np.fill_diagonal(tau, np.nan)
+        return [name for name, row in zip(self.kendall_tau.index, tau, strict=True)
+                if not np.isfinite(row).any()]
 
 
 @dataclass
@@ -127,15 +141,34 @@ def _check_params(kind, cv, y, max_factors=2):
         raise ValueError(f"y is only read for matches; kind={kind!r} takes X alone.")
 
 
+def _check_dimensions(X):
+    """Refuse ``X`` that is neither a table (2-D) nor a DataFrame."""
+    if isinstance(X, pd.DataFrame):
+        return
+    try:
+        shape = np.shape(X)
+    except ValueError:  # ragged nested lists
+        raise ValueError(
+            "X must be a 2-D table (an agents x tasks result matrix, a square "
+            "game, or matches with y); got rows of different lengths.") from None
+    if len(shape) != 2 and 0 in shape:
+        raise ValueError(f"X is empty (shape {shape}): there is nothing to advise on.")
+    if len(shape) != 2:
+        raise ValueError(
+            "X must be a 2-D table: an agents x tasks result matrix, a square "
+            "agents x agents game, or a table of matches with their outcomes y; "
+            f"got {len(shape)}-D input of shape {shape}.")
+
+
 def advise(X, y=None, *, sample_weight=None, kind="auto", cv=5, random_state=None,
-           n_jobs=None, max_factors=2):
+           n_jobs=None, max_factors=2, drop_empty=False):
     """Which ranking method fits this data, and why.
 
     Runs checks on the data (kind, connectivity, votes per pair, draws,
     first-player advantage, intransitivity against transitive noise,
-    effective dimension, redundancy, missingness, reference agents, tasks at
-    0% or 100%, negative discrimination, guessing floor, ranking
-    stability), compares the candidate models of that kind of data by
+    effective dimension, redundancy, missingness, reference agents, constant
+    tasks, negative discrimination, guessing floor, ranking stability),
+    compares the candidate models of that kind of data by
     cross-validated held-out log-likelihood, and recommends the simplest
     candidate within noise of the best (see the user guide's "Which method
     fits my data" page).
@@ -172,6 +205,11 @@ def advise(X, y=None, *, sample_weight=None, kind="auto", cv=5, random_state=Non
         250,000 responses also compare a 2PL with two factors, whose EM runs
         on a product grid (about 20 times the cost of a one-factor fit);
         ``max_factors=1`` compares one-factor models only.
+    drop_empty : bool, default=False
+        Agents (rows of a result matrix) without any observed result: an
+        error naming them (no estimator ranks them), or with
+        ``drop_empty=True`` left out of the advice with a warning naming
+        them (the library's rule, as ``--drop-empty`` on the command line).
 
     Returns
     -------
@@ -179,12 +217,26 @@ def advise(X, y=None, *, sample_weight=None, kind="auto", cv=5, random_state=Non
         ``diagnostics``, ``candidates``, ``recommendation`` (unfitted),
         ``cannot_tell``, ``agreement``, ``rank_sets`` and ``explain()``.
 
+    Raises
+    ------
+    ValueError
+        On input no estimator could read, naming the problem: ``X`` that is
+        not a 2-D table or is empty, infinite values, a matrix without any
+        observed result, agents without any result (unless
+        ``drop_empty``), values the forced ``kind`` cannot read (a game that
+        is not square, 0/1 responses with other values, ...), matches whose
+        weights are all zero, outcomes that are neither 1, 0.5, 0 nor a word
+        the estimators read (``"win"``, ``"loss"``, ``"draw"``, ...).
+    TypeError
+        On a result matrix with non-numeric columns.
+
     Warns
     -----
     UserWarning
-        When the data are too small for cross-validation: the advice then
-        holds the diagnostics, no candidates and no recommendation, and its
-        explanation says why.
+        When the data are too small for cross-validation, or hold nothing to
+        rank (every result equal, every task constant, every pair of a game
+        even): the advice then holds the diagnostics, no candidates and no
+        recommendation, and its explanation says why.
 
     Examples
     --------
@@ -198,6 +250,10 @@ def advise(X, y=None, *, sample_weight=None, kind="auto", cv=5, random_state=Non
     'matches'
     """
     _check_params(kind, cv, y, max_factors)
+    if not isinstance(drop_empty, bool | np.bool_):
+        raise ValueError(f"drop_empty must be True or False; got {drop_empty!r}.")
+    if y is None:
+        _check_dimensions(X)
     if kind == "auto":
         kind = detect_kind(X, y)
     if kind == "matches":
@@ -212,7 +268,7 @@ def advise(X, y=None, *, sample_weight=None, kind="auto", cv=5, random_state=Non
         result = run_matches(X, y, sample_weight, int(cv), random_state)
     else:
         result = run_matrix(X, kind, int(cv), random_state, n_jobs,
-                            max_factors=int(max_factors))
+                            max_factors=int(max_factors), drop_empty=drop_empty)
     return _assemble(result, random_state)
 
 
@@ -221,6 +277,8 @@ def _assemble(result, random_state):
     advice = Advice(kind=result["kind"], diagnostics=checks,
                     candidates=result.get("candidates"),
                     rank_sets=result.get("rank_sets"))
+    for note in result.get("notes", ()):  # degenerate data: what was done
+        warnings.warn(f"{note}.", UserWarning, stacklevel=3)
     if "too_small" in result:
         warnings.warn(f"No recommendation: {result['too_small']}.", UserWarning,
                       stacklevel=3)

@@ -19,6 +19,11 @@ __all__ = []
 
 Z = 2.0
 MIN_GAIN = 0.005
+#: a candidate whose held-out score varies from fold to fold (its standard
+#: error over the folds) more than ERRATIC times the steadiest candidate's is
+#: *erratic*: its mean rests on a fold or two, so a comparison with it is
+#: inconclusive, whatever its sign
+ERRATIC = 10.0
 
 
 def candidate_table(candidates, scores, n_params, estimators):
@@ -65,3 +70,24 @@ def _cannot_tell(scores, chosen, plausible):
         if float(np.mean(gain)) + Z * se > MIN_GAIN:
             unsure.append(name)
     return unsure
+
+
+def erratic(table):
+    """Names of the plausible candidates of ``table`` whose held-out score
+    is erratic.
+
+    Within noise of the best, and their standard error over the folds
+    (``heldout_se``) is more than :data:`ERRATIC` times the smallest
+    positive one of the table: the folds are shared, so models of the same
+    data differ that much only when one of them breaks down on some fold (a
+    log-density far below the others'). A candidate beyond noise is worse
+    whatever its spread, and is worded so.
+    """
+    se = table["heldout_se"].to_numpy(dtype=float)
+    positive = se[np.isfinite(se) & (se > 0)]
+    if positive.size < 2:
+        return []
+    plausible = table["within_noise"].to_numpy(dtype=bool)
+    return [name for name, value, near in zip(table.index, se, plausible,
+                                              strict=True)
+            if near and value > ERRATIC * positive.min()]

@@ -64,7 +64,18 @@ def add_connectivity_check(checks, adjacency, what):
     return n_comp
 
 
-def add_duplicates_check(checks, duplicated, n_total, what):
+def add_duplicates_check(checks, duplicated, n_total, what, n_points=None,
+                         min_points=0, points="agents"):
+    """The redundancy row; not tested on fewer than ``min_points`` points
+    (``duplicated`` is then ignored). Returns whether redundancy decides."""
+    if n_points is not None and n_points < min_points:
+        checks.add(
+            f"redundancy ({what})", f"not tested ({n_points} {points})", "n/a",
+            f"Near duplicates are told by correlation over the {points}: with "
+            f"fewer than {min_points} of them two {what} correlate almost "
+            "perfectly by chance (two points always do).",
+        )
+        return False
     share = len(duplicated) / max(n_total, 1)
     checks.add(
         f"redundancy ({what})",
@@ -80,8 +91,15 @@ def add_duplicates_check(checks, duplicated, n_total, what):
 REDUNDANT_SHARE = 0.1
 
 
-def add_stability_check(checks, sets):
-    """Rank sets of the recommended model: how settled the ranking is."""
+def add_stability_check(checks, sets, why=None):
+    """Rank sets of the recommended model: how settled the ranking is.
+
+    ``why``: the reason rank sets that should have been computed failed.
+    """
+    if sets is None and why is not None:
+        checks.add("ranking stability", "not computed", "failed",
+                   f"The rank sets of the recommended model failed: {why}")
+        return
     if sets is None:
         checks.add("ranking stability", "not computed", "n/a",
                    "Rank sets are computed here only where they are analytic "

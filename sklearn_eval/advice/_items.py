@@ -41,11 +41,44 @@ def fast_irt(params):
 _SOFT_IMPUTE_ITER = 100
 
 
-def cell_folds(values, cv, rng):
-    """``(rows, cols, fold)`` of the observed cells, folds at random."""
+def cell_folds(values, cv, rng, by_category=False):
+    """``(rows, cols, fold)`` of the observed cells, folds at random.
+
+    With ``by_category`` (graded responses) the cells of every (item,
+    category) pair are dealt round the folds in turn, so a pair observed at
+    least twice keeps an occurrence in every training fold and an item
+    never meets, held out, a category its training responses lack (a model
+    fitted without that category cannot score it). A response that is the
+    only one of its category on its item is never held out: its ``fold``
+    is -1 (in every training fold, never scored).
+    """
     rows, cols = np.nonzero(~np.isnan(values))
-    fold = rng.permutation(rows.size) % cv
+    if not by_category:
+        return rows, cols, rng.permutation(rows.size) % cv
+    pairs = np.column_stack([cols, values[rows, cols]])
+    _, group, counts = np.unique(pairs, axis=0, return_inverse=True,
+                                 return_counts=True)
+    group = group.ravel()
+    order = np.lexsort((rng.random(rows.size), group))  # a pair's cells together
+    dealt = order[counts[group[order]] > 1]
+    fold = np.full(rows.size, -1)
+    fold[dealt] = (np.arange(dealt.size) + int(rng.randint(cv))) % cv
     return rows, cols, fold
+
+
+def known_categories(model, cols, data):
+    """Whether each cell's code is a category its item had in ``model``'s fit.
+
+    True everywhere for models without categories (``categories_``).
+    """
+    categories = getattr(model, "categories_", None)
+    if categories is None:
+        return np.ones(cols.size, dtype=bool)
+    out = np.zeros(cols.size, dtype=bool)
+    for j, known in enumerate(categories):
+        here = cols == j
+        out[here] = np.isin(data[here], known)
+    return out
 
 
 def _matrix(shape, rows, cols, data):
@@ -60,7 +93,13 @@ def _total_loglik(model, matrix, kept):
 
 
 def heldout_irt(candidates, values, rows, cols, fold, random_state, n_jobs):
-    """Per-fold mean held-out log-likelihood per response of each IRT model."""
+    """Per-fold mean held-out log-likelihood per response of each IRT model.
+
+    ``fold`` -1 marks a cell kept in every training fold. Held-out responses
+    to an item left out of a fold's fit, or in a category the item's training
+    responses lack, are not scored (as in :func:`sklearn_eval.irt.
+    compare_models`).
+    """
     cv = int(fold.max()) + 1
     data = values[rows, cols]
     scores, reasons = {}, {}
@@ -78,7 +117,7 @@ def heldout_irt(candidates, values, rows, cols, fold, random_state, n_jobs):
                     cols[train], data[train]))
                 kept = ~np.isin(np.arange(values.shape[1]),
                                 np.asarray(fitted.constant_items_, dtype=float))
-                scored = ~train & kept[cols]
+                scored = ~train & kept[cols] & known_categories(fitted, cols, data)
                 both = train | scored
                 full, n_full = _total_loglik(fitted, _matrix(
                     values.shape, rows[both], cols[both], data[both]), kept)
@@ -98,8 +137,10 @@ def heldout_irt(candidates, values, rows, cols, fold, random_state, n_jobs):
 def irt_n_parameters(candidate, values):
     """Free item parameters of an item response candidate on ``values``.
 
-    A slope and one threshold (or step) per category boundary for graded
-    items; slope, location and precision (or spread) for continuous scores;
+    A slope and one threshold (or step) per boundary between the observed
+    categories of every graded item with two or more (the model collapses
+    unused codes and leaves a constant item out); slope, location and
+    precision (or spread) for continuous scores;
     ``m`` slopes and an intercept per item for ``m`` factors, less the
     ``m (m - 1) / 2`` of a rotation.
     """
@@ -107,10 +148,9 @@ def irt_n_parameters(candidate, values):
     n_items = values.shape[1]
     m = int(candidate.params.get("n_factors", 1))
     if model in ("GRM", "GPCM"):
-        top = np.nanmax(np.where(np.isnan(values), -np.inf, values), axis=0)
-        low = np.nanmin(np.where(np.isnan(values), np.inf, values), axis=0)
-        boundaries = np.clip(top - low, 0, None)
-        return int(n_items + boundaries[np.isfinite(boundaries)].sum())
+        levels = np.array([np.unique(column[~np.isnan(column)]).size
+                           for column in values.T])
+        return int(levels[levels >= 2].sum())  # a slope and levels - 1 boundaries
     if model == "1PL":
         return n_items + 1  # one common slope
     per_item = {"2PL": 2, "3PL": 3, "4PL": 4, "beta": 3, "logit-normal": 3}
@@ -134,7 +174,7 @@ def gaussian_n_parameters(candidate, n_agents, n_items):
 def fit_cells(matrix, n_factors, n_iter=_SOFT_IMPUTE_ITER):
     """Additive fit plus a rank-``n_factors`` residual, missing cells imputed."""
     seen = ~np.isnan(matrix)
-    filled = np.where(seen, matrix, np.nanmean(matrix))
+    filled = np.where(seen, matrix, nan_mean(matrix))
     fit = filled
     for _ in range(n_iter):
         mu = filled.mean()
@@ -185,28 +225,79 @@ def _unit_scale(values):
     return values / scale if scale > 0 else values
 
 
-def duplicated_columns(values, threshold=0.99):
+def nan_mean(values, axis=None):
+    """Mean of the observed (non-NaN) values, NaN where there is none.
+
+    As :func:`numpy.nanmean`, without its "Mean of empty slice" warning: a
+    task or an agent without results is a documented case of the advisor,
+    not a numerical accident.
+    """
+    values = np.asarray(values, dtype=float)
+    seen = ~np.isnan(values)
+    total = np.where(seen, values, 0.0).sum(axis=axis)
+    count = seen.sum(axis=axis)
+    return np.where(count > 0, total / np.maximum(count, 1), np.nan)
+
+
+def nan_std(values, axis=None):
+    """Standard deviation of the observed values (ddof 0), NaN where none."""
+    values = np.asarray(values, dtype=float)
+    mean = nan_mean(values, axis=axis)
+    centred = values - (mean if axis is None else np.expand_dims(mean, axis))
+    return np.sqrt(nan_mean(centred**2, axis=axis))
+
+
+# two points always correlate +-1 and three or four nearly do by chance: a
+# pair of columns is called a near duplicate only on this many common agents
+MIN_DUPLICATE_POINTS = 5
+
+
+def duplicated_columns(values, threshold=0.99, min_points=MIN_DUPLICATE_POINTS):
     """Indices of columns (tasks) that nearly duplicate an earlier one.
 
     Two columns are near duplicates when their Pearson correlation over the
-    agents that have both is above ``threshold`` (constant columns aside).
+    agents that have a result on both is above ``threshold``, on at least
+    ``min_points`` such agents; columns constant over those agents are
+    never duplicates.
     """
-    filled = _unit_scale(
-        np.where(np.isnan(values), np.nanmean(values, axis=0), values))
-    sd = filled.std(axis=0)
-    usable = sd > 0
-    z = (filled[:, usable] - filled[:, usable].mean(axis=0)) / sd[usable]
-    corr = (z.T @ z) / max(values.shape[0], 1)
-    np.fill_diagonal(corr, 0.0)
-    upper = np.triu(corr > threshold, 1)
-    dup_usable = np.flatnonzero(upper.any(axis=0))
-    return np.flatnonzero(usable)[dup_usable]
+    correlation = _pairwise_correlation(
+        _unit_scale(np.asarray(values, dtype=float)), min_points)
+    np.fill_diagonal(correlation, 0.0)
+    upper = np.triu(correlation > threshold, 1)
+    return np.flatnonzero(upper.any(axis=0))
+
+
+def _pairwise_correlation(values, min_points):
+    """Correlation of every two columns over the rows where both are
+    observed (0 where fewer than ``min_points`` rows or no spread)."""
+    seen = ~np.isnan(values)
+    sd = nan_std(values, axis=0)
+    scale = np.where(np.isfinite(sd) & (sd > 0), sd, 1.0)
+    z = np.where(seen, (values - nan_mean(values, axis=0)) / scale, 0.0)
+    mask = seen.astype(np.float64)
+    count = mask.T @ mask
+    if seen.all():  # every pair over every row: one product
+        var = (z * z).mean(axis=0)
+        cov = (z.T @ z) / max(values.shape[0], 1)
+        denominator = np.sqrt(np.outer(var, var))
+    else:  # moments of each column over the rows it shares with another
+        n = np.maximum(count, 1.0)
+        first = (z.T @ mask) / n  # [a, b]: mean of a over rows with b
+        second = ((z * z).T @ mask) / n
+        cov = (z.T @ z) / n - first * first.T
+        var = np.clip(second - first**2, 0.0, None)  # [a, b]: of a, rows with b
+        denominator = np.sqrt(var * var.T)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        correlation = np.where(denominator > 1e-12, cov / denominator, 0.0)
+    correlation[count < min_points] = 0.0
+    return correlation
 
 
 def point_biserial(values):
     """Correlation of each item with the rest score (NaN for constant items)."""
+    mean = nan_mean(values, axis=0)
     filled = _unit_scale(
-        np.where(np.isnan(values), np.nanmean(values, axis=0), values))
+        np.where(np.isnan(values), np.where(np.isnan(mean), 0.0, mean), values))
     total = filled.sum(axis=1)
     out = np.full(values.shape[1], np.nan)
     for j in range(values.shape[1]):

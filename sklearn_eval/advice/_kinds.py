@@ -97,8 +97,10 @@ def split_long_matches(X):
     lower = {str(c).lower(): c for c in rest}
     outcome = next((lower[n] for n in _OUTCOME_COLUMNS if n in lower), rest[0])
     weight = next((lower[n] for n in _WEIGHT_COLUMNS if n in lower), None)
-    y = X[outcome].to_numpy(dtype=float)
-    w = None if weight is None else X[weight].to_numpy(dtype=float)
+    # outcomes and weights as given: the match check reads outcome words
+    # ("win", "loss", "draw") and names a bad value's row
+    y = X[outcome].to_numpy()
+    w = None if weight is None else X[weight].to_numpy()
     return X.iloc[:, :2].to_numpy(dtype=object), y, w
 
 

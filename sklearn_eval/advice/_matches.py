@@ -44,6 +44,10 @@ def match_table(X, y, sample_weight):
         pairs = array[:, :2]
     data = check_matches(pairs, y, sample_weight, require_y=True)
     w = np.asarray(data.sample_weight, dtype=np.float64)
+    if not w.sum() > 0:
+        raise ValueError(
+            "sample_weight is zero for every match: there are no votes to "
+            "compare models on.")
     return pairs, X, np.asarray(data.y, dtype=np.float64), w, n_columns > 2
 
 

@@ -6,10 +6,12 @@ import warnings
 
 import numpy as np
 import pandas as pd
+from sklearn.base import clone
 
 from ..game import NashAverager, VotingRanker, hodge_decomposition
 from ..irt import IRT
 from ..uncertainty import rank_sets
+from ..utils import check_empty_agents, check_result_matrix
 from ._choice import candidate_table
 from ._diagnostics import (
     Checks,
@@ -19,6 +21,7 @@ from ._diagnostics import (
     add_stability_check,
 )
 from ._items import (
+    MIN_DUPLICATE_POINTS,
     cell_folds,
     duplicated_columns,
     fast_irt,
@@ -27,6 +30,8 @@ from ._items import (
     heldout_gaussian,
     heldout_irt,
     irt_n_parameters,
+    nan_mean,
+    nan_std,
     point_biserial,
 )
 from ._kinds import KINDS, item_candidates, n_factors
@@ -57,24 +62,64 @@ def _labels(X, n, axis):
     return np.arange(n)
 
 
-def matrix_values(X):
-    """Float64 values of a result matrix; refuses what IRT refuses."""
-    if isinstance(X, pd.DataFrame):
-        return X.to_numpy(dtype=np.float64)
-    values = np.asarray(X, dtype=np.float64)
-    if values.ndim != 2:
-        raise ValueError(f"X must be 2-D (agents x tasks); got {values.ndim}-D.")
-    if np.isinf(values).any():
-        raise ValueError("X holds infinite values; use NaN for missing results.")
+def matrix_values(X, kind):
+    """Float64 values of a result matrix or game, checked for ``kind``.
+
+    Refuses what the estimators refuse (not 2-D, empty, infinite values,
+    non-numeric columns: the library's result-matrix check) and values the
+    forced ``kind`` cannot read (a game that is not square, 0/1 responses
+    that are not 0 or 1, ...), naming the problem.
+    """
+    values = check_result_matrix(X, allow_nan=True).values
+    observed = ~np.isnan(values)
+    if not observed.any():
+        raise ValueError("X has no observed result: every entry is NaN.")
+    if kind == "game":
+        if values.shape[0] != values.shape[1] or values.shape[0] < 2:
+            raise ValueError(
+                "kind='game' needs a square agents x agents matrix of at least "
+                f"2 x 2 (row agent against column agent); got shape {values.shape}.")
+        return values
+    bad = _outside_kind(values, kind) & observed
+    if bad.any():
+        i, j = (int(k) for k in np.argwhere(bad)[0])
+        value = float(values[i, j])
+        raise ValueError(
+            f"kind={kind!r} needs {_KIND_VALUES[kind]}; X has {value!r} at "
+            f"row {i}, column {j}. Leave kind='auto' to detect the kind.")
     return values
 
 
-def run_matrix(X, kind, cv, random_state, n_jobs, max_factors=2):
+# what each matrix kind reads, for the messages of a forced kind
+_KIND_VALUES = {
+    "binary": "0/1 responses (NaN for missing)",
+    "graded": "ordered categories coded 0, 1, 2, ... (NaN for missing)",
+    "continuous": "scores in [0, 1] (NaN for missing)",
+}
+
+
+def _outside_kind(values, kind):
+    """Cells that ``kind`` cannot read (False where NaN)."""
+    with np.errstate(invalid="ignore"):
+        if kind == "binary":
+            return (values != 0) & (values != 1)
+        if kind == "graded":
+            return (values < 0) | (values != np.round(values))
+        if kind == "continuous":
+            return (values < 0) | (values > 1)
+    return np.zeros(values.shape, dtype=bool)
+
+
+def run_matrix(X, kind, cv, random_state, n_jobs, max_factors=2, drop_empty=False):
     """Diagnostics, candidates and fitted plausible models of a matrix."""
-    values = matrix_values(X)
+    values = matrix_values(X, kind)
     agents = _labels(X, values.shape[0], 0)
     if kind == "game":
         return _run_game(values, agents)
+    # no estimator ranks an agent without results: the library's one rule
+    # (an error naming them, or left out with a warning)
+    keep = check_empty_agents(values, agents, drop_empty=drop_empty, what="advise")
+    values, agents = values[keep], agents[keep]
     checks = Checks()
     checks.add("data kind", kind, "detected", KINDS[kind])
     n_agents, n_tasks = values.shape
@@ -89,26 +134,34 @@ def run_matrix(X, kind, cv, random_state, n_jobs, max_factors=2):
         "Averages over different task sets are not comparable; model-based "
         "scores (IRT, additive) adjust for which tasks each agent saw.",
     )
-    success = np.nanmean(values, axis=0)
-    low, high = float(np.nanmin(values)), float(np.nanmax(values))
-    extreme = int(np.sum((success == low) | (success == high)))
-    checks.add("tasks at floor or ceiling", f"{extreme} of {n_tasks}",
-               "uninformative tasks" if extreme else "none",
-               "A task every agent passes (or fails) says nothing about ranking.")
+    flat = _constant_tasks_check(checks, values)
     duplicated = duplicated_columns(values)
-    redundant = add_duplicates_check(checks, duplicated, n_tasks, "tasks")
+    redundant = add_duplicates_check(checks, duplicated, n_tasks, "tasks",
+                                     n_agents, MIN_DUPLICATE_POINTS)
     add_reference_check(checks, agents)
     result = {"checks": checks, "kind": kind, "unit": "response",
-              "players": agents, "estimators": {}, "redundant": redundant,
+              "players": agents, "tasks": _labels(X, n_tasks, 1),
+              "estimators": {}, "redundant": redundant,
               "split": "responses (observed cells), not agents"}
     floor = _item_checks(checks, values) if kind == "binary" else None
+    if flat:
+        result["too_small"] = flat
+        return result
     observed = int(np.sum(~np.isnan(values)))
     if observed / cv < MIN_CELLS_PER_FOLD or n_agents < 3 or n_tasks < 2:
         result["too_small"] = (
             f"{observed} observed results from {n_agents} agents on {n_tasks} "
             f"tasks are too few for {cv}-fold cross-validation")
         return result
-    rows, cols, fold = cell_folds(values, cv, rng_for(random_state))
+    rows, cols, fold = cell_folds(values, cv, rng_for(random_state),
+                                  by_category=kind == "graded")
+    if kind == "graded":
+        _rare_categories_check(checks, result, values, rows, cols, fold)
+    if np.sum(fold >= 0) / cv < MIN_CELLS_PER_FOLD:
+        result["too_small"] = (
+            f"{int(np.sum(fold >= 0))} results that can be held out are too few "
+            f"for {cv}-fold cross-validation")
+        return result
     candidates = item_candidates(kind)
     if floor is not None and floor <= FLOOR:  # no floor: no guessing model
         candidates = [c for c in candidates
@@ -135,25 +188,157 @@ def run_matrix(X, kind, cv, random_state, n_jobs, max_factors=2):
         result["too_small"] = "no candidate could be fitted: " + "; ".join(
             f"{k}: {v}" for k, v in reasons.items())
         return result
-    table, chosen, unsure = candidate_table(candidates, scores, n_params, reprs)
     by_name = {c.name: c for c in candidates}
+    excluded = {}
+    while True:  # a candidate that cannot fit all the data is no recommendation
+        table, chosen, unsure = candidate_table(candidates, scores, n_params, reprs)
+        fitted, failed = _fit_plausible(table, by_name, values, random_state, n_jobs)
+        if chosen not in failed:
+            break
+        excluded[reprs[chosen]] = failed[chosen]
+        scores = {name: s for name, s in scores.items() if name != chosen}
+        if not scores:
+            result["too_small"] = "no candidate could be fitted on all the data: " + \
+                "; ".join(f"{k}: {v}" for k, v in excluded.items())
+            return result
     result.update(candidates=table, chosen=by_name[chosen], unsure=unsure,
                   reasons=reasons)
     _dimension_check(checks, table)
-    fitted = _fit_plausible(table, by_name, values, random_state, n_jobs)
-    fitted.update(_alternatives(values))
+    alternatives, missing, tried = _alternatives(values)
+    fitted.update(alternatives)
     result["fitted"] = {n: _scores(m, agents) for n, m in fitted.items()}
-    recommended = recommend_matrix(by_name[chosen], redundant, kind)
+    result["left_out"] = {f"IRT {name}": why for name, why in failed.items()}
+    result["left_out"].update(missing)
+    recommended, refused = fitting_recommendation(
+        _matrix_options(by_name[chosen], redundant, kind), values, tried)
+    excluded.update(refused)
+    result["excluded"] = excluded
+    if recommended is None:
+        result["too_small"] = "no estimator can take these data: " + "; ".join(
+            f"{k}: {v}" for k, v in excluded.items())
+        return result
     result["recommended"] = recommended
-    result["rank_sets"] = _rank_sets(recommended, values, random_state)
-    add_stability_check(checks, result["rank_sets"])
+    result["rank_sets"], why = _rank_sets(recommended, values, random_state)
+    add_stability_check(checks, result["rank_sets"], why)
     return result
+
+
+def _matrix_options(candidate, redundant, kind):
+    """The estimators to recommend for ``candidate``, preferred first: the
+    one :func:`recommend_matrix` names, then the candidate's IRT, then a
+    rank aggregation (for data the first cannot take)."""
+    options = [recommend_matrix(candidate, redundant, kind)]
+    if candidate.family == "IRT":
+        options.append(IRT(**candidate.params))
+    options.append(VotingRanker(method="borda"))
+    return options
+
+
+def fitting_recommendation(options, values, tried=None):
+    """The first of ``options`` that can fit ``values``, and the refused ones.
+
+    An IRT option was fitted with the plausible candidates (it is first only
+    when its fit succeeded); any other is fitted here unless ``tried`` (repr
+    to the reason it failed, or None) already knows. Returns ``(estimator or
+    None, {repr: reason})``.
+    """
+    tried = {} if tried is None else tried
+    refused = {}
+    for estimator in options:
+        name = repr(estimator)
+        if name in refused:
+            continue
+        if isinstance(estimator, IRT):
+            return estimator, refused
+        why = tried[name] if name in tried else cannot_fit(estimator, values)
+        if why is None:
+            return estimator, refused
+        refused[name] = why
+    return None, refused
+
+
+def cannot_fit(estimator, values):
+    """Why a clone of ``estimator`` cannot fit ``values`` (its error's first
+    line), or None when it can."""
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            clone(estimator).fit(values)
+    except (ValueError, TypeError, ArithmeticError, np.linalg.LinAlgError) as exc:
+        return str(exc).splitlines()[0]
+    return None
+
+
+def _constant_tasks_check(checks, values):
+    """The constant-tasks row; the reason there is nothing to rank, or None.
+
+    A task is constant when every agent with a result on it has the same
+    one (all pass, all fail, every score 0.5, a single result); a task
+    without results is counted apart. When every task is constant (or the
+    whole table is one value) no agent differs from another.
+    """
+    seen = ~np.isnan(values)
+    n_tasks = values.shape[1]
+    observed = seen.any(axis=0)
+    low = np.where(seen, values, np.inf).min(axis=0)
+    high = np.where(seen, values, -np.inf).max(axis=0)
+    constant = observed & (low == high)
+    count, never = int(constant.sum()), int((~observed).sum())
+    checks.add(
+        "constant tasks",
+        f"{count} of {n_tasks}" + (f"; {never} without any result" if never else ""),
+        "uninformative tasks" if count or never else "none",
+        "A task on which every agent has the same result (all pass, all fail, "
+        "every score equal) says nothing about ranking, nor does one without "
+        "results; the item response models leave such tasks out.",
+    )
+    if constant[observed].all():
+        value = values[seen]
+        if np.all(value == value[0]):
+            return (f"every observed result is {float(value[0]):g}: there is "
+                    "nothing to rank")
+        return ("every task gives all its agents the same result (the agents "
+                "differ on none): there is nothing to rank")
+    return None
+
+
+def _rare_categories_check(checks, result, values, rows, cols, fold):
+    """Responses that are the only one of their category on their item.
+
+    They are never held out (a model fitted without them could not score
+    them): the row counts them and a note (a warning) says so.
+    """
+    single = fold < 0
+    items = np.unique(cols[single])
+    labels = _task_labels(result, values.shape[1])
+    shown = ", ".join(str(labels[j]) for j in items[:5]) + (
+        ", ..." if items.size > 5 else "")
+    checks.add(
+        "rare categories",
+        f"{int(single.sum())} response(s) alone in their category"
+        + (f" (items {shown})" if items.size else ""),
+        "kept in training, not scored" if single.any() else "none",
+        "Held-out responses are dealt round the folds by (item, category), so "
+        "every category seen twice is in every training fold; a category an "
+        "item has once is never held out, since a model fitted without it "
+        "could not score it.",
+    )
+    if single.any():
+        result.setdefault("notes", []).append(
+            f"{int(single.sum())} graded response(s) are the only one of their "
+            f"category on their item (item(s) {shown}): they are kept in every "
+            "training "
+            "fold and not scored in the held-out comparison")
+
+
+def _task_labels(result, n_tasks):
+    return result.get("tasks", np.arange(n_tasks))
 
 
 def standardized(values):
     """Each task's scores in standard units (tasks on unrelated scales)."""
-    sd = np.nanstd(values, axis=0)
-    return (values - np.nanmean(values, axis=0)) / np.where(sd > 0, sd, 1.0)
+    sd = nan_std(values, axis=0)
+    return (values - nan_mean(values, axis=0)) / np.where(sd > 0, sd, 1.0)
 
 
 def recommend_matrix(candidate, redundant, kind=None):
@@ -187,11 +372,12 @@ def _item_checks(checks, values):
                "suspect items" if negative else "none",
                "An item the stronger agents fail more often is mis-keyed or "
                "measures something else; it pulls every model's ranking.")
-    totals = np.nanmean(values, axis=1)
+    totals = nan_mean(values, axis=1)
     weakest = totals <= np.nanquantile(totals, 0.1)
-    hard = np.nanmean(values, axis=0) < np.nanquantile(np.nanmean(values, axis=0),
-                                                       0.25)
-    floor = float(np.nanmean(values[np.ix_(weakest, hard)])) if hard.any() else 0.0
+    rates = nan_mean(values, axis=0)
+    hard = rates < np.nanquantile(rates, 0.25)
+    floor = float(nan_mean(values[np.ix_(weakest, hard)])) if hard.any() else 0.0
+    floor = 0.0 if np.isnan(floor) else floor  # the weakest saw no hard item
     checks.add(
         "guessing floor",
         f"weakest 10% of agents pass {floor:.1%} of the hardest quarter of items",
@@ -216,7 +402,9 @@ def _dimension_check(checks, table):
 
 
 def _fit_plausible(table, by_name, values, random_state, n_jobs):
-    fitted = {}
+    """The plausible IRT candidates fitted on all the data, and the reasons
+    of those that cannot be (name to the error's first line)."""
+    fitted, failed = {}, {}
     for name in table.index[table["within_noise"]]:
         candidate = by_name[name]
         if candidate.family != "IRT":
@@ -227,23 +415,30 @@ def _fit_plausible(table, by_name, values, random_state, n_jobs):
                 fitted[f"IRT {name}"] = IRT(
                     **candidate.params, **fast_irt(candidate.params),
                     random_state=random_state, n_jobs=n_jobs).fit(values)
-        except (ValueError, ArithmeticError, np.linalg.LinAlgError):
-            continue
-    return fitted
+        except (ValueError, ArithmeticError, np.linalg.LinAlgError) as exc:
+            failed[name] = str(exc).splitlines()[0]
+    return fitted, failed
 
 
 def _alternatives(values):
-    """Rankings of the standard alternatives: mean, Borda, Nash averaging."""
-    out = {"mean score": np.nanmean(values, axis=1)}
+    """Rankings of the standard alternatives: mean, Borda, Nash averaging.
+
+    Returns the fitted ones by name, the reasons of those that could not be
+    fitted by name, and for Borda and Nash averaging the reason (None when
+    fitted) by the estimator's repr.
+    """
+    out, missing, tried = {"mean score": nan_mean(values, axis=1)}, {}, {}
     for name, estimator in (("Borda", VotingRanker(method="borda")),
                             ("Nash averaging", NashAverager(game="agent_vs_task"))):
         try:
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore")
-                out[name] = estimator.fit(values)
-        except (ValueError, ArithmeticError, np.linalg.LinAlgError):
-            continue
-    return out
+                out[name] = clone(estimator).fit(values)
+            why = None
+        except (ValueError, ArithmeticError, np.linalg.LinAlgError) as exc:
+            why = missing[name] = str(exc).splitlines()[0]
+        tried[repr(estimator)] = why
+    return out, missing, tried
 
 
 def _scores(model, agents):
@@ -252,15 +447,28 @@ def _scores(model, agents):
 
 
 def _rank_sets(model, values, random_state):
+    """Rank sets of the recommended model, or None and why not (None: the
+    standard reason, not analytic or too many agents)."""
     if not isinstance(model, IRT) or values.shape[0] > MAX_RANK_SET_AGENTS:
-        return None  # a bootstrap of refits, or too many pairs: left to the user
+        return None, None  # a bootstrap of refits, or too many pairs: the user's
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
             return rank_sets(model, values, n_resamples=200,
-                             random_state=random_state)
-    except (ValueError, TypeError, ArithmeticError, NotImplementedError):
-        return None
+                             random_state=random_state), None
+    except (ValueError, TypeError, ArithmeticError, NotImplementedError) as exc:
+        return None, str(exc).splitlines()[0]
+
+
+def _even_game(checks, values, agents):
+    """A game whose every pair is even (or symmetric payoffs): no advice."""
+    checks.add("intransitivity", "cyclic share 0.0%", "n/a",
+               "Every pair of agents is even: the game has no transitive and "
+               "no cyclic part.")
+    add_reference_check(checks, agents)
+    return {"checks": checks, "kind": "game", "unit": None, "players": agents,
+            "too_small": "every pair of agents is even (the game's antisymmetric "
+                         "part is zero): there is nothing to rank"}
 
 
 def _run_game(values, agents):
@@ -277,6 +485,8 @@ def _run_game(values, agents):
     else:
         A = P
     A = 0.5 * (A - A.T)
+    if not np.any(A):  # every pair even: no order, no cycle
+        return _even_game(checks, values, agents)
     split = hodge_decomposition(A)
     cyclic = float(split.cyclic_share) if np.any(A) else 0.0
     checks.add(
@@ -285,14 +495,23 @@ def _run_game(values, agents):
         "Hodge split of the game's log-odds. Without vote counts there is no "
         f"noise reference: above {CYCLIC_SHARE:.0%} the cycles are taken as real.",
     )
-    duplicated = duplicated_columns(P.T)
-    redundant = add_duplicates_check(checks, duplicated, n, "agents")
+    duplicated = duplicated_columns(values.T)  # missing pairs: not evidence
+    redundant = add_duplicates_check(checks, duplicated, n, "agents", n,
+                                     MIN_DUPLICATE_POINTS, "opponents")
     add_reference_check(checks, agents)
     payoff = "probability" if probability else "logit"
+    options = [VotingRanker(method="borda")]
     if cyclic > CYCLIC_SHARE or redundant:
-        recommended = NashAverager(game="agent_vs_agent", payoff=payoff)
-    else:
-        recommended = VotingRanker(method="borda")
+        options.insert(0, NashAverager(game="agent_vs_agent", payoff=payoff))
+    # the game the recommendation is fitted on: as given, or its antisymmetric
+    # part for payoffs that are only nearly antisymmetric (the note says so)
+    exact = probability or np.allclose(values, -values.T, equal_nan=True)
+    recommended, excluded = fitting_recommendation(
+        options, values if exact else 0.5 * (values - values.T))
+    if recommended is None:
+        return {"checks": checks, "kind": "game", "unit": None, "players": agents,
+                "too_small": "no estimator can take this game: " + "; ".join(
+                    f"{k}: {v}" for k, v in excluded.items())}
     fitted = {}
     for name, estimator in (
         ("Nash averaging", NashAverager(game="agent_vs_agent", payoff=payoff)),
@@ -305,12 +524,12 @@ def _run_game(values, agents):
         except (ValueError, ArithmeticError):
             continue
     fitted["mean win rate" if probability else "mean payoff"] = pd.Series(
-        np.nanmean(values, axis=1), index=agents)
+        nan_mean(values, axis=1), index=agents)
     return {"checks": checks, "kind": "game", "unit": None, "players": agents,
             "recommended": recommended, "cyclic": cyclic, "redundant": redundant,
-            "fitted": fitted, "split": "",
+            "fitted": fitted, "split": "", "excluded": excluded,
             "note": "a square game holds no votes to cross-validate: the "
                     "recommendation follows the Hodge split and redundancy"
-                    + ("" if probability or np.allclose(values, -values.T) else
+                    + ("" if exact else
                        "; the payoffs are only nearly antisymmetric: fit it on "
                        "(X - X.T) / 2")}

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from ._inputs import input_format, read_match_file, read_scores
 from ._options import (
+    add_drop_empty,
     add_match_input,
     add_matrix_input,
     add_table_output,
@@ -32,6 +33,7 @@ def add_parser(commands):
     )
     add_matrix_input(parser, matches=True)
     add_match_input(parser, defaults_known=True)
+    add_drop_empty(parser)
     parser.add_argument(
         "--kind", choices=KINDS, default="auto",
         help="the data kind (default: detected)",
@@ -76,7 +78,7 @@ def advice_for(args):
     say(args, "comparing the candidate models by held-out results")
     return advise(frame, kind=args.kind, cv=args.cv,
                   random_state=args.random_state, n_jobs=args.n_jobs,
-                  max_factors=args.max_factors)
+                  max_factors=args.max_factors, drop_empty=args.drop_empty)
 
 
 def tables(advice):

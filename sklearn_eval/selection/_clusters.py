@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from numbers import Integral, Real
+
 import numpy as np
 from scipy.cluster.hierarchy import fcluster, leaves_list, linkage
 from scipy.spatial.distance import squareform
@@ -51,11 +53,20 @@ def task_clusters(
         constant task has no correlation; it is treated as ``r = 0``.
     method : {"average", "complete", "single", "ward", "weighted"}, default="average"
         Linkage of :func:`scipy.cluster.hierarchy.linkage`.
-    threshold : float, default=0.8
+    threshold : float or int, default=0.8
         Cut of the dendrogram, passed to :func:`scipy.cluster.hierarchy.fcluster`
-        as ``t``: a distance (``criterion="distance"``) or the number of clusters
-        (``criterion="maxclust"``).
+        as ``t``: a distance, a finite number >= 0 (``criterion="distance"``),
+        or the number of clusters, an integer >= 1 (``criterion="maxclust"``:
+        the default 0.8 is a distance, so pass ``threshold=k``).
     criterion : {"distance", "maxclust"}, default="distance"
+
+    Raises
+    ------
+    ValueError
+        On a ``threshold`` the ``criterion`` cannot read (a negative or
+        non-finite distance, a number of clusters that is not an integer
+        >= 1), an unknown option, fewer than 2 agents or tasks, or data the
+        result-matrix check refuses.
 
     Returns
     -------
@@ -82,6 +93,7 @@ def task_clusters(
         raise ValueError(f"method must be one of {_LINKAGES}; got {method!r}.")
     if criterion not in _CRITERIA:
         raise ValueError(f"criterion must be one of {_CRITERIA}; got {criterion!r}.")
+    _check_threshold(threshold, criterion)
     if values.shape[0] < 2:
         raise ValueError("task_clusters needs at least 2 agents (rows).")
     n_tasks = values.shape[1]
@@ -103,3 +115,20 @@ def task_clusters(
         linkage=tree,
         tasks=tasks,
     )
+
+
+def _check_threshold(threshold, criterion):
+    """``threshold`` as ``criterion`` reads it: a distance or a count."""
+    if criterion == "maxclust":
+        if not isinstance(threshold, Integral) or isinstance(threshold, bool) or (
+                threshold < 1):
+            raise ValueError(
+                "criterion='maxclust' reads threshold as the number of clusters, "
+                f"an integer >= 1; got {threshold!r} (the default 0.8 is a "
+                "distance cut: pass threshold=k).")
+        return
+    if (not isinstance(threshold, Real) or isinstance(threshold, bool)
+            or not np.isfinite(threshold) or threshold < 0):
+        raise ValueError(
+            "criterion='distance' reads threshold as a distance cut, a finite "
+            f"number >= 0 (1 - r lies in [0, 2]); got {threshold!r}.")

@@ -564,12 +564,19 @@ class InfoGainSelector(TaskTableMixin, SelectorMixin, FitTemplateMixin, BaseEsti
         X : array-like of shape (n_samples, n_features)
             Held-out runs (``input="runs"``) or agents (``input="agents"``).
         y : array-like of shape (n_samples,), default=None
-            Agent of each run (``input="runs"``).
+            Agent of each run: required with ``input="runs"``, ignored with
+            ``input="agents"``.
 
         Returns
         -------
         score : float
             In [-1, 1]; higher is better.
+
+        Raises
+        ------
+        ValueError
+            With ``input="runs"``, if ``y`` is None or does not hold one
+            label per run.
         """
         from ._metrics import make_subset_scorer
 

@@ -175,7 +175,15 @@ def _agent_means(selector, X, y):
         values, _, _ = check_result_matrix(X)
         return values
     X = np.asarray(X, dtype=np.float64)
+    if y is None:
+        raise ValueError(
+            "Scoring run-level data (input='runs') requires y, the agent of "
+            "every run; got y=None.")
     y = np.asarray(y)
+    if y.ndim != 1 or y.shape[0] != X.shape[0]:
+        raise ValueError(
+            f"y must hold one agent label per run: X has {X.shape[0]} runs, y "
+            f"has shape {y.shape}.")
     agents, index = np.unique(y, return_inverse=True)
     sums = np.zeros((len(agents), X.shape[1]))
     counts = np.zeros((len(agents), X.shape[1]))

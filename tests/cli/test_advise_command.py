@@ -7,6 +7,7 @@ guide's "Which method fits my data" page).
 import numpy as np
 
 from sklearn_eval import advise
+from sklearn_eval.datasets import make_irt_responses
 
 from ._helpers import read_table, run
 
@@ -68,3 +69,20 @@ def test_max_factors_below_one_is_a_usage_error(irt_data, capsys):
     code, _, err = run(["advise", wide, "--max-factors", "0"], capsys)
     assert code == 2
     assert "--max-factors" in err
+
+
+def test_agents_without_results_follow_the_drop_empty_rule(tmp_path, capsys):
+    """Every estimator refuses an agent without results; the advisor named
+    IRT for such data and left the agreement out silently. Now an error
+    naming the agent (exit 2), or ``--drop-empty`` leaves it out."""
+    from ._helpers import write_wide
+
+    X = make_irt_responses(40, 8, random_state=0).astype(float)
+    X[3] = np.nan
+    path = write_wide(tmp_path / "gaps.csv", X)
+    code, _, err = run(["advise", path, "-q", "--cv", "3"], capsys)
+    assert code == 2
+    assert "no observed response" in err and "--drop-empty" in err
+    code, text, err = run(["advise", path, "-q", "--cv", "3", "--drop-empty"], capsys)
+    assert code == 0, err
+    assert "Recommended: IRT(" in text
