@@ -25,11 +25,17 @@ class Parser(argparse.ArgumentParser):
 # ---------------------------------------------------------------------------
 # Value types
 # ---------------------------------------------------------------------------
-def non_negative_int(text):
+def _parsed(text, kind):
+    """``text`` as an ``int`` or ``float``, else the usage error naming it."""
     try:
-        value = int(text)
+        return kind(text)
     except ValueError:
-        raise argparse.ArgumentTypeError(f"not an integer: {text!r}") from None
+        noun = "an integer" if kind is int else "a number"
+        raise argparse.ArgumentTypeError(f"not {noun}: {text!r}") from None
+
+
+def non_negative_int(text):
+    value = _parsed(text, int)
     if value < 0:
         raise argparse.ArgumentTypeError(f"must be >= 0; got {text!r}")
     return value
@@ -43,20 +49,14 @@ def positive_int(text):
 
 
 def positive_float(text):
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"not a number: {text!r}") from None
+    value = _parsed(text, float)
     if not (math.isfinite(value) and value > 0):
         raise argparse.ArgumentTypeError(f"must be a positive number; got {text!r}")
     return value
 
 
 def non_negative_float(text):
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"not a number: {text!r}") from None
+    value = _parsed(text, float)
     if not (math.isfinite(value) and value >= 0):
         raise argparse.ArgumentTypeError(f"must be a number >= 0; got {text!r}")
     return value
@@ -64,10 +64,7 @@ def non_negative_float(text):
 
 def n_jobs(text):
     """joblib's ``n_jobs``: a non-zero integer (-1: every core)."""
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"not an integer: {text!r}") from None
+    value = _parsed(text, int)
     if value == 0:
         raise argparse.ArgumentTypeError(
             "must be a non-zero integer (N workers, or -1 for every core); got "
@@ -78,10 +75,7 @@ def n_jobs(text):
 
 def seed(text):
     """A random seed: an integer in [0, 2**32 - 1], as numpy takes it."""
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"not an integer: {text!r}") from None
+    value = _parsed(text, int)
     if not 0 <= value < 2**32:
         raise argparse.ArgumentTypeError(
             f"must be an integer in [0, 2**32 - 1]; got {text!r}"
@@ -93,10 +87,7 @@ def int_at_least(low):
     """A type: an integer >= ``low``."""
 
     def parse(text):
-        try:
-            value = int(text)
-        except ValueError:
-            raise argparse.ArgumentTypeError(f"not an integer: {text!r}") from None
+        value = _parsed(text, int)
         if value < low:
             raise argparse.ArgumentTypeError(f"must be >= {low}; got {text!r}")
         return value
@@ -110,10 +101,7 @@ def number_in(low, high, *, low_closed=False):
     interval = f"{'[' if low_closed else '('}{low:g}, {high:g})"
 
     def parse(text):
-        try:
-            value = float(text)
-        except ValueError:
-            raise argparse.ArgumentTypeError(f"not a number: {text!r}") from None
+        value = _parsed(text, float)
         above = value >= low if low_closed else value > low
         if not (math.isfinite(value) and above and value < high):
             raise argparse.ArgumentTypeError(f"must lie in {interval}; got {text!r}")
@@ -129,10 +117,7 @@ open_fraction = number_in(0.0, 1.0)
 
 def clip_fraction(text):
     """A win-rate clip in (0, 0.5), as NashAverager's clip."""
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"not a number: {text!r}") from None
+    value = _parsed(text, float)
     if not 0 < value < 0.5:
         raise argparse.ArgumentTypeError(f"must be in (0, 0.5); got {text!r}")
     return value
