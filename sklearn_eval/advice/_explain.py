@@ -195,4 +195,9 @@ def _tau_sentence(advice):
 
 
 def _names(names):
-    return names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1]
+    """``a, b and c``; with ``;`` between names that hold a comma themselves
+    ("Bradley-Terry, first-player advantage")."""
+    if len(names) == 1:
+        return names[0]
+    separator = "; " if any("," in name for name in names) else ", "
+    return separator.join(names[:-1]) + " and " + names[-1]

@@ -77,3 +77,16 @@ def test_rankings_without_order_are_not_reported_as_full_agreement():
     assert "tau >= 1.00" not in text
     assert "cannot be compared" in text and "order no agent" in text
     assert "moves most" not in text
+
+
+@given(names=st.lists(st.sampled_from(
+    ["Bradley-Terry", "Bradley-Terry, first-player advantage", "MultiElo k=1",
+     "Nash averaging", "Borda"]), min_size=2, max_size=5, unique=True))
+def test_listed_method_names_stay_apart(names):
+    # a name holding a comma must not read as two methods
+    from sklearn_eval.advice._explain import _names
+
+    text = _names(names)
+    separator = "; " if any("," in name for name in names) else ", "
+    assert text.split(separator) == names[:-2] + [
+        f"{names[-2]} and {names[-1]}"]
