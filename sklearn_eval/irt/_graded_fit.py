@@ -230,8 +230,8 @@ def _keys(cols, values, span):
     span = int(span)
     if span * (int(np.max(cols, initial=0)) + 1) >= 2**62:
         raise ValueError(
-            f"Category codes up to {span - 1} are too large to index; code the "
-            "categories 0, 1, ..., K - 1.")
+            f"Category codes up to {float(span - 1):.6g} are too large to index; "
+            "code the categories 0, 1, ..., K - 1.")
     return np.asarray(cols, dtype=np.int64) * span + np.asarray(values, np.int64)
 
 

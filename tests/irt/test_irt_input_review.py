@@ -267,3 +267,13 @@ def test_continuous_items_that_do_not_follow_the_ability_are_named():
     with pytest.warns(UserWarning, match=r"\| < 0\.001.*not identified"):
         model = IRT(model="beta").fit(scores)
     assert np.any(np.abs(model.discrimination_) < 1e-3)
+
+
+@pytest.mark.parametrize("code", [1e308, 2.0**62, 1e30])
+@pytest.mark.parametrize("model", ["GRM", "GPCM"])
+def test_huge_category_codes_are_named_in_a_short_number(code, model):
+    X = _graded()
+    X[3, 2] = code
+    with pytest.raises(ValueError, match=r"too large to index") as error:
+        IRT(model=model).fit(X)
+    assert len(str(error.value)) < 200
