@@ -357,6 +357,7 @@ def run_matches(args, out, *, phase=None):
             include_reference=args.include_reference,
             covariates=table.covariates,
         )
+        _check_tie_model(args, table.y, table.sample_weight)
     with phase("advice"):
         advice = _advice(args, matches.model_X, matches.y, matches.sample_weight)
     with phase("analyses"):
@@ -409,6 +410,22 @@ def read_result_table(args, detected):
             f"{exc}; if it is a table of matches, name its columns: --first-col, "
             "--second-col and --outcome-col (or --format matches)"
         ) from None
+
+
+def _check_tie_model(args, y, sample_weight):
+    """Refuse a tie model asked for on matches that are all ties, as ``rank``
+    does (its parameter would be infinite), before any section is built."""
+    ties = getattr(args, "ties", None)
+    if ties in (None, "half"):
+        return
+    y = np.asarray(y, dtype=np.float64)
+    weight = (np.ones(y.shape[0]) if sample_weight is None
+              else np.asarray(sample_weight, dtype=np.float64))
+    if not np.any((y != 0.5) & (weight > 0)):
+        raise CommandError(
+            f"--ties {ties} cannot be fitted when every match (with positive weight) "
+            "is a tie: the tie parameter would be infinite. Use --ties half or add "
+            "decided matches.")
 
 
 #: the options of the "match reports" group

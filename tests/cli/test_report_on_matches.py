@@ -292,3 +292,16 @@ def test_all_draws_are_said_in_words_on_every_command(argv, tmp_path, capsys):
     # sandwich's are two statements), never the same line twice
     warned = [line for line in err.splitlines() if "zero width" in line]
     assert 1 <= len(warned) <= 2 and len(set(warned)) == len(warned), err
+
+
+@pytest.mark.parametrize("ties", ["davidson", "rao-kupper"])
+def test_a_tie_model_on_all_draws_is_refused_before_the_report(ties, tmp_path, capsys):
+    # as rank refuses it: the tie parameter would be infinite; no page written
+    pairs = [["a", "b"], ["b", "c"], ["c", "a"], ["a", "c"]]
+    rows = [[a, b, "draw"] for a, b in pairs * 5]
+    path = write_rows(tmp_path / "draws.csv", ["first", "second", "outcome"], rows)
+    output = tmp_path / "r.html"
+    code, _, err = run(["report", path, "--ties", ties, "-o", output, "-q"], capsys)
+    assert code == 2
+    assert f"--ties {ties} cannot be fitted when every match" in err
+    assert not output.exists()
