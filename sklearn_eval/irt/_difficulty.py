@@ -159,23 +159,24 @@ def score_codes(source, values, top=None):
         return values, None
     csr = (sparse.csr_array(values, dtype=np.float64, copy=True)
            if sparse.issparse(values) else None)
-    codes = None if csr is not None else np.asarray(values, dtype=np.float64)
-    if top is None:
-        if csr is not None:
-            top = np.zeros(csr.shape[1])
-            np.fmax.at(top, csr.indices, csr.data)
+    if csr is not None:
+        data, items = csr.data, csr.indices
+    else:
+        data = np.asarray(values, dtype=np.float64)
+        items = np.broadcast_to(np.arange(data.shape[1]), data.shape)
+    if top is None:  # fmax passes over NaN; an item without codes gets 0
+        top = np.zeros(items.shape[-1] if csr is None else csr.shape[1])
+        if csr is None:
+            top = np.fmax(top, np.fmax.reduce(data, axis=0))
         else:
-            with np.errstate(invalid="ignore"):
-                top = np.nan_to_num(np.fmax.reduce(codes, axis=0), nan=0.0)
-    items = csr.indices if csr is not None else None
-    data = csr.data if csr is not None else codes
-    scale = top[items] if csr is not None else top
-    above = ~np.isnan(data) & (data > scale)
+            np.fmax.at(top, items, data)
+    scale = top[items]
+    above = data > scale  # NaN is never above
     if above.any():
-        j = int((items if csr is not None else np.nonzero(above)[1])[
-            np.flatnonzero(above.ravel())[0] if csr is not None else 0])
+        first = int(np.flatnonzero(above)[0])
+        j = int(items.flat[first])
         raise ValueError(
-            f"X has category {float(data[above].flat[0]):g} on item {j}, above the "
+            f"X has category {float(data.flat[first]):g} on item {j}, above the "
             f"largest code seen in fit ({float(top[j]):g}).")
     with np.errstate(invalid="ignore", divide="ignore"):
         scores = np.where(scale > 0, data / scale, 0.0 * data)

@@ -16,7 +16,7 @@ from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils.parallel import Parallel
 
 from ..utils._stack import find_stack_level
-from ..utils._validation import _py
+from ..utils._validation import _first_duplicate, _py
 from ._abilities import _ability_estimates
 from ._blocks import ThreadPool
 from ._em import _fit_items
@@ -217,10 +217,9 @@ def _calibration_state(discrimination, difficulty, item_names, grid):
             raise TypeError(
                 "item_names must be strings (the column names DataFrame input "
                 f"will carry); got {wrong!r} of type {type(wrong).__name__}.")
-        if len(set(names)) < names.size:
-            seen = set()
-            duplicate = next(n for n in names if n in seen or seen.add(n))
-            raise ValueError(f"item_names has {duplicate!r} twice; names must be "
+        duplicate = _first_duplicate(names)
+        if duplicate is not None:
+            raise ValueError(f"item_names has {duplicate[0]!r} twice; names must be "
                              "unique.")
         state["feature_names_in_"] = labels = names
     keep = ~missing

@@ -52,6 +52,7 @@ from ._graded_fit import (
     tables,
 )
 from ._graded_store import _CategoricalResponses
+from ._information import covariance_errors
 from ._multidim import (
     PARAM_CAP,
     _directions,
@@ -290,9 +291,7 @@ def fit_factor_store(data, start, *, labels, codes, coding, model, n_factors,
     T, back, loadings, general = rotate_solution(A, rotation)
     info, _ = observed_information(data, grid.axis(), params, model, coding,
                                    points=grid.points)
-    with np.errstate(invalid="ignore"):  # a negative variance: NaN, no SE
-        se = np.sqrt(np.diagonal(_reported_covariance(model, params, info, back),
-                                 axis1=1, axis2=2))
+    se = covariance_errors(_reported_covariance(model, params, info, back))
     log_p = tables(model, params, coding, grid.points)
     scores = factor_moments(data, grid, params, _directions(T, general),
                             posterior=_posterior(data, log_p))

@@ -38,6 +38,7 @@ from ._graded import (
     start_values,
 )
 from ._graded_store import _CategoricalResponses
+from ._information import covariance_errors
 from ._quadrature import (
     QuadratureGrid,
     default_rectangular_nodes,
@@ -470,8 +471,7 @@ def fit_graded_data(data, labels, codes, coding, agents, *, model, grid, setting
             stacklevel=find_stack_level())
     cov, moments = _covariance(data, grid, params, model, coding)
     a, b = reported(model, params)
-    with np.errstate(invalid="ignore"):  # a negative variance: NaN, no SE
-        se = np.sqrt(np.diagonal(cov, axis1=1, axis2=2))
+    se = covariance_errors(cov)
     K = params.shape[1]
     # location: the mean threshold (step), its se by the delta method
     weights = np.where(coding.valid[:, 1:], 1.0 / (coding.n_categories - 1)[:, None],

@@ -32,7 +32,7 @@ from ..utils._dask import is_dask_collection
 from ._binary_curves import BINARY_MODELS
 from ._graded import GRADED_MODELS
 from ._graded_fit import _new_indicators, fitted_tables
-from ._item_fit import _rank_key, without_unanswered
+from ._item_fit import _rank_key, answered_items, without_unanswered
 
 # Adjacent categories are merged within a group until each expects this many
 # responses (Kang and Chen's rule for S-X2).
@@ -170,7 +170,7 @@ def graded_item_fit(estimator, X, max_groups=10):
     out = np.full((3, keep.size), np.nan)
     out[0, keep], out[1, keep], out[2, keep] = statistic, dof, pvalue
     answered = np.ones(keep.size, dtype=bool)
-    answered[keep] = np.bincount(item_of_column, weights=np.diff(csr.tocsc().indptr),
+    answered[keep] = np.bincount(item_of_column, weights=answered_items(csr),
                                  minlength=n_kept) > 0
     without_unanswered(out, answered, estimator.tasks_)
     return out[0], out[1], out[2]

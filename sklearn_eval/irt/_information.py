@@ -181,6 +181,14 @@ def _standard_errors(info, model):
 
 
 
+def covariance_errors(cov):
+    """Standard errors from per-item covariances ``(n_items, p, p)``: the
+    square roots of their diagonals, NaN (without a RuntimeWarning) where a
+    variance is negative or NaN (an item not at an interior maximum)."""
+    with np.errstate(invalid="ignore"):
+        return np.sqrt(np.diagonal(cov, axis1=1, axis2=2))
+
+
 def _finite_theta(theta):
     """Abilities as a float64 vector; ValueError unless all finite."""
     theta = np.asarray(theta, dtype=np.float64).reshape(-1)

@@ -46,6 +46,7 @@ from ._fit import (
     warn_steep_items,
 )
 from ._fitted import shared_fitted
+from ._information import covariance_errors
 from ._responses import _make_storage
 from ._starts import _initial_items
 
@@ -341,8 +342,7 @@ def _fit_irt_storage(data, labels, keep, rate, n_agents, *, model, priors, start
     moments = final if model not in ("1PL", "2PL") else data.e_step_tables(
         *log_tables(params, grid.nodes), grid, counts=False, moments=True)
     g, u = asymptotes(params)
-    with np.errstate(invalid="ignore"):  # a negative variance: NaN, no SE
-        se = np.sqrt(np.diagonal(cov, axis1=1, axis2=2))
+    se = covariance_errors(cov)
     b = -params[:, 1] / params[:, 0] if model not in ("1PL", "2PL") else b
     n_params = N_PARAMETERS[model](int(keep.sum()))
     n_obs = float(data.n_observed().sum())

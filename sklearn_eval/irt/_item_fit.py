@@ -12,6 +12,7 @@ from scipy import sparse
 from scipy.special import expit, log_expit
 
 from ..utils._stack import find_stack_level
+from ..utils._validation import _py
 from ._blocks import run_chunks
 from ._estep import (
     _log_likelihood_table,
@@ -62,18 +63,13 @@ def without_unanswered(arrays, answered, labels):
     for array in arrays:
         array[~answered] = np.nan
     missing = np.flatnonzero(~answered)
-    names = ", ".join(repr(_plain(labels[j])) for j in missing[:5])
+    names = ", ".join(repr(_py(labels[j])) for j in missing[:5])
     warnings.warn(
         f"item_fit: {missing.size} item{'s' if missing.size > 1 else ''} "
         f"{'have' if missing.size > 1 else 'has'} no response in X ({names}"
         f"{', ...' if missing.size > 5 else ''}): statistic, degrees of freedom "
         "and p-value are NaN there.", UserWarning, stacklevel=find_stack_level())
     return arrays
-
-
-def _plain(label):
-    """A label as the user wrote it (a NumPy scalar as a Python one)."""
-    return label.item() if isinstance(label, np.generic) else label
 
 
 def _item_fit_on(data, values, keep, a, b, grid):

@@ -35,6 +35,7 @@ from ..utils._stack import find_stack_level
 from ..utils._validation import _py
 from ._em import _NOISE, _squarem_vector
 from ._fit import _warn_constant_items
+from ._information import covariance_errors
 from ._quadrature import QuadratureGrid, check_resolves_prior
 from ._responses import _make_storage
 from ._rotation import rotate_loadings
@@ -491,8 +492,7 @@ def _fit_factor_storage(data, labels, keep, rate, n_agents, should_flip=None, *,
     cov = louis_covariance(data, grid, params)
     jac = np.zeros((n_factors + 1, n_factors + 1))
     jac[:-1, :-1], jac[-1, -1] = back, 1.0
-    with np.errstate(invalid="ignore"):  # a negative variance: NaN, no SE
-        se = np.sqrt(np.diagonal(jac @ cov @ jac.T, axis1=1, axis2=2))
+    se = covariance_errors(jac @ cov @ jac.T)
     scores = factor_moments(data, grid, params, _directions(T, general))
     n_params = int(keep.sum()) * (n_factors + 1) - n_factors * (n_factors - 1) // 2
     n_obs = float(data.n_observed().sum())  # computed on the workers (Dask)
