@@ -44,22 +44,39 @@ def _resolve(path):
     return name
 
 
+def _hidden_names(target):
+    """Fresh hidden names beside ``target`` (100 at most, then an error)."""
+    folder, base = os.path.split(target)
+    for _ in range(100):
+        yield os.path.join(folder, f".{base}.{secrets.token_hex(6)}.tmp")
+    raise FileExistsError(errno.EEXIST, "no free temporary name", target)
+
+
 def _temporary(target):
     """Create a fresh hidden file beside ``target``; return (fd, its path).
 
     ``os.open`` with mode 0o666 lets the umask decide the permissions, as
     ``open(target, "w")`` would for a new file.
     """
-    folder, base = os.path.split(target)
-    for _ in range(100):
-        name = os.path.join(folder, f".{base}.{secrets.token_hex(6)}.tmp")
+    for name in _hidden_names(target):
         try:
             return os.open(name, _CREATE, 0o666), name
         except FileExistsError:
             continue
         except OSError as exc:  # name the target, not the temporary file
             raise type(exc)(exc.errno, exc.strerror, target) from None
-    raise FileExistsError(errno.EEXIST, "no free temporary name", target)
+
+
+def _open_temporary(fd, mode, encoding, newline):
+    if mode == "wb":
+        return os.fdopen(fd, "wb")
+    return os.fdopen(fd, "w", encoding=encoding, newline=newline)
+
+
+def _copy_mode(temporary, target):
+    """Give ``temporary`` the permissions of the file it replaces (if any)."""
+    with contextlib.suppress(FileNotFoundError):
+        os.chmod(temporary, stat.S_IMODE(os.stat(target).st_mode))
 
 
 def _sync_folder(folder):
@@ -134,16 +151,11 @@ def atomic_write(path, mode="w", *, encoding="utf-8", newline=None):
     target = _resolve(path)
     fd, temporary = _temporary(target)
     try:
-        if mode == "wb":
-            handle = os.fdopen(fd, "wb")
-        else:
-            handle = os.fdopen(fd, "w", encoding=encoding, newline=newline)
-        with handle:
+        with _open_temporary(fd, mode, encoding, newline) as handle:
             yield handle
             handle.flush()
             os.fsync(handle.fileno())
-        with contextlib.suppress(FileNotFoundError):
-            os.chmod(temporary, stat.S_IMODE(os.stat(target).st_mode))
+        _copy_mode(temporary, target)
         os.replace(temporary, target)
     except BaseException:
         with contextlib.suppress(OSError):
@@ -152,19 +164,11 @@ def atomic_write(path, mode="w", *, encoding="utf-8", newline=None):
     _sync_folder(os.path.dirname(target))
 
 
-def _open_temporary(fd, mode, encoding, newline):
-    if mode == "wb":
-        return os.fdopen(fd, "wb")
-    return os.fdopen(fd, "w", encoding=encoding, newline=newline)
-
-
 def _keep_aside(target):
     """A hidden hard link (else copy) of ``target``'s current content, or None."""
     if not os.path.exists(target):
         return None
-    folder, base = os.path.split(target)
-    for _ in range(100):
-        name = os.path.join(folder, f".{base}.{secrets.token_hex(6)}.tmp")
+    for name in _hidden_names(target):
         if os.path.exists(name):
             continue
         try:
@@ -174,7 +178,6 @@ def _keep_aside(target):
         except OSError:  # no hard links here: a copy keeps the content
             shutil.copy2(target, name)
         return name
-    raise FileExistsError(errno.EEXIST, "no free temporary name", target)
 
 
 def _put_back(replaced):
@@ -257,8 +260,7 @@ def atomic_write_all(paths, mode="w", *, encoding="utf-8", newline=None):
             os.fsync(handle.fileno())
             handle.close()
         for target, temporary in zip(targets, temporaries, strict=True):
-            with contextlib.suppress(FileNotFoundError):
-                os.chmod(temporary, stat.S_IMODE(os.stat(target).st_mode))
+            _copy_mode(temporary, target)
             aside = _keep_aside(target)
             try:
                 os.replace(temporary, target)

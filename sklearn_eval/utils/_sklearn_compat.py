@@ -24,6 +24,8 @@ from sklearn.utils._param_validation import (
     validate_params,
 )
 
+from ._validation import check_unique_columns
+
 __all__ = [
     "SKLEARN_VERSION",
     "HasMethods",
@@ -105,16 +107,7 @@ def _get_feature_names(X):
     """
     columns = getattr(X, "columns", None)
     if columns is not None:
-        seen = set()
-        for name in columns:
-            try:
-                duplicate = name in seen
-            except TypeError:  # an unhashable label: the check below names it
-                break
-            if duplicate:
-                shown = name.item() if hasattr(name, "item") else name
-                raise ValueError(f"X has duplicated column name {shown!r}.")
-            seen.add(name)
+        check_unique_columns(columns)
     return _sklearn_feature_names(X)
 
 

@@ -515,11 +515,18 @@ def check_frame_labels(X, name="X", rows="agent", columns="column"):
             )
 
 
+def check_unique_columns(columns, name="X"):
+    """Refuse a repeated column name, naming the first (one message for
+    every reader of DataFrame columns)."""
+    duplicate = _first_duplicate(np.asarray(columns, dtype=object))
+    if duplicate is not None:
+        raise ValueError(
+            f"{name} has duplicated column name {_py(duplicate[0])!r}.")
+
+
 def _frame_values(X, name):
     columns = np.asarray(X.columns)
-    if not pd.Index(X.columns).is_unique:
-        dup = pd.Index(X.columns)[pd.Index(X.columns).duplicated()][0]
-        raise ValueError(f"{name} has duplicated column name {_py(dup)!r}.")
+    check_unique_columns(X.columns, name)
     check_frame_labels(X, name)
     for k, dtype in enumerate(X.dtypes):
         if not (dtype.kind in "biuf" or str(dtype) in ("boolean", "Int64", "Float64")):
