@@ -60,6 +60,7 @@ __all__ = [
     "FORMAT_ASYMPTOTES",
     "ItemFile",
     "format_grid",
+    "file_columns",
     "format_item_file",
     "join_numbers",
     "normal_weights",
@@ -73,6 +74,12 @@ _PREFIX = "sklearn-eval subset-score "
 COLUMNS = ("task", "column", "selected", "order", "weight", "success_rate",
            "discrimination", "difficulty", "coefficient")
 ASYMPTOTES = ("guessing", "upper")  # a 3PL/4PL calibration's columns (v3)
+
+
+def file_columns(asymptotes):
+    """The columns of an item file: :data:`COLUMNS`, then :data:`ASYMPTOTES`
+    for a calibration with asymptotes (format ``v3``)."""
+    return COLUMNS + ASYMPTOTES if asymptotes else COLUMNS
 _CHECKSUM = re.compile(r"sha256:([0-9a-f]{64})")
 _LINSPACE = re.compile(r"linspace\(\s*([^,()]+),\s*([^,()]+),\s*(\d+)\s*\)")
 _HERMITE = re.compile(r"gauss-hermite\(\s*(\d+)\s*\)")
@@ -158,7 +165,7 @@ def format_item_file(meta, rows, asymptotes=False):
     in full precision and NaN as an empty cell. The ``format``, ``rows`` and
     ``checksum`` lines are added.
     """
-    header = COLUMNS + ASYMPTOTES if asymptotes else COLUMNS
+    header = file_columns(asymptotes)
     # quoted by hand: the csv module leaves a lone carriage return unquoted
     body = "".join(",".join(map(_cell, row)) + "\n" for row in [header, *rows])
     lines = [f"# format={FORMAT_ASYMPTOTES if asymptotes else FORMAT}\n"]
@@ -528,7 +535,7 @@ def parse_item_file(text, source):
     if not records:
         _fail(source, "the item table is missing (the file is cut short).")
     header = records[0]
-    names = COLUMNS + ASYMPTOTES if version == FORMAT_ASYMPTOTES else COLUMNS
+    names = file_columns(version == FORMAT_ASYMPTOTES)
     missing = [name for name in names if name not in header]
     if missing:
         _fail(source, f"the item table lacks the column(s) {missing}.")

@@ -20,8 +20,7 @@ import pandas as pd
 from ..utils._files import write_text_atomic
 from ..utils._sklearn_compat import validate_params
 from ._item_format import (
-    ASYMPTOTES,
-    COLUMNS,
+    file_columns,
     format_grid,
     format_item_file,
     join_numbers,
@@ -162,7 +161,7 @@ def item_file_text(estimator):
         [label, int(column), *values]
         for label, column, values in zip(
             labels, columns,
-            table[list(COLUMNS[2:]) + (list(ASYMPTOTES) if asymptotes else [])]
+            table[list(file_columns(asymptotes)[2:])]
             .itertuples(index=False, name=None), strict=True)
     ]
     return format_item_file(meta, rows, asymptotes=asymptotes)

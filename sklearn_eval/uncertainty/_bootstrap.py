@@ -29,13 +29,17 @@ from ..utils._validation import _is_dataframe
 
 __all__ = ["bootstrap_ranking"]
 
+def _distinct(labels):
+    """Labels made distinct by their position (``a#0``, ``a#1``): a unit drawn
+    twice would repeat its label, which the estimators refuse as a duplicate."""
+    return [f"{c}#{k}" for k, c in enumerate(labels)]
+
+
 def _take_rows(X, idx):
     if _is_dataframe(X):
         taken = X.iloc[idx]
         if not taken.index.is_unique:
-            # a row drawn twice would repeat its label, which the estimators
-            # refuse as a duplicated agent; keep them distinct
-            taken.index = [f"{c}#{k}" for k, c in enumerate(taken.index)]
+            taken.index = _distinct(taken.index)
         return taken
     return np.asarray(X)[idx]
 
@@ -43,8 +47,7 @@ def _take_rows(X, idx):
 def _take_columns(X, idx):
     if _is_dataframe(X):
         taken = X.iloc[:, idx]
-        # duplicated columns would break name checks; keep them distinct
-        taken.columns = [f"{c}#{k}" for k, c in enumerate(X.columns[idx])]
+        taken.columns = _distinct(taken.columns)
         return taken
     return np.asarray(X)[:, idx]
 

@@ -86,7 +86,8 @@ class MeanScore(FitTemplateMixin, BaseEstimator):
 def _mean_analytic(X, y, sample_weight, *, confidence_level, n_draws,
                    random_state, groups=None):
     """Means over tasks with their paired (cluster-robust) covariance."""
-    values = MeanScore()._check_fit_data(X)[1]
+    checked = MeanScore()._check_fit_data(X)
+    values = checked[1]
     if np.isnan(values).any():
         raise ValueError(
             "estimator='mean' with method='analytic' needs a complete result "
@@ -111,7 +112,7 @@ def _mean_analytic(X, y, sample_weight, *, confidence_level, n_draws,
             f"(up to {np.max(np.abs(values)):.4g}: their squares overflow a "
             "64-bit float); rescale them (e.g. divide them by 1e150)."
         )
-    labels = MeanScore().fit(X).agents_
+    labels = MeanScore()._solve(checked)["agents_"]  # checked once, above
     se = np.sqrt(np.clip(np.diag(cov), 0.0, None))
     z = norm.ppf(0.5 + confidence_level / 2.0)
     draws = normal_draws(estimate, cov, n_draws, random_state)

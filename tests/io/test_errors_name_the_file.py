@@ -39,33 +39,37 @@ def _lm_eval(tmp_path, token):
     return read_lm_eval, folder, file, "line 3"
 
 
+def _json_with_token(tmp_path, name, source, pattern, place, token):
+    """A copy of the fixture ``source`` whose first ``pattern`` JSON file has
+    ``token`` (raw JSON text) where ``place(data)`` puts the marker."""
+    folder = tmp_path / name
+    shutil.copytree(DATA / source, folder)
+    file = sorted(folder.rglob(pattern))[0]
+    data = json.loads(file.read_text())
+    place(data, "__SCORE__")
+    file.write_text(json.dumps(data).replace('"__SCORE__"', token))
+    return folder, file, data
+
+
 def _inspect(tmp_path, token):
-    folder = tmp_path / "inspect"
-    shutil.copytree(DATA / "inspect" / "json", folder)
-    file = sorted(folder.glob("*.json"))[0]
-    log = json.loads(file.read_text())
-    log["samples"][1]["scores"]["match"]["value"] = "__SCORE__"
-    file.write_text(json.dumps(log).replace('"__SCORE__"', token))
+    folder, file, log = _json_with_token(
+        tmp_path, "inspect", "inspect/json", "*.json",
+        lambda log, mark: log["samples"][1]["scores"]["match"].update(value=mark),
+        token)
     return read_inspect, folder, file, f"sample {log['samples'][1]['id']!r}"
 
 
 def _helm(tmp_path, token):
-    folder = tmp_path / "helm"
-    shutil.copytree(DATA / "helm", folder)
-    file = sorted(folder.rglob("per_instance_stats.json"))[0]
-    entries = json.loads(file.read_text())
-    entries[1]["stats"][0]["mean"] = "__SCORE__"
-    file.write_text(json.dumps(entries).replace('"__SCORE__"', token))
+    folder, file, _ = _json_with_token(
+        tmp_path, "helm", "helm", "per_instance_stats.json",
+        lambda entries, mark: entries[1]["stats"][0].update(mean=mark), token)
     return read_helm, folder, file, "instance 1"
 
 
 def _alpaca(tmp_path, token):
-    folder = tmp_path / "alpaca"
-    shutil.copytree(DATA / "alpaca_eval" / "results", folder)
-    file = sorted(folder.rglob("annotations.json"))[0]
-    annotations = json.loads(file.read_text())
-    annotations[1]["preference"] = "__SCORE__"
-    file.write_text(json.dumps(annotations).replace('"__SCORE__"', token))
+    folder, file, _ = _json_with_token(
+        tmp_path, "alpaca", "alpaca_eval/results", "annotations.json",
+        lambda annotations, mark: annotations[1].update(preference=mark), token)
     return read_alpaca_eval, folder, file, "annotation 1"
 
 
