@@ -100,7 +100,9 @@ def read_harness_scores(args, tool):
     """The models x items result table of an evaluation tool's output."""
     from ..io import to_result_matrix
 
-    frame = to_result_matrix(harness_long(args, tool), epochs="mean")
+    long = harness_long(args, tool)
+    args.harness_rows = long  # the --groups column comes from these
+    frame = to_result_matrix(long, epochs="mean")
     values = frame.to_numpy(dtype=float)
     say(
         args,
@@ -240,7 +242,8 @@ def read_harness_matches(args, tool):
     """The matches of an evaluation tool's output (per item, or as judged)."""
     from ..io import to_matches
 
-    matches = to_matches(harness_long(args, tool))
+    matches = to_matches(harness_long(args, tool)).reset_index(drop=True)
+    args.harness_rows = matches  # the --groups column comes from these
     covariates = None
     names = list(getattr(args, "covariates", None) or [])
     if names:
@@ -283,6 +286,8 @@ def read_groups(args, n_matches=None, tasks=None):
     column = getattr(args, "groups", None)
     if column is None:
         return None
+    if harness_tool(args) is not None:
+        return _harness_groups(args, column, tasks)
     header, rows, index = _group_column(args.path, column, args.sep)
     labels = np.array([row[index].strip() for row in rows], dtype=object)
     empty = np.flatnonzero(labels == "")
@@ -315,6 +320,51 @@ def read_groups(args, n_matches=None, tasks=None):
                 "to one cluster"
             )
     return np.array([cluster[str(task)] for task in tasks], dtype=object)
+
+
+def _harness_groups(args, column, tasks):
+    """The ``--groups`` labels of an evaluation tool's output.
+
+    The column is one of the rows the reader returned (the per-item matches,
+    or the long table for a result matrix): ``item`` is an item within its
+    task (item ids repeat across tasks), ``task`` its task, any other column
+    as it is. For a result matrix each column (``"<task>/<item>"``, see
+    :func:`~sklearn_eval.io.to_result_matrix`) takes its rows' one label.
+    """
+    import pandas as pd
+
+    rows = args.harness_rows
+    reserved = {"model", "model_a", "model_b", "y", "score", "metric", "weight"}
+    choices = [str(name) for name in rows.columns if name not in reserved]
+    if column not in choices:
+        raise CommandError(
+            f"{args.path} ({args.detected_tool}): no column {column!r} "
+            "(--groups); its rows have " + ", ".join(map(repr, choices))
+        )
+    values = rows[column]
+    missing = np.flatnonzero(values.isna().to_numpy())
+    if missing.size:
+        raise CommandError(
+            f"{args.path} ({args.detected_tool}), column {column!r} (--groups): "
+            f"{missing.size} of {len(values)} rows have no label"
+        )
+    labels = values.astype(str)
+    if column == "item":
+        labels = rows["task"].astype(str) + "/" + labels
+    if tasks is None:
+        return labels.to_numpy(dtype=object)
+    keys = rows["task"].astype(str) + "/" + rows["item"].astype(str)
+    per_key = pd.Series(labels.to_numpy(), index=keys.to_numpy()).groupby(level=0)
+    split = per_key.nunique()
+    if (split > 1).any():
+        key = split.index[int(np.argmax(split.to_numpy() > 1))]
+        raise CommandError(
+            f"{args.path} ({args.detected_tool}), column {column!r} (--groups): "
+            f"item {key!r} is in {int(split[key])} clusters; an item belongs to "
+            "one cluster"
+        )
+    first = per_key.first()
+    return np.array([first[str(task)] for task in tasks], dtype=object)
 
 
 def read_match_file(args):

@@ -340,7 +340,9 @@ def add_groups(parser, *, what):
         "--groups", default=None, metavar="COL",
         help=f"cluster label column ({what}): clusters are resampled whole "
         "and analytic intervals are cluster-robust (correlated outcomes within "
-        "a cluster do not count as independent)",
+        "a cluster do not count as independent); of an evaluation tool's "
+        "output: 'item' (an item within its task), 'task' or another column "
+        "of its rows",
     )
 
 

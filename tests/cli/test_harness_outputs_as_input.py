@@ -16,6 +16,7 @@ import pytest
 
 from sklearn_eval.io import read_results, to_matches, to_result_matrix
 from sklearn_eval.pairwise import EloRanker
+from sklearn_eval.uncertainty import compare_agents, rank_sets
 
 from ._helpers import run
 
@@ -98,3 +99,51 @@ def test_a_folder_of_two_tools_is_refused(tmp_path, capsys):
     (tmp_path / "annotations.json").write_text(json.dumps([]))
     code, _, err = run(["irt", tmp_path, "--metric", "acc,none"], capsys)
     assert code == 2 and "several tools" in err
+
+
+HELM = DATA / "helm"
+
+
+def test_groups_of_a_tool_output_are_columns_of_its_rows(capsys):
+    """``--groups`` on a tool's output gives what ``groups=`` gives in the API
+    on the rows the readers return; item ids repeat across HELM's two tasks,
+    so ``item`` means an item within its task."""
+    long = read_results(HELM)
+    matches = to_matches(long, metric="exact_match")
+    items = (matches["task"].astype(str) + "/" + matches["item"].astype(str)).to_numpy()
+    assert len(set(items)) == 12 > matches["item"].nunique()
+    code, out, err = run(["rank", HELM, "--metric", "exact_match", "--tiers",
+                          "--groups", "item", "-q"], capsys)
+    assert code == 0, err
+    assert "clustered by item: 12 clusters" in out
+    X, y = matches[["model_a", "model_b"]].to_numpy(dtype=object), matches["y"]
+    sets = rank_sets(EloRanker(method="batch"), X, y, groups=items,
+                     random_state=0).to_frame()
+    lines = out.split("rank sets and tiers")[1].splitlines()[3:]
+    got = {line.split()[1]: line.split()[3] for line in lines}
+    assert got == {player: f"{low}-{high}" for player, low, high in zip(
+        sets.index, sets.rank_low, sets.rank_high, strict=True)}
+
+    matrix = to_result_matrix(long, metric="exact_match")
+    code, out, err = run(["compare", HELM, "--metric", "exact_match", "--groups",
+                          "task", "--pairs", "all", "-q"], capsys)
+    assert code == 0, err
+    assert "clustered by task (2 clusters)" in out
+    tasks = [label.split("/")[0] for label in matrix.columns]
+    expected = compare_agents("mean", matrix, groups=tasks, pairs="all",
+                              random_state=0)
+    body = out.splitlines()[3:]
+    assert len(body) == len(expected)
+    for line, row in zip(body, expected.itertuples(), strict=True):
+        assert float(line.split()[3]) == round(row.se, 4)
+
+
+def test_groups_of_a_tool_output_name_what_is_wrong(capsys):
+    code, _, err = run(["rank", HELM, "--metric", "exact_match", "--tiers",
+                        "--groups", "prompt", "-q"], capsys)
+    assert code == 2 and "no column 'prompt' (--groups)" in err
+    assert "'task', 'item'" in err and "not a CSV" not in err
+    # each model's rows come from its own file: an item in three clusters
+    code, _, err = run(["compare", LM_EVAL, "--metric", "acc,none", "--groups",
+                        "file", "-q"], capsys)
+    assert code == 2 and "item 'capitals/0' is in 3 clusters" in err
