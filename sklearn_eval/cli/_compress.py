@@ -13,7 +13,7 @@ from ._options import (
     positive_int,
     seed,
 )
-from ._output import CommandError, OutputError, say
+from ._output import CommandError, OutputError, number, say
 
 __all__ = []
 
@@ -94,7 +94,7 @@ def run(args, out):
     out.write(
         f"{est.selected_items_.size} items chosen ({est.selection_} selection, "
         f"{est.method_} estimate); cross-validated mean absolute error of the "
-        f"full accuracy {est.cv_mae_:.4f}\n"
+        f"full accuracy {number(est.cv_mae_, 4)}\n"
     )
     out.write(f"item file written to {args.output}\n")
     return 0

@@ -13,7 +13,7 @@ from ._options import (
     add_table_output,
     clip_fraction,
 )
-from ._output import CommandError, Table, UsageError, emit, fixed, say
+from ._output import CommandError, Table, UsageError, emit, fixed, number, say
 
 __all__ = []
 
@@ -216,7 +216,7 @@ def run(args, out):
     # 0.0 inputs); print the bound instead
     gap = model.exploitability_
     gap_text = f"{gap:.1e}" if gap >= 1e-12 else "< 1e-12"
-    out.write(f"value {model.value_:.4f}, exploitability {gap_text}\n")
+    out.write(f"value {number(model.value_, 4)}, exploitability {gap_text}\n")
     out.write(f"Hodge transitive share: {transitive_share(model, game):.1%}\n")
     tables = [agent_table(model)]
     if game == "agent_vs_task":

@@ -72,13 +72,25 @@ def one_line(message):
     return printable(text)
 
 
+# From here on a float prints in scientific notation: its fixed-point digits
+# would run to hundreds of characters (payoffs may reach the float maximum)
+# and past 16 significant digits they are not the value's anyway.
+_SCIENTIFIC = 1e10
+
+
 def number(value, digits=3):
-    """A float rounded for the terminal; NaN shows as ``-``."""
+    """A float rounded for the terminal; NaN shows as ``-``.
+
+    ``digits`` decimals, or ``digits`` decimals of the mantissa from 1e10 up
+    (``1.235e+200``).
+    """
     value = float(value)
     if math.isnan(value):
         return "-"
     if math.isinf(value):
         return "inf" if value > 0 else "-inf"
+    if abs(value) >= _SCIENTIFIC:
+        return f"{value:.{max(digits, 1)}e}"
     text = f"{value:.{digits}f}"
     return text[1:] if text.startswith("-") and float(text) == 0 else text
 

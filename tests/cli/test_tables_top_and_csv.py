@@ -1,9 +1,14 @@
 """Every printed table obeys ``--top`` and is written in full by ``--csv``."""
 
 import re
+from decimal import Decimal
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from sklearn_eval.cli._output import number
 
 from ._helpers import read_table, run, write_wide
 from .conftest import MATCH_COLUMNS
@@ -210,3 +215,31 @@ def test_csv_path_holds_the_main_table_the_guide_names(command, matches_csv,
     others = [h for k, h in enumerate(headers) if k != main_index]
     beside = sorted(set(tmp_path.glob("out_*.csv")))
     assert sorted(read_table(p)[0] for p in beside) == sorted(others)
+
+
+@settings(max_examples=300, deadline=None)
+@given(value=st.floats(allow_nan=False, allow_infinity=False),
+       digits=st.integers(0, 6))
+def test_printed_numbers_stay_short_and_keep_their_value(value, digits):
+    """Any float prints in at most ``digits + 9`` characters (scientific from
+    1e10 up: payoffs may reach the float maximum) and reads back within half
+    a unit of its last printed digit."""
+    text = number(value, digits)
+    assert len(text) <= digits + 9 + (value < 0)
+    error = abs(Decimal(text) - Decimal(value))  # 1.8e+308 is past a float
+    if abs(value) >= 1e10:
+        assert "e" in text  # the mantissa's last digit
+        assert error <= Decimal(0.5) * Decimal(10) ** -max(digits, 1) * Decimal(
+            abs(value)) * Decimal(1 + 1e-12)
+    else:
+        assert error <= Decimal(0.5) * Decimal(10) ** -digits * Decimal(1 + 1e-9)
+
+
+def test_huge_differences_print_in_scientific_notation(tmp_path, capsys):
+    rng = np.random.default_rng(0)
+    path = write_wide(tmp_path / "big.csv", rng.normal(size=(4, 20)) * 1e14)
+    code, out, err = run(["compare", str(path), "-q"], capsys)
+    assert code == 0, err
+    body = out.splitlines()[3:]
+    assert body and all(re.search(r"\de\+1[34]", line) for line in body)
+    assert max(len(line) for line in body) < 100
