@@ -115,8 +115,8 @@ thread, 32 E-steps: the M-step is a third of the fit's CPU time (33.7 of 102
 s), most of it in the compiled passes over every item's counts (0.16 s for
 the gradient and Hessian of all 36,259 items, 0.08 s for their objective, the
 same with the counts laid out item by item), not in the Python loop around
-them. Even a free M-step leaves 20-32 E-steps of at least the 2PL's cost
-against its 6: the ratio stays above 3x.
+them. Even a free M-step would leave 20-32 E-steps, each as costly as one of
+the 2PL's, against its 6.
 Skipping nodes as the 2PL does was measured and not kept: the 3PL's
 log-likelihood is concave after subtracting ``M theta^2 / 2`` (``M`` the sum of
 the responses' largest positive curvatures), but with 3,600 responses per
