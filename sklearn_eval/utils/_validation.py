@@ -738,6 +738,20 @@ def antisymmetry_excess(A, *, tol=1e-8):
     return excess, tol * max(1.0, float(np.max(np.abs(A))))
 
 
+def asymmetry_cell(A, i, j, symbol="A"):
+    """The entries of ``A`` that break antisymmetry at (i, j), for a message.
+
+    On the diagonal the rule ``A[i, i] = -A[i, i]`` needs 0: naming the same
+    entry twice ("A[0, 0] = 0.5 but A[0, 0] = 0.5") would explain nothing.
+    """
+    i, j = int(i), int(j)
+    if i == j:
+        return (f"{symbol}[{i}, {i}] = {_py(A[i, i])!r} on the diagonal, which "
+                "must be 0")
+    return (f"{symbol}[{i}, {j}] = {_py(A[i, j])!r} but {symbol}[{j}, {i}] = "
+            f"{_py(A[j, i])!r}")
+
+
 def check_antisymmetric(A, *, tol=1e-8, name="payoff"):
     """Check that ``A`` is square, finite and antisymmetric (``A = -A.T``).
 
@@ -773,9 +787,8 @@ def check_antisymmetric(A, *, tol=1e-8, name="payoff"):
     if excess.max() > limit:
         i, j = _first_true(excess > limit)
         raise ValueError(
-            f"{name} must be antisymmetric (A[i, j] = -A[j, i]); A[{i}, {j}] = "
-            f"{_py(A[i, j])!r} but A[{j}, {i}] = {_py(A[j, i])!r} "
-            f"(tolerance {limit:.3g})."
+            f"{name} must be antisymmetric (A[i, j] = -A[j, i]); "
+            f"{asymmetry_cell(A, i, j)} (tolerance {limit:.3g})."
         )
     return A
 
