@@ -199,7 +199,14 @@ def as_float_array(values, name):
     try:
         return np.asarray(values, dtype=np.float64)
     except (TypeError, ValueError) as exc:
-        raise TypeError(f"{name} must be numeric; could not convert it: {exc}") from exc
+        try:  # pandas' NA (nullable boolean, object): NaN, named by the checks
+            objects = np.array(values, dtype=object)
+            is_na = np.frompyfunc(lambda v: type(v).__name__ == "NAType", 1, 1)
+            objects[is_na(objects).astype(bool)] = np.nan
+            return objects.astype(np.float64)
+        except (TypeError, ValueError):
+            raise TypeError(f"{name} must be numeric; could not convert it: "
+                            f"{exc}") from exc
 
 
 def accuracy_truth(values, y):
@@ -739,11 +746,8 @@ def antisymmetry_excess(A, *, tol=1e-8):
 
 
 def asymmetry_cell(A, i, j, symbol="A"):
-    """The entries of ``A`` that break antisymmetry at (i, j), for a message.
-
-    On the diagonal the rule ``A[i, i] = -A[i, i]`` needs 0: naming the same
-    entry twice ("A[0, 0] = 0.5 but A[0, 0] = 0.5") would explain nothing.
-    """
+    """The entries of ``A`` breaking antisymmetry at (i, j), for a message
+    (on the diagonal, the one entry and the 0 that the rule needs)."""
     i, j = int(i), int(j)
     if i == j:
         return (f"{symbol}[{i}, {i}] = {_py(A[i, i])!r} on the diagonal, which "
