@@ -19,6 +19,7 @@ from ..utils._protocol import (
 )
 from ..utils._sklearn_compat import Interval, StrOptions, validate_params
 from ..utils._stack import find_stack_level
+from ..utils._validation import asymmetry_cell
 from ._intervals import task_resampling_plan
 from ._markov import (
     SPARSE_MIN_STATES,
@@ -744,7 +745,7 @@ def _check_excess(excess, X, tol, rule):
         i, j = np.unravel_index(np.argmax(excess), X.shape)
         raise ValueError(
             f"The payoff must satisfy {rule}; at row {i}, column {j}: "
-            f"X[{i}, {j}] = {float(X[i, j])!r}, X[{j}, {i}] = {float(X[j, i])!r} "
+            f"{asymmetry_cell(X, i, j, 'X')} "
             f"(antisymmetry_tol={tol}). Use payoff='payoff' for a general "
             "symmetric game."
         )

@@ -17,7 +17,7 @@ from typing import NamedTuple
 import numpy as np
 from scipy import linalg
 
-from ..utils._validation import antisymmetry_excess
+from ..utils._validation import antisymmetry_excess, asymmetry_cell
 
 __all__ = [
     "AvTEmbedding",
@@ -63,8 +63,8 @@ def _as_flow(A, name="A"):
     if excess.max() > limit:
         i, j = (int(k) for k in np.unravel_index(np.argmax(excess), A.shape))
         raise ValueError(
-            f"{name} must be antisymmetric (A[i, j] = -A[j, i]); A[{i}, {j}] = "
-            f"{float(A[i, j])!r} but A[{j}, {i}] = {float(A[j, i])!r}. Pass "
+            f"{name} must be antisymmetric (A[i, j] = -A[j, i]); "
+            f"{asymmetry_cell(A, i, j)}. Pass "
             "log-odds (logit of win probabilities), not the probabilities."
         )
     return A

@@ -34,7 +34,7 @@ import numpy as np
 from sklearn.exceptions import ConvergenceWarning
 from threadpoolctl import threadpool_limits
 
-from ..utils._validation import antisymmetry_excess
+from ..utils._validation import antisymmetry_excess, asymmetry_cell
 from ._nash_presolve import expand, presolve
 from ._nash_scaling import antisymmetric_part
 from ._nash_solver import game_exploitability, solve_game
@@ -301,7 +301,6 @@ def symmetric_maxent_nash(payoff, *, tol=1e-9):
     if excess.max() > limit:
         i, j = np.unravel_index(np.argmax(excess), M.shape)
         raise ValueError(
-            f"payoff must be antisymmetric; payoff[{i}, {j}] = {M[i, j]} but "
-            f"payoff[{j}, {i}] = {M[j, i]}."
+            f"payoff must be antisymmetric; {asymmetry_cell(M, i, j, 'payoff')}."
         )
     return _solve(antisymmetric_part(M), tol=float(tol), symmetric=True)

@@ -18,6 +18,7 @@ from ..utils._protocol import (
 )
 from ..utils._sklearn_compat import Interval, StrOptions
 from ..utils._stack import find_stack_level
+from ..utils._validation import asymmetry_cell
 from ._intervals import nash_interval_plan
 from ._maxent_nash import maxent_nash, symmetric_maxent_nash
 from ._nash_scaling import (
@@ -446,10 +447,9 @@ def _ava_payoff(X, payoff, clip, antisymmetry_tol):
 def _check_excess(excess, X, rule, antisymmetry_tol):
     if excess.max() > antisymmetry_tol:
         i, j = np.unravel_index(np.argmax(excess), X.shape)
-        x_ij, x_ji = float(X[i, j]), float(X[j, i])
         raise ValueError(
             f"agent_vs_agent payoff must satisfy {rule}; at row {i}, column "
-            f"{j}: X[{i}, {j}] = {x_ij!r}, X[{j}, {i}] = {x_ji!r} "
+            f"{j}: {asymmetry_cell(X, i, j, 'X')} "
             f"(antisymmetry_tol={antisymmetry_tol})."
         )
 

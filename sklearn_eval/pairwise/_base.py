@@ -32,6 +32,7 @@ from ..utils._stack import find_stack_level
 from . import _kernels
 from ._batch import aggregate_pairs, strong_components
 from ._covariates import split_covariates
+from ._dask_matches import reject_dask_matches
 from ._ties import expected_score, outcome_probabilities
 from ._unplayed import embed_state, played_mask, played_subset, warn_unplayed
 
@@ -234,6 +235,7 @@ class BaseMatchRater(
     # ------------------------------------------------------------ validation
     def _parse(self, X):
         """The one parse of ``X`` per call: player columns and covariates."""
+        reject_dask_matches(self, X, "predict, score")
         return split_covariates(X)
 
     def _check_table(self, table, what):
@@ -285,6 +287,7 @@ class BaseMatchRater(
             For malformed matches, or weights that are negative or sum to 0
             (no match would count).
         """
+        reject_dask_matches(self, X, "fit")
         return super().fit(X, y, sample_weight=sample_weight)
 
     def _check_fit_data(self, X, y, sample_weight=None):
@@ -401,6 +404,7 @@ class BaseMatchRater(
             The updated estimator.
         """
         self._validate_params()
+        reject_dask_matches(self, X, "partial_fit")
         checked = self._check_partial_fit_data(X, y, sample_weight)
         return self._assign_fitted(self._solve_partial(checked))
 

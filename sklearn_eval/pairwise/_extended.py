@@ -39,6 +39,7 @@ ADVANTAGE_NAME = "first_advantage"
 # Internal tie parameter when the data hold no tie (the boundary of the
 # parameter space, where both tie models are Bradley-Terry).
 _NO_TIE = {"davidson": -np.inf, "rao-kupper": 0.0}
+_EPS = float(np.finfo(np.float64).eps)
 
 
 class ExtendedFit:
@@ -83,6 +84,18 @@ def _check_outcomes(ties, y, weight):
             f"ties={ties!r}: the data hold no tie, so the tie parameter is at its "
             "boundary (no ties: Davidson's nu = 0, Rao-Kupper's theta = 1) and "
             "the fit is plain Bradley-Terry.",
+            UserWarning,
+            stacklevel=find_stack_level(),
+        )
+        return "half"
+    if ties == "rao-kupper" and tied <= _EPS * decided:
+        # theta = 1 + O(tie share) rounds to 1, and Newton's curvature in
+        # log theta (about 1 / share) would overflow for denormal shares
+        warnings.warn(
+            f"ties={ties!r}: the ties weigh {tied:.3g} against {decided:.3g} "
+            "for the decided matches, below the resolution of float64, so the "
+            "tie parameter is at its boundary (theta = 1) and the fit is plain "
+            "Bradley-Terry.",
             UserWarning,
             stacklevel=find_stack_level(),
         )

@@ -90,7 +90,9 @@ def _terms_loop(code, d, tie, counts, g_d, h_dd, h_dt):
         # the tie term -T log(1 - e^(-2 kappa)) and its derivatives
         loss -= ties * math.log(-math.expm1(-2.0 * tie))
         g_t += ties * (-2.0 / math.expm1(2.0 * tie))
-        h_tt += ties * 4.0 / (math.expm1(2.0 * tie) * -math.expm1(-2.0 * tie))
+        # divided in turn: the product of the two expm1 underflows to 0 for
+        # kappa below about 1e-162 (a rare tie), where h_tt is still finite
+        h_tt += ties * 4.0 / math.expm1(2.0 * tie) / -math.expm1(-2.0 * tie)
     return loss, g_t, h_tt
 
 
@@ -127,8 +129,8 @@ def _terms_numpy(code, d, tie, counts):
     h1 = (wi + ti) * s1 * (1.0 - s1)
     h2 = (lo + ti) * s2 * (1.0 - s2)
     g_t = -(g1 + g2).sum() + ties * (-2.0 / math.expm1(2.0 * tie))
-    h_tt = (h1 + h2).sum() + ties * 4.0 / (
-        math.expm1(2.0 * tie) * -math.expm1(-2.0 * tie)
+    h_tt = (h1 + h2).sum() + (
+        ties * 4.0 / math.expm1(2.0 * tie) / -math.expm1(-2.0 * tie)
     )
     return loss, g1 - g2, g_t, h1 + h2, h2 - h1, h_tt
 

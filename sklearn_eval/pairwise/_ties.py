@@ -61,6 +61,9 @@ _DIRECT_LIMIT = 400
 # Outcome columns: loss, tie, win of the first player (y = 0, 0.5, 1).
 _OUTCOME_VALUES = np.array([0.0, 0.5, 1.0])
 
+#: The smallest positive normal double: floor of a starting tie share.
+_TINY = float(np.finfo(np.float64).tiny)
+
 
 class NoMaximumError(ArithmeticError):
     """Newton's Hessian became singular: the likelihood has no maximum.
@@ -397,10 +400,14 @@ def _gradient(cells, model, point, n, alpha):
 def tie_start(model, cells):
     """Starting tie parameter: the one matching the overall tie rate at d = 0."""
     counts = cells.counts.sum(axis=0)
-    rate = counts[1] / counts.sum()
+    # a tie share below the rounding of 1 + rate (a tie of weight 1e-17
+    # next to matches of weight 1) must still start inside the parameter
+    # space: Rao-Kupper's log theta > 0, Davidson's log nu finite
+    rate = max(counts[1] / counts.sum(), _TINY)
     if model == "davidson":
         return float(np.log(2.0 * rate / (1.0 - rate)))
-    return float(np.log((1.0 + rate) / (1.0 - rate)))
+    # log((1 + rate) / (1 - rate)), without rounding 1 + rate to 1
+    return max(float(2.0 * np.arctanh(rate)), _TINY)
 
 
 def fit_tie_model(cells, model, *, alpha=0.0, tol=1e-8, max_iter=100, init=None):
@@ -443,6 +450,9 @@ def fit_tie_model(cells, model, *, alpha=0.0, tol=1e-8, max_iter=100, init=None)
             theta[-1] = tie_start(model, cells)
     else:
         theta = np.array(init, dtype=np.float64)
+    if model == "rao-kupper" and not theta[-1] > 0.0:
+        # outside the parameter space: no loss, no derivatives to start from
+        raise NoMaximumError("start outside the parameter space")
     if n <= _DIRECT_LIMIT and _tie_kernels.compiled_for(cells.counts.shape[0]):
         # the same iteration as below, compiled: one loop for the whole fit
         theta, n_iter, status = newton_dense(

@@ -107,7 +107,9 @@ def _as_float_vector(values, name, n=None, *, allow_nan=False, allow_inf=False):
         bad |= np.isinf(array)
     if bad.any():
         i = int(np.argmax(bad))
-        raise ValueError(f"{name} has a non-finite value {array[i]!r} at index {i}.")
+        raise ValueError(
+            f"{name} has a non-finite value {float(array[i])!r} at index {i}."
+        )
     return array.copy()
 
 

@@ -36,19 +36,11 @@ def _check_rating_table(
     labels = _as_labels(labels, n, "labels", "item")
     _both_or_neither(low, high, ("low", "high"))
     if low is not None:
-        low = _as_float_vector(low, "low", n, allow_nan=True)
-        high = _as_float_vector(high, "high", n, allow_nan=True)
-        bad = low > high
-        if bad.any():
-            i = int(np.argmax(bad))
-            raise ValueError(
-                f"low must not exceed high; item {labels[i]!r} has low "
-                f"{low[i]!r} > high {high[i]!r}."
-            )
+        low, high = _ordered_bounds(low, high, ("low", "high"), labels)
     _both_or_neither(rank_low, rank_high, ("rank_low", "rank_high"))
     if rank_low is not None:
-        rank_low = _as_float_vector(rank_low, "rank_low", n, allow_nan=True)
-        rank_high = _as_float_vector(rank_high, "rank_high", n, allow_nan=True)
+        rank_low, rank_high = _ordered_bounds(
+            rank_low, rank_high, ("rank_low", "rank_high"), labels)
     return Bunch(
         labels=labels,
         estimate=estimate,
@@ -59,6 +51,21 @@ def _check_rating_table(
         xlabel=str(xlabel),
         confidence_level=confidence_level,
     )
+
+
+def _ordered_bounds(low, high, names, labels):
+    """Two float vectors of bounds (NaN: none), low never above high."""
+    n = labels.shape[0]
+    low = _as_float_vector(low, names[0], n, allow_nan=True)
+    high = _as_float_vector(high, names[1], n, allow_nan=True)
+    bad = low > high
+    if bad.any():
+        i = int(np.argmax(bad))
+        raise ValueError(
+            f"{names[0]} must not exceed {names[1]}; item {labels[i]!r} has "
+            f"{names[0]} {float(low[i])!r} > {names[1]} {float(high[i])!r}."
+        )
+    return low, high
 
 
 class RatingTableDisplay:

@@ -25,6 +25,31 @@ def is_dask_collection(X):
     return module.split(".")[0] == "dask" and hasattr(X, "__dask_graph__")
 
 
+def reject_dask(X, what, remedy):
+    """TypeError when an entry point that reads data in memory gets Dask input.
+
+    Parameters
+    ----------
+    X : object
+        The input.
+    what : str
+        The entry point, e.g. ``"MultiElo.fit"``.
+    remedy : str
+        What to do instead.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from sklearn_eval.utils._dask import reject_dask
+    >>> reject_dask(np.ones(3), "f", "compute it first.")
+    """
+    if is_dask_collection(X):
+        raise TypeError(
+            f"{what} reads its data in memory; X is a Dask "
+            f"{type(X).__name__}. {remedy}"
+        )
+
+
 def get_client():
     """The running ``dask.distributed`` client; ValueError if none."""
     try:

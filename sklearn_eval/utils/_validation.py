@@ -199,7 +199,14 @@ def as_float_array(values, name):
     try:
         return np.asarray(values, dtype=np.float64)
     except (TypeError, ValueError) as exc:
-        raise TypeError(f"{name} must be numeric; could not convert it: {exc}") from exc
+        try:  # pandas' NA (nullable boolean, object): NaN, named by the checks
+            objects = np.array(values, dtype=object)
+            is_na = np.frompyfunc(lambda v: type(v).__name__ == "NAType", 1, 1)
+            objects[is_na(objects).astype(bool)] = np.nan
+            return objects.astype(np.float64)
+        except (TypeError, ValueError):
+            raise TypeError(f"{name} must be numeric; could not convert it: "
+                            f"{exc}") from exc
 
 
 def accuracy_truth(values, y):
@@ -738,6 +745,17 @@ def antisymmetry_excess(A, *, tol=1e-8):
     return excess, tol * max(1.0, float(np.max(np.abs(A))))
 
 
+def asymmetry_cell(A, i, j, symbol="A"):
+    """The entries of ``A`` breaking antisymmetry at (i, j), for a message
+    (on the diagonal, the one entry and the 0 that the rule needs)."""
+    i, j = int(i), int(j)
+    if i == j:
+        return (f"{symbol}[{i}, {i}] = {_py(A[i, i])!r} on the diagonal, which "
+                "must be 0")
+    return (f"{symbol}[{i}, {j}] = {_py(A[i, j])!r} but {symbol}[{j}, {i}] = "
+            f"{_py(A[j, i])!r}")
+
+
 def check_antisymmetric(A, *, tol=1e-8, name="payoff"):
     """Check that ``A`` is square, finite and antisymmetric (``A = -A.T``).
 
@@ -773,9 +791,8 @@ def check_antisymmetric(A, *, tol=1e-8, name="payoff"):
     if excess.max() > limit:
         i, j = _first_true(excess > limit)
         raise ValueError(
-            f"{name} must be antisymmetric (A[i, j] = -A[j, i]); A[{i}, {j}] = "
-            f"{_py(A[i, j])!r} but A[{j}, {i}] = {_py(A[j, i])!r} "
-            f"(tolerance {limit:.3g})."
+            f"{name} must be antisymmetric (A[i, j] = -A[j, i]); "
+            f"{asymmetry_cell(A, i, j)} (tolerance {limit:.3g})."
         )
     return A
 
