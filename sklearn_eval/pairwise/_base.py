@@ -67,7 +67,7 @@ def _forward_fill(values):
 VANISHING_ALPHA = 1e-6
 
 
-def effective_alpha(stats, players, alpha, estimator_name):
+def effective_alpha(stats, players, alpha, estimator_name, weight_scale=1.0):
     """The L2 penalty to fit with: ``alpha``, or a vanishing one if needed.
 
     With ``alpha = 0`` the maximum-likelihood ratings exist (finite and
@@ -75,6 +75,12 @@ def effective_alpha(stats, players, alpha, estimator_name):
     connected. Otherwise a ConvergenceWarning names an affected player and
     the fit uses ``VANISHING_ALPHA`` so that it stays finite, deterministic
     and fast; the ratings of the affected players are then arbitrary.
+
+    ``stats`` sums the caller's weights divided by ``weight_scale`` (and
+    ``alpha`` is divided alike): the vanishing prior is ``VANISHING_ALPHA``
+    per unit of the caller's weights, ``VANISHING_ALPHA / weight_scale`` in
+    the sums, so repeated rows and one row weighted by their count (or a
+    table aggregated on Dask workers) give one fit.
 
     Returns
     -------
@@ -102,7 +108,12 @@ def effective_alpha(stats, players, alpha, estimator_name):
         ConvergenceWarning,
         stacklevel=find_stack_level(),
     )
-    return VANISHING_ALPHA, True
+    return vanishing_alpha(weight_scale), True
+
+
+def vanishing_alpha(weight_scale=1.0):
+    """``VANISHING_ALPHA`` in sums of weights divided by ``weight_scale``."""
+    return VANISHING_ALPHA / weight_scale
 
 
 @dataclass(frozen=True)
@@ -343,7 +354,7 @@ class BaseMatchRater(
             ordered=self._advantage_logit() != 0.0,
         )
         state, n_iter = self._run_batch(
-            self._new_state(players.shape[0]), stats, players, alpha)
+            self._new_state(players.shape[0]), stats, players, alpha, weight_scale)
         if present is not None:
             state = embed_state(state, present, n_players)
         return state, n_iter

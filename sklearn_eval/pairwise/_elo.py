@@ -99,7 +99,9 @@ class EloRanker(BaseMatchRater):
         (prior N(0, 1/alpha)), added to the summed negative log-likelihood.
         Needed for meaningful finite ratings when a player is undefeated,
         winless or the players are disconnected: with ``alpha=0`` such data
-        raise a ConvergenceWarning and a vanishing prior (1e-6) is used.
+        raise a ConvergenceWarning and a vanishing prior (1e-6 per unit of
+        ``sample_weight``, so repeated rows and their count as a weight give
+        one fit) is used.
     tol : float, default=1e-8
         Batch only: convergence tolerance on the largest rating change of a
         Newton step, in logits.
@@ -279,9 +281,9 @@ class EloRanker(BaseMatchRater):
             self._advantage_logit(), history,
         )
 
-    def _run_batch(self, state, stats, players, alpha):
+    def _run_batch(self, state, stats, players, alpha, weight_scale=1.0):
         alpha, flagged = effective_alpha(
-            stats, players, alpha, type(self).__name__
+            stats, players, alpha, type(self).__name__, weight_scale
         )
         ratings, n_iter, converged = fit_bradley_terry(
             stats, alpha=alpha, advantage=self._advantage_logit(),
@@ -414,7 +416,7 @@ class EloRanker(BaseMatchRater):
             fit_advantage=fit_advantage,
             fixed_advantage=fixed,
             alpha=float(self.alpha) / weight_scale, tol=float(self.tol),
-            max_iter=int(self.max_iter),
+            max_iter=int(self.max_iter), weight_scale=weight_scale,
         )
         if not result.converged and not result.flagged:
             warn_not_converged(result.n_iter, self.tol)

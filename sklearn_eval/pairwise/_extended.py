@@ -11,7 +11,7 @@ import numpy as np
 from sklearn.exceptions import ConvergenceWarning
 
 from ..utils._stack import find_stack_level
-from ._base import VANISHING_ALPHA, effective_alpha
+from ._base import VANISHING_ALPHA, effective_alpha, vanishing_alpha
 from ._batch import _blas_controller, aggregate_pairs
 from ._ties import (
     NoMaximumError,
@@ -104,7 +104,8 @@ def _check_outcomes(ties, y, weight):
 
 
 def fit_extended(first, second, y, weight, players, covariates, names, *, ties,
-                 fit_advantage, fixed_advantage, alpha, tol, max_iter):
+                 fit_advantage, fixed_advantage, alpha, tol, max_iter,
+                 weight_scale=1.0):
     """Fit ratings, covariate coefficients, advantage and tie parameter.
 
     Parameters
@@ -123,6 +124,10 @@ def fit_extended(first, second, y, weight, players, covariates, names, *, ties,
         Fixed first-player advantage (logits), when not fitted.
     alpha, tol, max_iter
         As in the estimator (alpha rescaled with the weights).
+    weight_scale : float, default=1.0
+        What the caller divided the weights by: the vanishing prior of data
+        without a finite maximum is per unit of the caller's weights
+        (:func:`._base.effective_alpha`).
 
     Returns
     -------
@@ -135,7 +140,7 @@ def fit_extended(first, second, y, weight, players, covariates, names, *, ties,
         return _fit_extended(
             first, second, y, weight, players, covariates, names, ties=ties,
             fit_advantage=fit_advantage, fixed_advantage=fixed_advantage,
-            alpha=alpha, tol=tol, max_iter=max_iter,
+            alpha=alpha, tol=tol, max_iter=max_iter, weight_scale=weight_scale,
         )
 
 
@@ -168,7 +173,8 @@ def _to_covariate_scale(values, units, names, what):
 
 
 def _fit_extended(first, second, y, weight, players, covariates, names, *, ties,
-                  fit_advantage, fixed_advantage, alpha, tol, max_iter):
+                  fit_advantage, fixed_advantage, alpha, tol, max_iter,
+                  weight_scale=1.0):
     n = players.shape[0]
     model = _check_outcomes(ties, y, weight)
     units = None
@@ -177,7 +183,9 @@ def _fit_extended(first, second, y, weight, players, covariates, names, *, ties,
         covariates = covariates / units
     ordered = fit_advantage or fixed_advantage != 0.0
     stats = aggregate_pairs(first, second, y, weight, n, ordered=True)
-    alpha, flagged = effective_alpha(stats, players, alpha, "EloRanker")
+    alpha, flagged = effective_alpha(stats, players, alpha, "EloRanker",
+                                     weight_scale)
+    vanishing = vanishing_alpha(weight_scale)
     cells = build_cells(
         first, second, y, weight, n, covariates, fit_advantage=fit_advantage,
         offset=0.0 if fit_advantage else fixed_advantage, ordered=ordered,
@@ -192,20 +200,20 @@ def _fit_extended(first, second, y, weight, players, covariates, names, *, ties,
             cells, model, alpha=alpha, tol=tol, max_iter=max_iter
         )
     except NoMaximumError as exc:
-        if alpha >= VANISHING_ALPHA:
-            raise _no_maximum(ties, alpha, all_names) from exc
+        if alpha >= vanishing:
+            raise _no_maximum(ties, alpha * weight_scale, all_names) from exc
         # e.g. a player who never loses and only ties with someone who never
         # wins: the tie model's likelihood has no maximum, the tie parameter
         # and some ratings run off to infinity
         _warn_no_estimate(ties)
-        alpha, flagged = VANISHING_ALPHA, True
+        alpha, flagged = vanishing, True
         try:
             theta, n_iter, converged = fit_tie_model(
                 cells, model, alpha=alpha, tol=tol, max_iter=max_iter
             )
         except NoMaximumError as again:
             # the prior holds the ratings only: a coefficient still runs off
-            raise _no_maximum(ties, alpha, all_names) from again
+            raise _no_maximum(ties, alpha * weight_scale, all_names) from again
     q = cells.design.shape[1]
     se = np.zeros(0)
     if q:
@@ -214,7 +222,7 @@ def _fit_extended(first, second, y, weight, players, covariates, names, *, ties,
         if model != "half" and lost.any():
             # the Newton loop stopped (out of steps or iterations) on a
             # coefficient running off: the same error as a singular Hessian
-            raise _no_maximum(ties, alpha,
+            raise _no_maximum(ties, alpha * weight_scale,
                               [all_names[k] for k in np.flatnonzero(lost)])
         se = _standard_errors(np.diag(cov)[:q], all_names)
     coef = theta[n:n + q]

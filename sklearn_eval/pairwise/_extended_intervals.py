@@ -21,7 +21,7 @@ from threadpoolctl import threadpool_limits
 
 from ..utils import check_and_encode_matches
 from ..utils._resampling import multinomial_counts
-from ._base import VANISHING_ALPHA, _mean_positive, effective_alpha, rating_state
+from ._base import _mean_positive, effective_alpha, rating_state, vanishing_alpha
 from ._batch import aggregate_pairs, code_played_players
 from ._covariates import split_covariates
 from ._extended import covariate_units
@@ -204,15 +204,17 @@ def refit_extended(rows, counts, estimator, init):
         stats = aggregate_pairs(code[first], code[second], y, weights,
                                 present.shape[0], ordered=True)
         alpha, _ = effective_alpha(stats, estimator.players_[present],
-                                   float(estimator.alpha) / scale, "EloRanker")
+                                   float(estimator.alpha) / scale, "EloRanker",
+                                   scale)
     settings = {"tol": float(estimator.tol), "max_iter": int(estimator.max_iter),
                 "init": start}
     try:
         theta, _, _ = fit_tie_model(cells, model, alpha=alpha, **settings)
     except NoMaximumError:
-        if alpha >= VANISHING_ALPHA:
+        if alpha >= vanishing_alpha(scale):
             return out  # no estimate in this resample, as the estimator would fail
-        theta, _, _ = fit_tie_model(cells, model, alpha=VANISHING_ALPHA, **settings)
+        theta, _, _ = fit_tie_model(cells, model, alpha=vanishing_alpha(scale),
+                                    **settings)
     out[present] = state.to_reported(theta[:present.shape[0]])
     return out
 
@@ -331,7 +333,7 @@ def extended_parameter_covariance(estimator, X, y, sample_weight, *, covariance,
                                 rows.y[used], weights, present.shape[0],
                                 ordered=True)
         alpha, _ = effective_alpha(stats, estimator.players_[present], alpha,
-                                   "EloRanker")
+                                   "EloRanker", scale)
     model = rating_state(estimator).tie_model or "half"
     # in the coordinates of the unit-size covariates: the rating block, all
     # that the callers use, is the same in any units

@@ -277,7 +277,7 @@ def _direct_newton(stats, init, alpha, advantage, tol, max_iter):
     return r, False
 
 
-def _fit_stats(stats, present, estimator, init, alpha):
+def _fit_stats(stats, present, estimator, init, alpha, weight_scale=1.0):
     """Ratings (logit) as EloRanker's batch fit finds them, warm-started."""
     advantage = rating_state(estimator).advantage
     tol, max_iter = float(estimator.tol), int(estimator.max_iter)
@@ -291,7 +291,8 @@ def _fit_stats(stats, present, estimator, init, alpha):
             return ratings
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        alpha, _ = effective_alpha(stats, present, alpha, "EloRanker")
+        alpha, _ = effective_alpha(stats, present, alpha, "EloRanker",
+                                   weight_scale)
         ratings, _, _ = fit_bradley_terry(
             stats, alpha=alpha, advantage=advantage, tol=tol, max_iter=max_iter,
             init=init,
@@ -319,7 +320,7 @@ def _fit_counts(outcomes, counts, estimator, init):
         ordered=state.advantage != 0.0,
     )
     alpha = float(estimator.alpha) / scale
-    ratings = _fit_stats(stats, present, estimator, init[present], alpha)
+    ratings = _fit_stats(stats, present, estimator, init[present], alpha, scale)
     out = np.full(n, np.nan)
     out[present] = state.to_reported(ratings)
     return out

@@ -251,9 +251,9 @@ class MultiElo(BaseMatchRater):
             history,
         )
 
-    def _run_batch(self, state, stats, players, alpha):
+    def _run_batch(self, state, stats, players, alpha, weight_scale=1.0):
         alpha, flagged = effective_alpha(
-            stats, players, alpha, type(self).__name__
+            stats, players, alpha, type(self).__name__, weight_scale
         )
         advantage = self._advantage_logit()
         # the fit runs on the players in an order free of their labels, from

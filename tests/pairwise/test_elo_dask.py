@@ -6,6 +6,7 @@ import numpy as np
 import pandas as pd
 import pytest
 from numpy.testing import assert_allclose
+from sklearn.exceptions import ConvergenceWarning
 
 from sklearn_eval.pairwise import EloRanker, aggregate_matches, bootstrap_bradley_terry
 
@@ -108,3 +109,21 @@ def test_bad_outcome_arguments_are_named(dask_client):
         EloRanker(method="batch").fit(frame, "winner")
     with pytest.raises(TypeError, match="y must be a Dask Series"):
         EloRanker(method="batch").fit(frame.drop(columns="y"), np.ones(200))
+
+
+def test_dask_fit_equals_memory_fit_with_an_undefeated_player(dask_client):
+    """The vanishing prior is per unit of the votes' weights, so the counts
+    aggregated on the workers give the fit on every vote."""
+    votes = _votes(2, n=800, n_players=6, ties=0.0)
+    undefeated = pd.DataFrame({"first": ["champ"] * 5,
+                               "second": [f"m{i:02d}" for i in range(5)],
+                               "y": 1.0})
+    votes = pd.concat([votes, undefeated], ignore_index=True)
+    X, y = votes.drop(columns="y"), votes["y"].to_numpy()
+    with pytest.warns(ConvergenceWarning):
+        memory_fit = EloRanker(method="batch", tol=1e-12).fit(X, y)
+    frame = dd.from_pandas(votes, npartitions=3, sort=False)
+    with pytest.warns(ConvergenceWarning):
+        fit = EloRanker(method="batch", tol=1e-12).fit(frame.drop(columns="y"),
+                                                       frame["y"])
+    assert_allclose(fit.ratings_, memory_fit.ratings_, rtol=1e-10, atol=1e-7)
