@@ -406,12 +406,31 @@ def _column_values(rows, index):
     return rows.column(index)
 
 
+_SEPARATORS = ",\t;|"
+
+
 def _sniff_separator(text):
+    """The field separator: sniffed from whole lines, else the header's.
+
+    The sample ends at a line break, so a file whose lines are longer than
+    the sample does not end it with a cut line. When the sniffer finds no
+    consistent separator (rows one field longer than a header without a
+    row-label column, ragged rows) the separator is the candidate found most
+    often in the header line, ``","`` when none is: a tab-separated file is
+    never read as one column, which the readers would then report as a file
+    without task columns instead of naming the ragged line.
+    """
     sample = text[:20000]
+    cut = sample.rfind("\n")
+    if len(text) > len(sample) and cut > 0:
+        sample = sample[:cut]
     try:
-        return csv.Sniffer().sniff(sample, delimiters=",;\t|").delimiter
+        return csv.Sniffer().sniff(sample, delimiters=_SEPARATORS).delimiter
     except csv.Error:
-        return ","
+        pass
+    header = next((line for line in sample.splitlines() if line.strip()), "")
+    counts = [header.count(sep) for sep in _SEPARATORS]
+    return _SEPARATORS[int(np.argmax(counts))] if max(counts) else ","
 
 
 def _check_header(header, name):
