@@ -4,7 +4,13 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._inputs import read_groups, read_match_file, read_scores
+from ._inputs import (
+    harness_tool,
+    input_format,
+    read_groups,
+    read_match_file,
+    read_scores,
+)
 from ._options import (
     add_groups,
     add_match_input,
@@ -23,13 +29,15 @@ def add_parser(commands):
         "compare",
         help="paired tests of agents' differences, with Holm/BH adjustment",
     )
-    add_matrix_input(parser)
-    add_match_input(parser)
+    add_matrix_input(parser, matches=True)
+    add_match_input(parser, defaults_known=True)
     parser.add_argument(
-        "--input", choices=("scores", "matches"), default="scores",
+        "--input", choices=("scores", "matches"), default=None,
         help="scores: agents x items, agents compared by their mean, paired on "
-        "the items (default); matches: a matches CSV, batch Bradley-Terry "
-        "ratings",
+        "the items; matches: a matches CSV, batch Bradley-Terry ratings. "
+        "Default: matches when the file is recognised as the report "
+        "recognises it (its player columns, a match column option such as "
+        "--first-col, or --format matches), else scores",
     )
     parser.add_argument(
         "--pairs", choices=("adjacent", "all"), default="adjacent",
@@ -74,6 +82,15 @@ def _pairs(args):
     return pairs
 
 
+def _reads_matches(args):
+    """--input matches, or a CSV file recognised as matches as the report
+    recognises it (an evaluation tool's output stays a score table unless
+    --input matches says otherwise)."""
+    if args.input is not None:
+        return args.input == "matches"
+    return harness_tool(args) is None and input_format(args) == "matches"
+
+
 def run(args, out):
     import pandas as pd
 
@@ -91,7 +108,7 @@ def run(args, out):
         "n_resamples": max(args.n_resamples, 2), "random_state": args.random_state,
         "n_jobs": args.n_jobs,
     }
-    if args.input == "matches":
+    if _reads_matches(args):
         matches = read_match_file(args)
         X = np.asarray(matches.X, dtype=object).astype(str)
         groups = read_groups(args, n_matches=len(matches.y))
