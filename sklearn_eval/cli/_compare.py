@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from ._inputs import (
+    drop_empty_agents,
     harness_tool,
     input_format,
     read_groups,
@@ -12,6 +13,7 @@ from ._inputs import (
     read_scores,
 )
 from ._options import (
+    add_drop_empty,
     add_groups,
     add_match_input,
     add_matrix_input,
@@ -39,6 +41,7 @@ def add_parser(commands):
         "recognises it (its player columns, a match column option such as "
         "--first-col, or --format matches), else scores",
     )
+    add_drop_empty(parser)
     parser.add_argument(
         "--pairs", choices=("adjacent", "all"), default="adjacent",
         help="neighbours in the ranking (default) or every pair",
@@ -118,8 +121,9 @@ def run(args, out):
         what = "rating"
     else:
         scores = read_scores(args)
-        frame = pd.DataFrame(scores.values,
-                             index=[str(a) for a in scores.agents])
+        rows = drop_empty_agents(args, scores.values, scores.agents)
+        frame = pd.DataFrame(scores.values[rows],
+                             index=[str(a) for a in scores.agents[rows]])
         groups = read_groups(args, tasks=scores.tasks)
         table = compare_agents("mean", frame, groups=groups, **common)
         what = "mean score"
