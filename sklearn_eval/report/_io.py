@@ -731,7 +731,12 @@ def _read_wide(header, rows, lines, name, agent_col):
         )
     task_indices = [k for k in range(len(header)) if k != agent_index]
     if not task_indices:
-        raise CSVError(f"{name} has no task column besides the agent column")
+        raise CSVError(
+            f"{name} has a single column, the agents', and no task column: no "
+            "field separator (',', ';', tab or '|') is in its header line; "
+            "name the separator if it is another (sep=, --sep on the command "
+            "line)"
+        )
     for k in task_indices:
         if header[k].lower() in _MISSING:
             raise CSVError(

@@ -56,3 +56,11 @@ def test_match_columns_are_found_in_a_ragged_file(tmp_path, sep):
     rows = [sep.join(["a", "b", "1", "note"]), sep.join(["b", "a", "0"])]
     path = _write(tmp_path / "m.txt", [header] + rows)
     assert detect_format(path) == "matches"
+
+
+def test_a_separator_not_sniffed_is_named_as_the_remedy(tmp_path):
+    path = _write(tmp_path / "matrix.txt", ["a b c", "x 0.5 0.4", "y 0.6 0.5"])
+    with pytest.raises(CSVError, match=r"single column.*\(sep=, --sep on the"):
+        read_result_matrix(path)
+    table = read_result_matrix(path, sep=" ")
+    assert table.values.shape == (2, 2)
