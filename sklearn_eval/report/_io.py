@@ -116,6 +116,13 @@ def _read_text(name):
             f"{name}, line {line}: not {encoding.upper()} text (byte "
             f"0x{raw[exc.start]:02x}); save the file as UTF-8"
         ) from None
+    if _is_json(name, text):
+        raise CSVError(
+            f"{name} is a JSON file, not a CSV file, and not the output of an "
+            "evaluation tool that is read (lm-evaluation-harness, inspect_ai, "
+            "HELM, AlpacaEval annotations, Open LLM Leaderboard details); "
+            "write its results as a CSV file"
+        )
     if "\x00" in text:
         line = text[: text.index("\x00")].count("\n") + 1
         raise CSVError(
@@ -123,6 +130,12 @@ def _read_text(name):
             "a byte-order mark; save it as UTF-8"
         )
     return text
+
+
+def _is_json(name, text):
+    """A ``.json``/``.jsonl`` file (gzipped or not) holding an object or array."""
+    stem = name.lower().removesuffix(".gz")
+    return stem.endswith((".json", ".jsonl")) and text.lstrip()[:1] in ("{", "[")
 
 
 def read_csv(path, *, sep=None):
