@@ -11,6 +11,7 @@ from ._inputs import (
     read_groups,
     read_match_file,
     read_scores,
+    warn_ignored,
 )
 from ._options import (
     add_drop_empty,
@@ -19,6 +20,7 @@ from ._options import (
     add_matrix_input,
     add_resampling,
     add_table_output,
+    non_negative_float,
     open_fraction,
 )
 from ._output import CommandError, Table, emit, fixed, number, say
@@ -42,6 +44,13 @@ def add_parser(commands):
         "--first-col, or --format matches), else scores",
     )
     add_drop_empty(parser)
+    parser.add_argument(
+        "--alpha",
+        type=non_negative_float,
+        default=None,
+        help="matches: L2 prior of the Bradley-Terry fit (default the "
+        "estimator's, 0; needed for undefeated players, as in rank)",
+    )
     parser.add_argument(
         "--pairs", choices=("adjacent", "all"), default="adjacent",
         help="neighbours in the ranking (default) or every pair",
@@ -115,11 +124,13 @@ def run(args, out):
         matches = read_match_file(args)
         X = np.asarray(matches.X, dtype=object).astype(str)
         groups = read_groups(args, n_matches=len(matches.y))
-        table = compare_agents(EloRanker(method="batch"), X, matches.y,
+        params = {} if args.alpha is None else {"alpha": args.alpha}
+        table = compare_agents(EloRanker(method="batch", **params), X, matches.y,
                                sample_weight=matches.sample_weight, groups=groups,
                                **common)
         what = "rating"
     else:
+        warn_ignored(args, ("alpha",), "it is the prior of the ratings of matches")
         scores = read_scores(args)
         rows = drop_empty_agents(args, scores.values, scores.agents)
         frame = pd.DataFrame(scores.values[rows],
