@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 import numpy as np
 import pandas as pd
 from scipy.sparse import csr_matrix
@@ -11,7 +13,14 @@ __all__ = []
 
 COLUMNS = ("check", "value", "verdict", "why")
 # names that usually mark a reference agent (a baseline, not a competitor)
-_REFERENCE_WORDS = ("human", "rand", "baseline", "constant", "oracle")
+# a label names a reference agent when one of its words is one of these
+# (words split at non-letters and at lower-to-upper case changes, so
+# "random_agent", "RandomAgent" and "human@dqn" match), or, for the last
+# three, starts with it ("constantpredictor"); a word merely holding the
+# letters ("Grande", "brand", "randomforest", "humaneval") is no reference
+_REFERENCE_WORDS = ("human", "humans", "rand", "random")
+_REFERENCE_PREFIXES = ("baseline", "constant", "oracle")
+_WORD = re.compile(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])")
 
 
 class Checks:
@@ -35,10 +44,15 @@ def components(adjacency):
 
 def reference_like(labels):
     """Labels that look like reference agents (human, random, constant, ...)."""
-    return [
-        str(a) for a in labels
-        if any(word in str(a).lower() for word in _REFERENCE_WORDS)
-    ]
+    return [str(a) for a in labels if _is_reference_label(str(a))]
+
+
+def _is_reference_label(label):
+    for word in _WORD.findall(label):
+        word = word.lower()
+        if word in _REFERENCE_WORDS or word.startswith(_REFERENCE_PREFIXES):
+            return True
+    return False
 
 
 def add_reference_check(checks, labels):

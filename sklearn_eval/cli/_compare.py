@@ -4,13 +4,23 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._inputs import read_groups, read_match_file, read_scores
+from ._inputs import (
+    drop_empty_agents,
+    harness_tool,
+    input_format,
+    read_groups,
+    read_match_file,
+    read_scores,
+    warn_ignored,
+)
 from ._options import (
+    add_drop_empty,
     add_groups,
     add_match_input,
     add_matrix_input,
     add_resampling,
     add_table_output,
+    non_negative_float,
     open_fraction,
 )
 from ._output import CommandError, Table, emit, fixed, number, say
@@ -23,13 +33,23 @@ def add_parser(commands):
         "compare",
         help="paired tests of agents' differences, with Holm/BH adjustment",
     )
-    add_matrix_input(parser)
-    add_match_input(parser)
+    add_matrix_input(parser, matches=True)
+    add_match_input(parser, defaults_known=True)
     parser.add_argument(
-        "--input", choices=("scores", "matches"), default="scores",
+        "--input", choices=("scores", "matches"), default=None,
         help="scores: agents x items, agents compared by their mean, paired on "
-        "the items (default); matches: a matches CSV, batch Bradley-Terry "
-        "ratings",
+        "the items; matches: a matches CSV, batch Bradley-Terry ratings. "
+        "Default: matches when the file is recognised as the report "
+        "recognises it (its player columns, a match column option such as "
+        "--first-col, or --format matches), else scores",
+    )
+    add_drop_empty(parser)
+    parser.add_argument(
+        "--alpha",
+        type=non_negative_float,
+        default=None,
+        help="matches: L2 prior of the Bradley-Terry fit (default the "
+        "estimator's, 0; needed for undefeated players, as in rank)",
     )
     parser.add_argument(
         "--pairs", choices=("adjacent", "all"), default="adjacent",
@@ -74,6 +94,15 @@ def _pairs(args):
     return pairs
 
 
+def _reads_matches(args):
+    """--input matches, or a CSV file recognised as matches as the report
+    recognises it (an evaluation tool's output stays a score table unless
+    --input matches says otherwise)."""
+    if args.input is not None:
+        return args.input == "matches"
+    return harness_tool(args) is None and input_format(args) == "matches"
+
+
 def run(args, out):
     import pandas as pd
 
@@ -91,18 +120,21 @@ def run(args, out):
         "n_resamples": max(args.n_resamples, 2), "random_state": args.random_state,
         "n_jobs": args.n_jobs,
     }
-    if args.input == "matches":
+    if _reads_matches(args):
         matches = read_match_file(args)
         X = np.asarray(matches.X, dtype=object).astype(str)
         groups = read_groups(args, n_matches=len(matches.y))
-        table = compare_agents(EloRanker(method="batch"), X, matches.y,
+        params = {} if args.alpha is None else {"alpha": args.alpha}
+        table = compare_agents(EloRanker(method="batch", **params), X, matches.y,
                                sample_weight=matches.sample_weight, groups=groups,
                                **common)
         what = "rating"
     else:
+        warn_ignored(args, ("alpha",), "it is the prior of the ratings of matches")
         scores = read_scores(args)
-        frame = pd.DataFrame(scores.values,
-                             index=[str(a) for a in scores.agents])
+        rows = drop_empty_agents(args, scores.values, scores.agents)
+        frame = pd.DataFrame(scores.values[rows],
+                             index=[str(a) for a in scores.agents[rows]])
         groups = read_groups(args, tasks=scores.tasks)
         table = compare_agents("mean", frame, groups=groups, **common)
         what = "mean score"

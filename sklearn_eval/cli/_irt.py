@@ -39,7 +39,8 @@ def add_parser(commands):
         default="2PL",
         help="item response model (default 2PL): 3PL adds a guessing floor per "
         "item (multiple-choice benchmarks), 4PL an upper asymptote as well; "
-        "the priors of --no-prior apply to the 1PL and 2PL. GRM and GPCM "
+        "the weak priors of --no-prior apply to the 1PL and 2PL, the one on "
+        "the discriminations to the 3PL and 4PL too. GRM and GPCM "
         "(graded response, generalised partial credit) read the scores as "
         "ordered categories 0, 1, 2, ...; beta and logit-normal read scores "
         "in [0, 1] (exact 0 and 1 moved to 0.001 and 0.999)",
@@ -69,7 +70,8 @@ def irt_estimator(args):
     """The estimator of ``sklearn-eval irt`` for the parsed options.
 
     1PL and 2PL: ``IRT2PL(model=...)`` with the weak priors unless
-    ``--no-prior``; 3PL and 4PL: ``IRT(model=..., n_options=...)``; the
+    ``--no-prior``; 3PL and 4PL: ``IRT(model=..., n_options=...)`` with the
+    weak prior on the discriminations unless ``--no-prior``; the
     others and several factors: ``IRT(model=..., n_factors=...)``.
     """
     from ..irt import IRT, IRT2PL
@@ -97,7 +99,11 @@ def irt_estimator(args):
         return IRT2PL(model=model, a_prior=(1.0, 2.0), b_prior=(0.0, 2.0))
     if n_options is not None and n_options < 2:
         raise UsageError(f"--n-options must be at least 2; got {n_options}")
-    return IRT(model=model, n_options=n_options)
+    if args.no_prior:
+        return IRT(model=model, n_options=n_options)
+    # the 2PL's weak prior on the discriminations: without it, items that
+    # (nearly) separate the agents have no finite maximum
+    return IRT(model=model, n_options=n_options, discrimination_prior=(1.0, 2.0))
 
 
 def fit_irt(args, bench):

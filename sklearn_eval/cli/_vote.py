@@ -6,8 +6,13 @@ import warnings
 
 import numpy as np
 
-from ._inputs import input_format, read_match_file, read_scores
-from ._options import add_match_input, add_matrix_input, add_table_output
+from ._inputs import drop_empty_agents, input_format, read_match_file, read_scores
+from ._options import (
+    add_drop_empty,
+    add_match_input,
+    add_matrix_input,
+    add_table_output,
+)
 from ._output import Table, emit, fixed, printable, say
 
 __all__ = []
@@ -35,6 +40,7 @@ def add_parser(commands):
         "player is a voter ranking its opponents by their win rate against "
         "it; pairs that never met are abstentions",
     )
+    add_drop_empty(parser)
     add_table_output(parser)
     # its methods work at unit scale or on the order of the scores: any finite
     # span of scores is data (see _inputs.read_scores)
@@ -67,9 +73,10 @@ def run(args, out):
         voters = "players as voters"
     else:
         table = read_scores(args)
+        rows = drop_empty_agents(args, table.values, table.agents)
         frame = pd.DataFrame(
-            table.values,
-            index=pd.Index(np.asarray(table.agents, dtype=object)),
+            table.values[rows],
+            index=pd.Index(np.asarray(table.agents, dtype=object)[rows]),
             columns=[str(t) for t in table.tasks],
         )
         voters = "tasks"

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 import numbers
 import warnings
 
@@ -49,6 +50,9 @@ _SATURATED = 1e300
 # |alpha * gain| above which a fixation probability is 1 or exp(-(m-1)|u|)
 # to double precision
 _SATURATED_U = 800.0
+# the most moves (profile -> profile) a chain is built with: 24 bytes each,
+# about 0.5 GB, several times that while they are built
+_MAX_MOVES = 20_000_000
 
 
 # ---------------------------------------------------------------- the moves
@@ -546,6 +550,7 @@ class AlphaRank(AgentRankerMixin, TaskTableMixin, FitTemplateMixin, BaseEstimato
         else:
             M = _normalize_tasks(X, self.normalize)
             shape = (n_rows, n_cols)
+        _check_chain_size(shape)
         moves, unit = _unit_moves(M, ava)
         n_states = int(np.prod(shape))
         m = self.population_size
@@ -711,6 +716,26 @@ def _sweep(moves, n_states, shape, m, tol, max_doublings, unit=1.0):
 
 
 # ------------------------------------------------------------ input checks
+def _check_chain_size(shape):
+    """Refuse a chain whose moves do not fit in memory, before building it.
+
+    Every profile has ``n - 1`` (one population) or ``n_agents + n_tasks - 2``
+    (agents vs tasks) moves, each stored with its source, target and gain
+    (24 bytes, several times that while they are built).
+    """
+    n_states = math.prod(shape)
+    n_moves = n_states * (sum(shape) - len(shape))
+    if n_moves > _MAX_MOVES:
+        game = " x ".join(str(n) for n in shape)
+        raise ValueError(
+            f"alpha-Rank of this {game} game is a Markov chain of {n_states:,} "
+            f"profiles and {n_moves:,} moves, more than the {_MAX_MOVES:,} it "
+            "builds in memory; rank fewer agents or tasks (e.g. a task subset "
+            "chosen by information gain)."
+        )
+
+
+
 def _agent_vs_agent_payoff(X, payoff, tol):
     n = X.shape[0]
     if X.shape[1] != n:

@@ -10,6 +10,7 @@ from sklearn.base import BaseEstimator
 from sklearn.exceptions import ConvergenceWarning
 
 from ..base import AgentRankerMixin, FitTemplateMixin, TaskTableMixin
+from ..utils._empty import check_empty_agents
 from ..utils._protocol import (
     check_fit_input,
     column_labels,
@@ -244,7 +245,8 @@ class VotingRanker(AgentRankerMixin, TaskTableMixin, FitTemplateMixin, BaseEstim
         X_checked, inputs = check_fit_input(
             X, ensure_all_finite="allow-nan", ensure_min_samples=2, dtype=np.float64
         )
-        _check_profile(X_checked)
+        labels = row_labels(X, X_checked.shape[0]) if hasattr(X, "iloc") else None
+        _check_profile(X_checked, labels)
         return X, X_checked, inputs, bounds
 
     def _solve(self, checked):
@@ -335,15 +337,12 @@ class VotingRanker(AgentRankerMixin, TaskTableMixin, FitTemplateMixin, BaseEstim
         return tags
 
 
-def _check_profile(X):
-    # inf is rejected by validate_data; NaN marks a missing result
+def _check_profile(X, agents):
+    # inf is rejected by validate_data; NaN marks a missing result. Agents
+    # with no score follow the library's one rule, named by their labels.
+    check_empty_agents(X, agents, what="VotingRanker.fit",
+                       remedy="drop them first")
     present = ~np.isnan(X)
-    empty = np.flatnonzero(~present.any(axis=1))
-    if empty.size:
-        raise ValueError(
-            f"Agents (rows) {empty.tolist()} have no score on any task; drop "
-            "them first."
-        )
     if not (present.sum(axis=0) >= 2).any():
         raise ValueError("No task scores two or more agents: there is no vote.")
 

@@ -116,6 +116,13 @@ def _read_text(name):
             f"{name}, line {line}: not {encoding.upper()} text (byte "
             f"0x{raw[exc.start]:02x}); save the file as UTF-8"
         ) from None
+    if _is_json(name, text):
+        raise CSVError(
+            f"{name} is a JSON file, not a CSV file, and not the output of an "
+            "evaluation tool that is read (lm-evaluation-harness, inspect_ai, "
+            "HELM, AlpacaEval annotations, Open LLM Leaderboard details); "
+            "write its results as a CSV file"
+        )
     if "\x00" in text:
         line = text[: text.index("\x00")].count("\n") + 1
         raise CSVError(
@@ -123,6 +130,12 @@ def _read_text(name):
             "a byte-order mark; save it as UTF-8"
         )
     return text
+
+
+def _is_json(name, text):
+    """A ``.json``/``.jsonl`` file (gzipped or not) holding an object or array."""
+    stem = name.lower().removesuffix(".gz")
+    return stem.endswith((".json", ".jsonl")) and text.lstrip()[:1] in ("{", "[")
 
 
 def read_csv(path, *, sep=None):
@@ -406,12 +419,31 @@ def _column_values(rows, index):
     return rows.column(index)
 
 
+_SEPARATORS = ",\t;|"
+
+
 def _sniff_separator(text):
+    """The field separator: sniffed from whole lines, else the header's.
+
+    The sample ends at a line break, so a file whose lines are longer than
+    the sample does not end it with a cut line. When the sniffer finds no
+    consistent separator (rows one field longer than a header without a
+    row-label column, ragged rows) the separator is the candidate found most
+    often in the header line, ``","`` when none is: a tab-separated file is
+    never read as one column, which the readers would then report as a file
+    without task columns instead of naming the ragged line.
+    """
     sample = text[:20000]
+    cut = sample.rfind("\n")
+    if len(text) > len(sample) and cut > 0:
+        sample = sample[:cut]
     try:
-        return csv.Sniffer().sniff(sample, delimiters=",;\t|").delimiter
+        return csv.Sniffer().sniff(sample, delimiters=_SEPARATORS).delimiter
     except csv.Error:
-        return ","
+        pass
+    header = next((line for line in sample.splitlines() if line.strip()), "")
+    counts = [header.count(sep) for sep in _SEPARATORS]
+    return _SEPARATORS[int(np.argmax(counts))] if max(counts) else ","
 
 
 def _check_header(header, name):
@@ -712,7 +744,12 @@ def _read_wide(header, rows, lines, name, agent_col):
         )
     task_indices = [k for k in range(len(header)) if k != agent_index]
     if not task_indices:
-        raise CSVError(f"{name} has no task column besides the agent column")
+        raise CSVError(
+            f"{name} has a single column, the agents', and no task column: no "
+            "field separator (',', ';', tab or '|') is in its header line; "
+            "name the separator if it is another (sep=, --sep on the command "
+            "line)"
+        )
     for k in task_indices:
         if header[k].lower() in _MISSING:
             raise CSVError(

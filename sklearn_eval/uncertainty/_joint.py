@@ -28,6 +28,11 @@ __all__ = ["MeanScore", "joint_scores"]
 _METHODS = ("auto", "analytic", "bootstrap")
 
 
+class AnalyticUnavailable(ValueError):
+    """An analytic path that does not exist for these data (e.g. missing
+    results); ``method="auto"`` then takes the bootstrap."""
+
+
 class MeanScore(FitTemplateMixin, BaseEstimator):
     """Agents (rows) scored by their mean result over the tasks (columns).
 
@@ -89,7 +94,7 @@ def _mean_analytic(X, y, sample_weight, *, confidence_level, n_draws,
     checked = MeanScore()._check_fit_data(X)
     values = checked[1]
     if np.isnan(values).any():
-        raise ValueError(
+        raise AnalyticUnavailable(
             "estimator='mean' with method='analytic' needs a complete result "
             "matrix (no NaN); use method='bootstrap'."
         )
@@ -188,10 +193,20 @@ def joint_scores(estimator, X, y, *, sample_weight, target, method, groups,
         method == "auto" and plan.analytic is not None
         and (groups is None or "groups" in plan.options)
     )
-    result = plan_intervals(
-        estimator, plan, X, y, sample_weight=sample_weight,
-        method="analytic" if analytic else "bootstrap", n_resamples=n_resamples,
-        confidence_level=confidence_level, random_state=random_state,
-        n_jobs=n_jobs, groups=groups, frequency_weights=frequency_weights,
-    )
+    options = {
+        "sample_weight": sample_weight, "n_resamples": n_resamples,
+        "confidence_level": confidence_level, "random_state": random_state,
+        "n_jobs": n_jobs, "groups": groups, "frequency_weights": frequency_weights,
+    }
+    try:
+        result = plan_intervals(
+            estimator, plan, X, y,
+            method="analytic" if analytic else "bootstrap", **options,
+        )
+    except AnalyticUnavailable:
+        if method != "auto":
+            raise
+        # "auto" means the analytic path where one exists for these data
+        analytic = False
+        result = plan_intervals(estimator, plan, X, y, method="bootstrap", **options)
     return Joint(result, analytic, plan.higher_is_better)

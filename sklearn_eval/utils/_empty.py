@@ -33,8 +33,9 @@ def check_empty_agents(
     An agent with no observed response (every entry NaN, or no stored entry
     of a sparse matrix) carries no information about the items or about
     itself. Every entry point of the library (``IRT2PL.fit``,
-    ``SubsetScoreEstimator.fit``, ``advise``, the ``irt``, ``generality``,
-    ``select``, ``compress``, ``advise`` and ``report`` commands) follows
+    ``SubsetScoreEstimator.fit``, ``VotingRanker.fit``, ``advise``, the
+    ``irt``, ``generality``, ``select``, ``compress``, ``vote``, ``compare``,
+    ``advise`` and ``report`` commands) follows
     one rule: by default it
     raises a ValueError saying how many such agents there are and naming the
     first few; with ``drop_empty=True`` (``--drop-empty`` on the command

@@ -504,9 +504,13 @@ def test_demo_default_output_is_in_the_current_directory(tmp_path, monkeypatch, 
 @pytest.mark.parametrize("argv, make", [
     (["--model", "1PL"], lambda: IRT2PL(model="1PL", a_prior=(1.0, 2.0),
                                         b_prior=(0.0, 2.0))),
-    (["--model", "3PL"], lambda: IRT(model="3PL")),
-    (["--model", "3PL", "--n-options", "4"], lambda: IRT(model="3PL", n_options=4)),
-    (["--model", "4PL", "--n-options", "4"], lambda: IRT(model="4PL", n_options=4)),
+    (["--model", "3PL"], lambda: IRT(model="3PL", discrimination_prior=(1.0, 2.0))),
+    (["--model", "3PL", "--no-prior"], lambda: IRT(model="3PL")),
+    (["--model", "3PL", "--n-options", "4"],
+     lambda: IRT(model="3PL", n_options=4, discrimination_prior=(1.0, 2.0))),
+    (["--model", "4PL", "--n-options", "4"],
+     lambda: IRT(model="4PL", n_options=4, discrimination_prior=(1.0, 2.0))),
+    (["--model", "4PL", "--no-prior"], lambda: IRT(model="4PL")),
 ])
 def test_irt_model_option_equals_the_estimator(irt_data, tmp_path, capsys, argv,
                                                make):

@@ -159,3 +159,20 @@ def test_groups_label_the_tasks_of_a_long_file(tmp_path, capsys):
     wide = write_wide(tmp_path / "wide.csv", values)
     code, _, err = run(["compare", wide, "--groups", "agent", "-q"], capsys)
     assert code != 0 and "--groups labels the tasks of a long file" in err
+
+
+def test_compare_and_tiers_take_the_bootstrap_on_a_table_with_gaps(tmp_path, capsys):
+    # the default --method auto: a missing result has no paired covariance
+    rng = np.random.default_rng(1)
+    values = rng.random((4, 30)) + np.arange(4)[:, None]
+    values[1, 3] = values[2, 7] = np.nan
+    path = write_wide(tmp_path / "gaps.csv", values)
+    code, out, err = run(["compare", path, "--n-resamples", "50", "-q"], capsys)
+    assert code == 0, err
+    frame = pd.DataFrame(values, index=[f"agent{i}" for i in range(4)])
+    expected = compare_agents("mean", frame, method="bootstrap", n_resamples=50,
+                              random_state=0)
+    body = out.splitlines()[3:]
+    assert len(body) == len(expected) == 3
+    for line, row in zip(body, expected.itertuples(), strict=True):
+        assert float(line.split()[3]) == round(row.se, 4)

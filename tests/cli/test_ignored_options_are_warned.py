@@ -40,7 +40,8 @@ IGNORED = {
     "first-col on tool output": (
         ["nash", "@lm_eval", "--metric", "acc,none", "--first-col", "home"],
         "--first-col"),
-    "match column on a result table": (["compare", "@wide", "--weight-col", "w"],
+    "match column on a result table": (["compare", "@wide", "--input", "scores",
+                                        "--weight-col", "w"],
                                        "--weight-col"),
     "agent-col on matches": (["report", "@matches", "-o", "@html", *REPORT,
                               "--agent-col", "who"], "--agent-col"),

@@ -173,7 +173,7 @@ def _repeated_agent(rows, rng):
 
 
 def _agent_column_only(rows, rng):
-    return _text([row[:1] for row in rows]), ["no task column besides the agent"]
+    return _text([row[:1] for row in rows]), ["has a single column, the agents'"]
 
 
 def _self_play(rows, rng):

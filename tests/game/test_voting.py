@@ -202,7 +202,8 @@ def test_agent_table_protocol():
     "X, params, match",
     [
         ([[1.0, np.inf], [0.0, 1.0]], {}, "infinity"),
-        ([[1.0, 2.0], [np.nan, np.nan]], {}, r"Agents \(rows\) \[1\]"),
+        ([[1.0, 2.0], [np.nan, np.nan]], {},
+         r"1 agent of 2 has no observed response \(row 1\)"),
         ([[1.0, np.nan], [np.nan, 2.0]], {}, "no vote"),
         ([[1.0, 2.0], [0.0, 1.0]], {"rating_bounds": (1.0, 0.0)}, "rating_bounds"),
         ([[1.0, 2.0], [0.0, 1.0]], {"method": "approval"}, "method"),

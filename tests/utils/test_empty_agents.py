@@ -63,7 +63,19 @@ def test_subset_score_estimator_names_them():
         SubsetScoreEstimator(n_items=4, random_state=0).fit(X)
 
 
-@pytest.mark.parametrize("command", ["irt", "generality", "select", "compress"])
+def test_voting_ranker_names_them_by_their_labels():
+    from sklearn_eval.game import VotingRanker
+
+    X = pd.DataFrame([[1.0, 2.0], [np.nan, np.nan], [2.0, 1.0]],
+                     index=["a", "b", "c"])
+    with pytest.raises(ValueError, match=r"1 agent of 3 has no observed .*\('b'\)"):
+        VotingRanker().fit(X)
+
+
+@pytest.mark.parametrize(
+    "command",
+    ["irt", "generality", "select", "compress", "vote", "compare", "advise"],
+)
 def test_commands_raise_or_drop_with_a_warning(command, tmp_path, capsys):
     X = make_irt_responses(60, 12, random_state=2)
     X[[3, 11]] = np.nan
@@ -71,8 +83,11 @@ def test_commands_raise_or_drop_with_a_warning(command, tmp_path, capsys):
     frame.index.name = "agent"
     path = tmp_path / "responses.csv"
     frame.to_csv(path)
-    extra = ["-o", str(tmp_path / "items.csv"), "--n-items", "4"] if (
-        command == "compress") else []
+    extra = {
+        "compress": ["-o", str(tmp_path / "items.csv"), "--n-items", "4"],
+        "compare": ["--n-resamples", "20"],
+        "advise": ["--cv", "2"],
+    }.get(command, [])
     code = main([command, str(path), "-q", *extra])
     err = capsys.readouterr().err
     assert code == 2
