@@ -51,6 +51,8 @@ from ._voting_methods import majority_components, order_by_scores
 __all__ = ["agreement", "kemeny_young", "twin_classes"]
 
 _BRUTE_FORCE_MAX = 3
+# rounds of added triangle inequalities at most (each adds at least one)
+_MAX_ROUNDS = 10_000
 
 
 def agreement(N, order):
@@ -123,7 +125,18 @@ def _brute_force(N, prefer):
 
 
 def _ilp(N, prefer):
-    """Linear ordering problem: x_ij = 1 iff i above j (i < j), triangles."""
+    """Linear ordering problem: x_ij = 1 iff i above j (i < j), triangles.
+
+    The triangle inequalities are added as they are violated: each round
+    solves the integer program with the inequalities found so far, and one
+    whose solution violates none is a transitive order, feasible for the full
+    program and optimal for a relaxation of it, hence optimal (the same
+    objective, tie-break included, as with every inequality from the start).
+    Measured on the 86 teams of a football results file: four rounds of
+    about 5,000 inequalities, 56 s of CPU, against 150 s for the full
+    program's 200,000 (the branch and bound, not the inequalities, takes
+    most of the time that is left).
+    """
     k = N.shape[0]
     iu, ju = np.triu_indices(k, 1)
     n_var = iu.size
@@ -134,17 +147,27 @@ def _ilp(N, prefer):
     span = float(np.abs(prefer[iu, ju]).sum())
     secondary = prefer[iu, ju] * (0.5 / max(span, 1.0))
     c = -(margin[iu, ju] + secondary)
-    A, ub = _triangle_constraints(k, var)
-    res = milp(
-        c,
-        constraints=LinearConstraint(A, -np.inf, ub),
-        integrality=np.ones(n_var),
-        bounds=Bounds(0, 1),
-        options={"mip_rel_gap": 0.0, "presolve": True},
-    )
-    if res.x is None or res.status != 0:
-        raise RuntimeError(f"Kemeny-Young integer program failed: {res.message}")
-    x = np.round(res.x)
+    triangles = _triangles(k, var)
+    active = np.zeros((2, triangles.shape[0]), dtype=bool)
+    x = (c < 0).astype(np.float64)  # every pair on its own: no inequality yet
+    for _ in range(_MAX_ROUNDS):
+        violated = _violated(triangles, x)
+        if not violated.any():
+            break
+        active |= violated
+        A, ub = _triangle_constraints(triangles, active, n_var)
+        res = milp(
+            c,
+            constraints=LinearConstraint(A, -np.inf, ub),
+            integrality=np.ones(n_var),
+            bounds=Bounds(0, 1),
+            options={"mip_rel_gap": 0.0, "presolve": True},
+        )
+        if res.x is None or res.status != 0:
+            raise RuntimeError(f"Kemeny-Young integer program failed: {res.message}")
+        x = np.round(res.x)
+    else:  # pragma: no cover - each round adds an inequality; finite
+        raise RuntimeError("Kemeny-Young integer program did not settle.")
     above = np.zeros((k, k), dtype=bool)
     above[iu, ju] = x > 0.5
     above[ju, iu] = x < 0.5
@@ -157,20 +180,33 @@ def _ilp(N, prefer):
     return order
 
 
-def _triangle_constraints(k, var):
-    """For i < j < l: x_ij + x_jl - x_il <= 1 and -x_ij - x_jl + x_il <= 0."""
-    triples = np.array(list(itertools.combinations(range(k), 3)), dtype=np.intp)
-    if triples.size == 0:
-        return sp.csr_array((0, int(var.max()) + 1)), np.zeros(0)
-    first, mid, last = triples.T
-    a, b, c = var[first, mid], var[mid, last], var[first, last]
-    t = triples.shape[0]
-    rows = np.repeat(np.arange(2 * t), 3)
-    abc = np.column_stack([a, b, c])
-    cols = np.concatenate([abc, abc]).ravel()
-    vals = np.concatenate([
-        np.tile([1.0, 1.0, -1.0], t), np.tile([-1.0, -1.0, 1.0], t)
-    ])
-    A = sp.csr_array((vals, (rows, cols)), shape=(2 * t, int(var.max()) + 1))
-    ub = np.concatenate([np.ones(t), np.zeros(t)])
-    return A, ub
+def _triangles(k, var):
+    """The variables ``(x_ij, x_jm, x_im)`` of every triple i < j < m."""
+    if k < 3:
+        return np.zeros((0, 3), dtype=np.intp)
+    i, j, m = np.ogrid[:k, :k, :k]
+    i, j, m = np.nonzero((i < j) & (j < m))  # in lexicographic order
+    return np.column_stack([var[i, j], var[j, m], var[i, m]])
+
+
+def _violated(triangles, x):
+    """Which inequality of each triangle ``x`` (0/1) violates: row 0,
+    ``x_ij + x_jl - x_il <= 1``; row 1, ``-x_ij - x_jl + x_il <= 0`` (a
+    violation of an integer point is by 1 or more)."""
+    a, b, c = (x[triangles[:, m]] for m in range(3))
+    return np.vstack([a + b - c > 1.5, c - a - b > 0.5])
+
+
+def _triangle_constraints(triangles, active, n_var):
+    """The ``active`` inequalities (rows of :func:`_violated`) as ``A x <= ub``."""
+    rows = []
+    for kind, sign, bound in ((0, np.array([1.0, 1.0, -1.0]), 1.0),
+                              (1, np.array([-1.0, -1.0, 1.0]), 0.0)):
+        picked = triangles[active[kind]]
+        rows.append((picked, sign, np.full(picked.shape[0], bound)))
+    cols = np.concatenate([picked.ravel() for picked, _, _ in rows])
+    vals = np.concatenate([np.tile(sign, picked.shape[0])
+                           for picked, sign, _ in rows])
+    ub = np.concatenate([bound for _, _, bound in rows])
+    indices = np.repeat(np.arange(ub.shape[0]), 3)
+    return sp.csr_array((vals, (indices, cols)), shape=(ub.shape[0], n_var)), ub
