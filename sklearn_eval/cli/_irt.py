@@ -144,7 +144,7 @@ def task_table(model, bench):
     if model.model not in BINARY or getattr(model, "n_factors", 1) > 1:
         return _parameter_table(model, bench)
     rate = np.nanmean(bench.responses, axis=0)
-    order = np.argsort(-np.nan_to_num(model.difficulty_, nan=-np.inf), kind="stable")
+    order, title = _hardest_first(model.difficulty_, model.discrimination_, rate)
     extra = [name for name in ("guessing", "upper")
              if model.model in ({"3PL", "4PL"} if name == "guessing" else {"4PL"})]
     rows = [
@@ -161,9 +161,40 @@ def task_table(model, bench):
         ["task", "difficulty", "discrimination", *extra, "success rate"],
         rows,
         [None, fixed(2), fixed(2), *(fixed(3) for _ in extra), fixed(2)],
-        title="tasks, hardest first:",
+        title=title,
         key="tasks",
     )
+
+
+# Beyond this |difficulty| no agent of the N(0, 1) ability scale is near the
+# curve's midpoint (the quadrature grid ends at 6): a near-flat curve, whose
+# difficulty -intercept / discrimination runs to hundreds and ranks nothing.
+_OFF_SCALE = 6.0
+
+
+def _hardest_first(difficulty, discrimination, success_rate):
+    """Task order and table title: by difficulty, hardest first; then the
+    tasks whose discrimination is negative (the difficulty means the
+    opposite there), then those whose difficulty is off the ability scale
+    (or undefined) by success rate, lowest first, as the report orders its
+    tasks."""
+    difficulty = np.asarray(difficulty, dtype=np.float64)
+    off = ~(np.abs(difficulty) <= _OFF_SCALE)
+    negative = ~off & (np.asarray(discrimination) < 0)
+    group = np.where(off, 2, np.where(negative, 1, 0))
+    key = np.where(off, -np.nan_to_num(success_rate, nan=-1.0), difficulty)
+    order = np.lexsort((-key, group))
+    notes = []
+    if negative.any():
+        notes.append(f"{int(negative.sum())} with a negative discrimination")
+    if off.any():
+        notes.append(f"{int(off.sum())} whose difficulty is off the ability "
+                     f"scale (|difficulty| > {_OFF_SCALE:g} or undefined: a "
+                     "near-flat curve)")
+    title = "tasks, hardest first"
+    if notes:
+        title += " (then " + ", then ".join(notes) + ")"
+    return order, title + ":"
 
 
 # bookkeeping columns of IRT.task_table that are no item parameter
