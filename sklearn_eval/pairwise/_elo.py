@@ -13,7 +13,7 @@ from ..utils._dask import is_dask_collection
 from ..utils._sklearn_compat import Interval, StrOptions
 from ..utils._stack import find_stack_level
 from . import _kernels
-from ._base import BaseMatchRater, _mean_positive, effective_alpha
+from ._base import BaseMatchRater, _mean_positive
 from ._batch import fit_bradley_terry
 from ._covariates import reject_extra_columns
 from ._dask_matches import aggregate_matches
@@ -21,6 +21,7 @@ from ._extended import fit_extended, tie_parameter, warn_not_converged
 from ._intervals import elo_interval_plan
 from ._ties import TIE_MODELS
 from ._unplayed import embed_state, played_mask, played_subset, warn_unplayed
+from ._vanishing import effective_alpha
 
 __all__ = ["EloRanker"]
 

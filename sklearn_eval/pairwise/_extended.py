@@ -11,7 +11,6 @@ import numpy as np
 from sklearn.exceptions import ConvergenceWarning
 
 from ..utils._stack import find_stack_level
-from ._base import VANISHING_ALPHA, effective_alpha, vanishing_alpha
 from ._batch import _blas_controller, aggregate_pairs
 from ._ties import (
     NoMaximumError,
@@ -22,6 +21,7 @@ from ._ties import (
     outcome_probabilities,
     parameter_covariance,
 )
+from ._vanishing import VANISHING_ALPHA, effective_alpha, vanishing_alpha
 
 __all__ = [
     "ADVANTAGE_NAME",

@@ -21,7 +21,7 @@ from threadpoolctl import threadpool_limits
 
 from ..utils import check_and_encode_matches
 from ..utils._resampling import multinomial_counts
-from ._base import _mean_positive, effective_alpha, rating_state, vanishing_alpha
+from ._base import _mean_positive, rating_state
 from ._batch import aggregate_pairs, code_played_players
 from ._covariates import split_covariates
 from ._extended import covariate_units
@@ -33,6 +33,7 @@ from ._ties import (
     parameter_covariance,
 )
 from ._unplayed import embed_covariance
+from ._vanishing import effective_alpha, vanishing_alpha
 
 __all__ = [
     "ExtendedRows",

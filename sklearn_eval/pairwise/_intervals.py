@@ -44,7 +44,7 @@ from ..utils._resampling import (
     unknown_target,
 )
 from . import _kernels
-from ._base import _mean_positive, effective_alpha, rating_state
+from ._base import _mean_positive, rating_state
 from ._batch import (
     _bt_gradient,
     _line_search,
@@ -73,6 +73,7 @@ from ._unplayed import (
     mask_unplayed,
     zero_width_note,
 )
+from ._vanishing import effective_alpha
 
 __all__ = [
     "bootstrap_bradley_terry",

@@ -13,11 +13,12 @@ from ..utils._sklearn_compat import Interval
 from ..utils._stack import find_stack_level
 from ..utils._twins import twin_classes
 from . import _kernels
-from ._base import BaseMatchRater, effective_alpha
+from ._base import BaseMatchRater
 from ._batch import fit_bradley_terry, fit_melo_lbfgs, omega_product
 from ._covariates import reject_extra_columns
 from ._intervals import melo_interval_plan
 from ._melo_start import canonical_stats, melo_start, pair_matrices
+from ._vanishing import effective_alpha
 
 __all__ = ["MultiElo"]
 

