@@ -16,6 +16,7 @@ from ._files import (
     arrow_column,
     arrow_inferred,
     arrow_joined_text,
+    check_not_lfs_pointer,
     constant_column,
     finite_score,
     input_files,
@@ -340,6 +341,7 @@ def _read_eval(path):
     try:
         archive = zipfile.ZipFile(path)
     except (zipfile.BadZipFile, OSError) as exc:
+        check_not_lfs_pointer(path)
         raise ValueError(f"{path}: not a readable .eval zip archive ({exc})") from exc
     with archive:
         names = archive.namelist()
@@ -401,6 +403,7 @@ def _read_json(path):
         with open(path, encoding="utf-8") as handle:
             log = json.load(handle)
     except (ValueError, OSError) as exc:
+        check_not_lfs_pointer(path)
         raise ValueError(f"{path}: not a readable JSON log ({exc})") from exc
     if not isinstance(log, dict):
         raise ValueError(f"{path}: not an inspect_ai log (top level is not an object)")
