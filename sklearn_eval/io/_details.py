@@ -26,6 +26,7 @@ import pandas as pd
 
 from ._files import (
     arrow_joined_text,
+    check_not_lfs_pointer,
     claim_run,
     constant_column,
     input_files,
@@ -69,6 +70,7 @@ def _results_model(path):
         with open(path, "rb") as handle:
             results = json.loads(handle.read())
     except (ValueError, OSError) as exc:
+        check_not_lfs_pointer(path)
         raise ValueError(f"{path}: not a readable results file ({exc})") from exc
     general = results.get("config_general") if isinstance(results, dict) else None
     name = general.get("model_name") if isinstance(general, dict) else None
@@ -433,6 +435,7 @@ def read_leaderboard_details(path, *, model=None):
         try:
             names = set(pq.read_schema(file).names)
         except (OSError, pa.ArrowException) as exc:
+            check_not_lfs_pointer(file)
             raise ValueError(f"{file}: not a readable parquet file ({exc})") from exc
         name = model if model is not None else _model_of(file, layout, date)
         claim_run(seen, name, task, file)

@@ -649,6 +649,40 @@ def input_files(path, accept, what):
     raise ValueError(f"{path}: no such file or folder")
 
 
+_LFS_POINTER = b"version https://git-lfs.github.com/spec/"
+
+
+def check_not_lfs_pointer(path):
+    """Refuse a Git LFS pointer file, naming it, where its content was expected.
+
+    A repository of results cloned without its Git LFS files holds, in place
+    of each large file, a small text pointer (``version https://git-lfs...``,
+    ``oid``, ``size``). Readers call this when a file does not parse, so the
+    error says what happened instead of "not valid JSON" or "not parquet".
+
+    Parameters
+    ----------
+    path : path-like
+        The file that did not parse.
+
+    Raises
+    ------
+    ValueError
+        If the file is a Git LFS pointer.
+    """
+    try:
+        with open(path, "rb") as handle:
+            head = handle.read(len(_LFS_POINTER))
+    except OSError:
+        return
+    if head == _LFS_POINTER:
+        raise ValueError(
+            f"{path}: a Git LFS pointer, not the file's content (the "
+            "repository was cloned or downloaded without its LFS files); run "
+            "`git lfs pull` in it and read again"
+        )
+
+
 def read_json(path, what, data=None):
     """The parsed JSON file (or its bytes ``data``); a ValueError naming it."""
     try:
@@ -657,6 +691,7 @@ def read_json(path, what, data=None):
                 data = handle.read()
         return json.loads(data)
     except (ValueError, OSError) as exc:
+        check_not_lfs_pointer(path)
         raise ValueError(f"{path}: not a readable {what} ({exc})") from exc
 
 

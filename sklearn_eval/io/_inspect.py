@@ -16,6 +16,7 @@ from ._files import (
     arrow_column,
     arrow_inferred,
     arrow_joined_text,
+    check_not_lfs_pointer,
     constant_column,
     finite_score,
     input_files,
@@ -340,6 +341,7 @@ def _read_eval(path):
     try:
         archive = zipfile.ZipFile(path)
     except (zipfile.BadZipFile, OSError) as exc:
+        check_not_lfs_pointer(path)
         raise ValueError(f"{path}: not a readable .eval zip archive ({exc})") from exc
     with archive:
         names = archive.namelist()
@@ -401,6 +403,7 @@ def _read_json(path):
         with open(path, encoding="utf-8") as handle:
             log = json.load(handle)
     except (ValueError, OSError) as exc:
+        check_not_lfs_pointer(path)
         raise ValueError(f"{path}: not a readable JSON log ({exc})") from exc
     if not isinstance(log, dict):
         raise ValueError(f"{path}: not an inspect_ai log (top level is not an object)")
@@ -444,7 +447,8 @@ def read_inspect(path):
     ------
     ValueError
         Naming the file (and the sample or field): an unknown log format
-        version, a file that is not an inspect_ai log, a log without samples,
+        version, a file that is not an inspect_ai log, a log without samples
+        or without any scored sample,
         a score that is not a number, or the same sample logged twice (two
         logs of one model and task in a folder).
 
@@ -452,7 +456,8 @@ def read_inspect(path):
     -----
     UserWarning
         For a log whose run did not finish (status other than "success"):
-        its samples are read as logged.
+        its samples are read as logged; and for a log some of whose samples
+        have no score (an errored sample): they are left out.
 
     Examples
     --------
@@ -495,6 +500,21 @@ def read_inspect(path):
     ):
         if n_samples == 0:
             raise ValueError(f"{file}: the log has no samples (status {status!r})")
+        n_scored = len(found[["item", "epoch"]].drop_duplicates())
+        if n_scored == 0:
+            raise ValueError(
+                f"{file}: none of the log's {n_samples} samples has a score (a "
+                "run without scoring, or every sample errored); score the log "
+                "(inspect score) or leave it out"
+            )
+        if n_scored < n_samples:
+            warnings.warn(
+                f"{file}: {n_samples - n_scored} of the log's {n_samples} "
+                "samples have no score (errored or not scored); they are left "
+                "out, and missing from the result matrix.",
+                UserWarning,
+                stacklevel=2,
+            )
         if status != "success":
             warnings.warn(
                 f"{file}: the run's status is {status!r}; its {n_samples} "

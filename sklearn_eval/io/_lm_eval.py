@@ -11,6 +11,7 @@ from ._files import (
     all_finite_or_nan,
     arrow_column,
     arrow_json_lines,
+    check_not_lfs_pointer,
     claim_run,
     constant_column,
     input_files,
@@ -126,6 +127,8 @@ def _parsed_lines(file, metrics_of):
             try:
                 sample = json.loads(line)
             except ValueError as exc:
+                if number == 1:
+                    check_not_lfs_pointer(file)
                 raise ValueError(
                     f"{file}: line {number} is not valid JSON ({exc})"
                 ) from None
