@@ -2,11 +2,15 @@
 
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 import pandas as pd
 from scipy.stats import norm
 from threadpoolctl import threadpool_limits
 
+from ..utils._stack import find_stack_level
+from ..utils._validation import check_result_matrix
 from ._joint import joint_scores
 
 __all__ = ["adjust_p_values", "compare_agents"]
@@ -180,6 +184,8 @@ def compare_agents(
             n_jobs=n_jobs, frequency_weights=frequency_weights,
         )
     first, second = _resolve_pairs(pairs, joint.labels, joint.score)
+    if isinstance(estimator, str) and estimator == "mean":
+        _warn_unshared_tasks(X, joint.labels[first], joint.labels[second])
     difference = joint.score[first] - joint.score[second]
     if joint.cov is not None:
         cov = joint.cov
@@ -202,3 +208,45 @@ def compare_agents(
         "p_value": p_value,
         "p_adjusted": adjust_p_values(p_value, correction),
     })
+
+
+def _warn_unshared_tasks(X, left, right):
+    """Warn when compared agents' means are over different tasks.
+
+    With missing results each agent's mean is over the tasks it has, so the
+    difference of two means also differs by the tasks each lacks (their
+    difficulty), not by the agents alone; the bootstrap resamples the tasks
+    jointly but cannot pair what one agent never did.
+    """
+    checked = check_result_matrix(X, allow_nan=True)
+    observed = ~np.isnan(checked.values)
+    if observed.all():
+        return
+    agents = (np.arange(observed.shape[0]) if checked.agents is None
+              else checked.agents)
+    row = {label: k for k, label in enumerate(agents)}
+    worst = None
+    for a, b in zip(left, right, strict=True):
+        if a not in row or b not in row:
+            continue
+        mask_a, mask_b = observed[row[a]], observed[row[b]]
+        shared = int(np.sum(mask_a & mask_b))
+        alone = int(np.sum(mask_a ^ mask_b))
+        if alone and (worst is None or alone > worst[0]):
+            worst = (alone, a, b, int(mask_a.sum()), int(mask_b.sum()), shared)
+    if worst is None:
+        return
+    n_pairs = sum(
+        bool(np.any(observed[row[a]] ^ observed[row[b]]))
+        for a, b in zip(left, right, strict=True) if a in row and b in row)
+    _, a, b, n_a, n_b, shared = worst
+    a, b = (x.item() if isinstance(x, np.generic) else x for x in (a, b))
+    warnings.warn(
+        f"{n_pairs} compared pair(s) of agents have results on different tasks "
+        f"(e.g. {a!r} on {n_a} tasks and {b!r} on {n_b}, {shared} shared): their "
+        "mean scores are over different tasks, so a difference also reflects the "
+        "tasks each lacks. Compare agents on the tasks they share (drop the "
+        "others) for a difference of the agents alone.",
+        UserWarning,
+        stacklevel=find_stack_level(),
+    )
