@@ -39,6 +39,18 @@ __all__ = [
 
 #: from this many states on, the stationary distribution is a sparse solve
 SPARSE_MIN_STATES = 1000
+#: from this many states on, a chain whose rates underflow (below 1e-308 of
+#: their row's largest) is solved as the larger chains are, without those
+#: rates, where the chain stays strongly connected without them: by the
+#: linear elimination (componentwise accurate, O(n^3) multiplications) instead
+#: of the log-space one (O(n^3) exponentials and logarithms: about 4 s at 990
+#: states, run at every alpha of a sweep). Measured on HELM Lite's 90 models x
+#: 11 scenarios (990 states): 4 of the sweep's 6 log-space eliminations
+#: replaced, the same distributions to 1e-23 (the other two overflow the
+#: linear one and keep the log-space one), the fit 17 s instead of 23 s on a
+#: loaded machine; on chains whose rates spread over hundreds of log units,
+#: 3e-14 relative.
+FLUSHED_GTH_MIN_STATES = 300
 _LOG_TINY = np.log(np.finfo(np.float64).tiny) + 1.0
 
 
@@ -197,12 +209,29 @@ def stationary_from_log_rates(src, dst, log_rate, n_states):
             stacklevel=find_stack_level(),
         )
     L = _dense_log_rates(src, dst, scaled, n_states)
-    if not underflow and n_states < SPARSE_MIN_STATES:
+    flushed = underflow and FLUSHED_GTH_MIN_STATES <= n_states < SPARSE_MIN_STATES
+    if (not underflow and n_states < SPARSE_MIN_STATES) or (
+            flushed and _connected_without_underflow(src, dst, scaled, n_states)):
         try:
-            return _normalise_log(_gth_linear(np.exp(L)) - shift), "gth"
-        except FloatingPointError:  # pragma: no cover - guarded by underflow
-            pass
+            with np.errstate(over="ignore", divide="ignore", invalid="ignore"):
+                log_pi = _gth_linear(np.exp(L))
+        except FloatingPointError:  # pragma: no cover - guarded by the checks
+            log_pi = None
+        # a total of subnormal rates overflows its quotients (inf, then NaN):
+        # the log-space elimination then, as for every other failure
+        if log_pi is not None and not np.any(np.isnan(log_pi) | (log_pi == np.inf)):
+            return _normalise_log(log_pi - shift), "gth"
     return _normalise_log(_gth_log(L) - shift), "gth-log"
+
+
+def _connected_without_underflow(src, dst, scaled, n):
+    """Whether the moves whose rates do not underflow join every state."""
+    keep = scaled >= _LOG_TINY
+    graph = sp.csr_array((np.ones(int(keep.sum())), (src[keep], dst[keep])),
+                         shape=(n, n))
+    n_comp, _ = csgraph.connected_components(graph, directed=True,
+                                             connection="strong")
+    return n_comp == 1
 
 
 def sink_components(graph):
