@@ -26,12 +26,12 @@ import pandas as pd
 
 from ._files import (
     arrow_joined_text,
-    check_not_lfs_pointer,
     claim_run,
     constant_column,
     input_files,
     long_table,
 )
+from ._lfs import check_not_lfs_pointer
 from ._long import LONG_COLUMNS, part_sources
 
 __all__ = ["is_details_file", "read_leaderboard_details"]

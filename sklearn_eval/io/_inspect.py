@@ -16,13 +16,13 @@ from ._files import (
     arrow_column,
     arrow_inferred,
     arrow_joined_text,
-    check_not_lfs_pointer,
     constant_column,
     finite_score,
     input_files,
     ordered_map,
     score_of,
 )
+from ._lfs import check_not_lfs_pointer
 from ._long import LONG_COLUMNS, checked_long_table, part_sources
 
 __all__ = ["read_inspect"]

@@ -11,7 +11,6 @@ from ._files import (
     all_finite_or_nan,
     arrow_column,
     arrow_json_lines,
-    check_not_lfs_pointer,
     claim_run,
     constant_column,
     input_files,
@@ -20,6 +19,7 @@ from ._files import (
     read_json,
     score_of,
 )
+from ._lfs import check_not_lfs_pointer
 from ._long import LONG_COLUMNS, part_sources
 
 __all__ = ["read_lm_eval"]
