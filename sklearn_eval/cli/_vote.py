@@ -12,6 +12,7 @@ from ._options import (
     add_match_input,
     add_matrix_input,
     add_table_output,
+    positive_float,
 )
 from ._output import Table, emit, fixed, printable, say
 
@@ -39,6 +40,13 @@ def add_parser(commands):
         "table of matches (recognised as the report recognises it) each "
         "player is a voter ranking its opponents by their win rate against "
         "it; pairs that never met are abstentions",
+    )
+    parser.add_argument(
+        "--time-limit", type=positive_float, default=300.0, metavar="SECONDS",
+        help="kemeny_young only: seconds the exact search may take (default "
+        "300); past them the command stops with an error naming the "
+        "polynomial rules (schulze, ranked_pairs). The search is NP-hard: 86 "
+        "teams of a football results file take about a minute",
     )
     add_drop_empty(parser)
     add_table_output(parser)
@@ -83,7 +91,8 @@ def run(args, out):
     say(args, f"{args.method} over {frame.shape[1]} {voters}, {frame.shape[0]} agents")
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", UserWarning)
-        model = VotingRanker(method=args.method).fit(frame)
+        model = VotingRanker(method=args.method,
+                             time_limit=args.time_limit).fit(frame)
     winner = model.condorcet_winner_
     out.write(
         "Condorcet winner: "

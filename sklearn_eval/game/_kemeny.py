@@ -40,6 +40,7 @@ perfectly symmetric cycle) are not twins and keep the ranking's order.
 from __future__ import annotations
 
 import itertools
+import time
 
 import numpy as np
 import scipy.sparse as sp
@@ -63,12 +64,15 @@ def agreement(N, order):
     return float(N[above].sum())
 
 
-def kemeny_young(N, tiebreak):
+def kemeny_young(N, tiebreak, time_limit=None):
     """Exact Kemeny-Young ranking (agent indices, best first) and scores.
 
     The score of an agent is the number of agents ranked below its class of
-    twins (see the module docstring), so twins share a score.
+    twins (see the module docstring), so twins share a score. ``time_limit``:
+    seconds for every integer program in all (None: no limit); past it a
+    ValueError names the polynomial rules.
     """
+    deadline = None if time_limit is None else time.monotonic() + time_limit
     n = N.shape[0]
     classes = twin_classes(N)
     members = np.argsort(classes, kind="stable")
@@ -91,7 +95,7 @@ def kemeny_young(N, tiebreak):
     class_order = []
     for comp in majority_components(N_classes - N_classes.T):
         local = _component_order(N_classes[np.ix_(comp, comp)],
-                                 prefer[np.ix_(comp, comp)])
+                                 prefer[np.ix_(comp, comp)], deadline, n)
         class_order.extend(comp[local].tolist())
     order, scores = [], np.empty(n)
     below = n
@@ -104,7 +108,7 @@ def kemeny_young(N, tiebreak):
     return scores, np.asarray(order, dtype=np.intp)
 
 
-def _component_order(N, prefer):
+def _component_order(N, prefer, deadline=None, n_agents=None):
     """Optimal order of one component; ``prefer[a, b]``: the tie-break's vote
     for ``a`` above ``b`` (antisymmetric)."""
     k = N.shape[0]
@@ -112,7 +116,7 @@ def _component_order(N, prefer):
         return np.zeros(1, dtype=np.intp)
     if k <= _BRUTE_FORCE_MAX:
         return _brute_force(N, prefer)
-    return _ilp(N, prefer)
+    return _ilp(N, prefer, deadline, n_agents)
 
 
 def _brute_force(N, prefer):
@@ -124,7 +128,7 @@ def _brute_force(N, prefer):
     return np.asarray(best, dtype=np.intp)
 
 
-def _ilp(N, prefer):
+def _ilp(N, prefer, deadline=None, n_agents=None):
     """Linear ordering problem: x_ij = 1 iff i above j (i < j), triangles.
 
     The triangle inequalities are added as they are violated: each round
@@ -156,13 +160,25 @@ def _ilp(N, prefer):
             break
         active |= violated
         A, ub = _triangle_constraints(triangles, active, n_var)
+        options = {"mip_rel_gap": 0.0, "presolve": True}
+        if deadline is not None:
+            options["time_limit"] = max(deadline - time.monotonic(), 0.0)
         res = milp(
             c,
             constraints=LinearConstraint(A, -np.inf, ub),
             integrality=np.ones(n_var),
             bounds=Bounds(0, 1),
-            options={"mip_rel_gap": 0.0, "presolve": True},
+            options=options,
         )
+        if deadline is not None and (res.status == 1 or time.monotonic() > deadline):
+            raise ValueError(
+                f"Kemeny-Young: no proven optimal ranking of the "
+                f"{n_agents or k} agents within time_limit (a component of {k} "
+                "agents; the search is NP-hard, and near-ties and pairs no task "
+                "compares make it long). Use method='schulze' or "
+                "'ranked_pairs' (polynomial, Condorcet-consistent), or a "
+                "larger time_limit."
+            )
         if res.x is None or res.status != 0:
             raise RuntimeError(f"Kemeny-Young integer program failed: {res.message}")
         x = np.round(res.x)

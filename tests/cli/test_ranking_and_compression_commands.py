@@ -105,3 +105,14 @@ def test_score_names_a_missing_or_foreign_item_file(scores_file, tmp_path, capsy
     foreign.write_text("task,weight\na,1\n")
     code, _, err = run(["score", scores_file[0], "--items", foreign], capsys)
     assert code == 2 and f"--items {foreign}: Not a subset-score item file" in err
+
+
+def test_vote_stops_at_its_time_limit_naming_the_polynomial_rules(tmp_path, capsys):
+    values = np.random.default_rng(0).random((30, 5))
+    path = write_wide(tmp_path / "s.csv", values)
+    code, _, err = run(["vote", path, "--time-limit", "1e-9", "-q"], capsys)
+    assert code == 2 and "time_limit" in err and "'schulze'" in err
+    code, _, err = run(["vote", path, "--time-limit", "0", "-q"], capsys)
+    assert code == 2 and "--time-limit" in err
+    code, out, err = run(["vote", path, "-q"], capsys)
+    assert code == 0 and "agents by kemeny-young" in out
