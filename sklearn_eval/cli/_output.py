@@ -89,9 +89,9 @@ def number(value, digits=3):
         return "-"
     if math.isinf(value):
         return "inf" if value > 0 else "-inf"
-    if abs(value) >= _SCIENTIFIC:
-        return f"{value:.{max(digits, 1)}e}"
     text = f"{value:.{digits}f}"
+    if abs(float(text)) >= _SCIENTIFIC:  # 9999999999.9996 rounds up to 1e10
+        return f"{value:.{max(digits, 1)}e}"
     return text[1:] if text.startswith("-") and float(text) == 0 else text
 
 

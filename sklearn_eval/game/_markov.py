@@ -51,6 +51,7 @@ SPARSE_MIN_STATES = 1000
 #: 3e-14 relative.
 FLUSHED_GTH_MIN_STATES = 300
 _LOG_TINY = np.log(np.finfo(np.float64).tiny) + 1.0
+_TINY_NORMAL = np.finfo(np.float64).tiny
 
 
 def log_fixation(u, population_size):
@@ -77,11 +78,11 @@ def _gth_linear(R):
 
     Each step divides the eliminated state's exit rates by their total (at
     most 1 each) rather than the rates into it, and the back-substitution
-    divides by that total: the same quotients, none of which overflows when
-    a total is subnormal (rates far below their row's largest). The
+    divides by that total: the same quotients, none of which overflows. The
     back-substitution runs on logarithms (O(n^2) of them), so masses that
-    span more than the double range (HELM Lite's chain at its largest
-    alphas) come out as their logarithms, not as inf.
+    span more than the double range come out as their logarithms, not as
+    inf. A subnormal exit total (a few significant digits left) raises
+    ``FloatingPointError``: the caller takes the log-space elimination.
     """
     A = np.array(R, dtype=np.float64)
     np.fill_diagonal(A, 0.0)
@@ -91,6 +92,8 @@ def _gth_linear(R):
         total = A[k, :k].sum()
         if not total > 0:
             raise FloatingPointError("reducible chain in linear GTH")
+        if total < _TINY_NORMAL:  # a few significant digits left: log space
+            raise FloatingPointError("subnormal exit total in linear GTH")
         totals[k] = total
         A[:k, :k] += np.outer(A[:k, k], A[k, :k] / total)
     log_pi = np.empty(n)

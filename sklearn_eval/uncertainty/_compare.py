@@ -222,8 +222,9 @@ def _warn_unshared_tasks(X, left, right):
     observed = ~np.isnan(checked.values)
     if observed.all():
         return
-    agents = (np.arange(observed.shape[0]) if checked.agents is None
-              else checked.agents)
+    # the labels of joint_scores: a DataFrame's index (any kind), else rows
+    agents = (np.asarray(X.index) if isinstance(X, pd.DataFrame)
+              else np.arange(observed.shape[0]))
     row = {label: k for k, label in enumerate(agents)}
     worst = None
     for a, b in zip(left, right, strict=True):

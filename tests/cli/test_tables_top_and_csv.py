@@ -5,7 +5,7 @@ from decimal import Decimal
 
 import numpy as np
 import pytest
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from sklearn_eval.cli._output import number
@@ -220,6 +220,8 @@ def test_csv_path_holds_the_main_table_the_guide_names(command, matches_csv,
 @settings(max_examples=300, deadline=None)
 @given(value=st.floats(allow_nan=False, allow_infinity=False),
        digits=st.integers(0, 6))
+@example(value=9999999999.9996, digits=3)  # rounds up to 1e10
+@example(value=-9999999999.96, digits=1)
 def test_printed_numbers_stay_short_and_keep_their_value(value, digits):
     """Any float prints in at most ``digits + 11`` characters (at most ten
     integer digits: scientific from 1e10 up, as payoffs may reach the float

@@ -80,3 +80,16 @@ def test_an_elimination_that_overflows_falls_back_to_the_log_space_one(monkeypat
     pi, method = stationary_from_log_rates(src, dst, log_rate, n)
     assert method == "gth-log"
     np.testing.assert_allclose(pi, _exact(src, dst, log_rate, n), atol=1e-15)
+
+
+def test_a_subnormal_exit_total_takes_the_log_space_elimination():
+    """No rate underflows, but eliminating states 2-4 leaves state 1 an exit
+    total of 1e-320 (subnormal: four digits): the linear elimination would
+    be off by 1e-5 relative; the log-space one is exact."""
+    R = np.zeros((5, 5))
+    R[0, 1], R[0, 4], R[4, 0], R[1, 2] = 1e-300, 1.0, 1.0, 1.0
+    R[2, 1], R[2, 3], R[3, 2], R[3, 0] = 1.0, 1e-160, 1.0, 1e-160
+    src, dst = np.nonzero(R)
+    pi, method = stationary_from_log_rates(src, dst, np.log(R[src, dst]), 5)
+    assert method == "gth-log"
+    np.testing.assert_allclose(pi, [5e-21, 0.5, 0.5, 5e-161, 5e-21], rtol=1e-12)

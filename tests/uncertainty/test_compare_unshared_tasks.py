@@ -52,3 +52,12 @@ def test_the_message_names_the_pair_and_its_counts():
 def test_complete_matrices_never_warn(pairs):
     X = np.random.default_rng(0).random((5, 12))
     assert not _messages(X, pairs=pairs)
+
+
+@pytest.mark.parametrize("index", [pd.RangeIndex(10, 14), pd.Index([10, 11, 12, 13])])
+def test_agents_are_found_by_their_labels_whatever_the_index(index):
+    """A DataFrame cut from a larger one keeps a RangeIndex from 10."""
+    nan = np.nan
+    values = [[1, 0, 1, 0], [0, 1, 1, 0], [1, nan, nan, nan], [0, 1, 0, 1]]
+    (message,) = _messages(pd.DataFrame(values, index=index), pairs="all")
+    assert "12 on 1 tasks" in message
