@@ -243,7 +243,11 @@ def _score_items(params, objective, active, r, n, nodes, free, priors, n_newton,
         moved = _fisher_step(params, objective, active, r, n, nodes, free, priors,
                              exact)
         if iteration + 1 < n_newton:
-            if np.max(moved, initial=0.0) < 1e-10:
+            # item by item, never over the set: an item's steps must not
+            # depend on which others it is scored with (the M-step's chunks
+            # on threads end where the whole M-step ends, to the bit)
+            active = active[moved >= 1e-10]
+            if active.size == 0:
                 break
             continue
         active = active[moved > step_tol]
