@@ -348,12 +348,11 @@ def _harness_groups(args, column, tasks):
             f"{args.path} ({args.detected_tool}), column {column!r} (--groups): "
             f"{missing.size} of {len(values)} rows have no label"
         )
-    labels = values.astype(str)
-    if column == "item":
-        labels = rows["task"].astype(str) + "/" + labels
+    # an item within its task, as to_result_matrix labels its columns
+    keys = rows["task"].astype(str) + "/" + rows["item"].astype(str)
+    labels = keys if column == "item" else values.astype(str)
     if tasks is None:
         return labels.to_numpy(dtype=object)
-    keys = rows["task"].astype(str) + "/" + rows["item"].astype(str)
     per_key = pd.Series(labels.to_numpy(), index=keys.to_numpy()).groupby(level=0)
     split = per_key.nunique()
     if (split > 1).any():

@@ -205,24 +205,23 @@ def _triangles(k, var):
     return np.column_stack([var[i, j], var[j, m], var[i, m]])
 
 
+# the two inequalities of a triangle (x_ij, x_jm, x_im): coefficients, bounds
+_SIGNS = np.array([[1.0, 1.0, -1.0], [-1.0, -1.0, 1.0]])
+_BOUNDS = np.array([1.0, 0.0])
+
+
 def _violated(triangles, x):
     """Which inequality of each triangle ``x`` (0/1) violates: row 0,
-    ``x_ij + x_jl - x_il <= 1``; row 1, ``-x_ij - x_jl + x_il <= 0`` (a
+    ``x_ij + x_jm - x_im <= 1``; row 1, ``-x_ij - x_jm + x_im <= 0`` (a
     violation of an integer point is by 1 or more)."""
-    a, b, c = (x[triangles[:, m]] for m in range(3))
-    return np.vstack([a + b - c > 1.5, c - a - b > 0.5])
+    slack = x[triangles] @ _SIGNS.T - _BOUNDS  # (n_triangles, 2)
+    return (slack > 0.5).T
 
 
 def _triangle_constraints(triangles, active, n_var):
     """The ``active`` inequalities (rows of :func:`_violated`) as ``A x <= ub``."""
-    rows = []
-    for kind, sign, bound in ((0, np.array([1.0, 1.0, -1.0]), 1.0),
-                              (1, np.array([-1.0, -1.0, 1.0]), 0.0)):
-        picked = triangles[active[kind]]
-        rows.append((picked, sign, np.full(picked.shape[0], bound)))
-    cols = np.concatenate([picked.ravel() for picked, _, _ in rows])
-    vals = np.concatenate([np.tile(sign, picked.shape[0])
-                           for picked, sign, _ in rows])
-    ub = np.concatenate([bound for _, _, bound in rows])
-    indices = np.repeat(np.arange(ub.shape[0]), 3)
-    return sp.csr_array((vals, (indices, cols)), shape=(ub.shape[0], n_var)), ub
+    kind, which = np.nonzero(active)  # every kind-0 row first, as listed
+    rows = np.repeat(np.arange(kind.size), 3)
+    A = sp.csr_array((_SIGNS[kind].ravel(), (rows, triangles[which].ravel())),
+                     shape=(kind.size, n_var))
+    return A, _BOUNDS[kind]

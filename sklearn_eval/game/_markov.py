@@ -50,8 +50,8 @@ SPARSE_MIN_STATES = 1000
 #: loaded machine; on chains whose rates spread over hundreds of log units,
 #: 3e-14 relative.
 FLUSHED_GTH_MIN_STATES = 300
-_LOG_TINY = np.log(np.finfo(np.float64).tiny) + 1.0
 _TINY_NORMAL = np.finfo(np.float64).tiny
+_LOG_TINY = np.log(_TINY_NORMAL) + 1.0
 
 
 def log_fixation(u, population_size):
@@ -155,9 +155,7 @@ def _sparse_stationary(src, dst, scaled, n):
     rates = np.exp(scaled)
     keep = rates > 0
     src, dst, rates = src[keep], dst[keep], rates[keep]
-    Q = sp.csr_array((rates, (src, dst)), shape=(n, n))
-    n_comp, _ = csgraph.connected_components(Q, directed=True, connection="strong")
-    if n_comp != 1:
+    if not _strongly_connected(src, dst, n):
         return None
     out = np.bincount(src, weights=rates, minlength=n)
     # balance equations Q^T pi = 0, the best-connected one replaced by sum = 1
@@ -227,13 +225,12 @@ def stationary_from_log_rates(src, dst, log_rate, n_states):
     flushed = underflow and FLUSHED_GTH_MIN_STATES <= n_states < SPARSE_MIN_STATES
     if (not underflow and n_states < SPARSE_MIN_STATES) or (
             flushed and _connected_without_underflow(src, dst, scaled, n_states)):
-        try:
-            with np.errstate(over="ignore", divide="ignore", invalid="ignore"):
-                log_pi = _gth_linear(np.exp(L))
-        except FloatingPointError:  # pragma: no cover - guarded by the checks
+        try:  # reducible, or a subnormal exit total: FloatingPointError
+            log_pi = _gth_linear(np.exp(L))
+        except FloatingPointError:
             log_pi = None
-        # a total of subnormal rates overflows its quotients (inf, then NaN):
-        # the log-space elimination then, as for every other failure
+        # no NaN or inf leaves the solver: the log-space elimination instead,
+        # as for every other failure
         if log_pi is not None and not np.any(np.isnan(log_pi) | (log_pi == np.inf)):
             return _normalise_log(log_pi - shift), "gth"
     return _normalise_log(_gth_log(L) - shift), "gth-log"
@@ -242,8 +239,12 @@ def stationary_from_log_rates(src, dst, log_rate, n_states):
 def _connected_without_underflow(src, dst, scaled, n):
     """Whether the moves whose rates do not underflow join every state."""
     keep = scaled >= _LOG_TINY
-    graph = sp.csr_array((np.ones(int(keep.sum())), (src[keep], dst[keep])),
-                         shape=(n, n))
+    return _strongly_connected(src[keep], dst[keep], n)
+
+
+def _strongly_connected(src, dst, n):
+    """Whether the moves ``src -> dst`` join every one of ``n`` states."""
+    graph = sp.csr_array((np.ones(src.shape[0]), (src, dst)), shape=(n, n))
     n_comp, _ = csgraph.connected_components(graph, directed=True,
                                              connection="strong")
     return n_comp == 1

@@ -127,7 +127,7 @@ def fit_extended(first, second, y, weight, players, covariates, names, *, ties,
     weight_scale : float, default=1.0
         What the caller divided the weights by: the vanishing prior of data
         without a finite maximum is per unit of the caller's weights
-        (:func:`._base.effective_alpha`).
+        (:func:`._vanishing.effective_alpha`).
 
     Returns
     -------

@@ -226,20 +226,18 @@ def _warn_unshared_tasks(X, left, right):
     agents = (np.asarray(X.index) if isinstance(X, pd.DataFrame)
               else np.arange(observed.shape[0]))
     row = {label: k for k, label in enumerate(agents)}
-    worst = None
+    worst, n_pairs = None, 0
     for a, b in zip(left, right, strict=True):
         if a not in row or b not in row:
             continue
         mask_a, mask_b = observed[row[a]], observed[row[b]]
-        shared = int(np.sum(mask_a & mask_b))
         alone = int(np.sum(mask_a ^ mask_b))
+        n_pairs += alone > 0
         if alone and (worst is None or alone > worst[0]):
-            worst = (alone, a, b, int(mask_a.sum()), int(mask_b.sum()), shared)
+            worst = (alone, a, b, int(mask_a.sum()), int(mask_b.sum()),
+                     int(np.sum(mask_a & mask_b)))
     if worst is None:
         return
-    n_pairs = sum(
-        bool(np.any(observed[row[a]] ^ observed[row[b]]))
-        for a, b in zip(left, right, strict=True) if a in row and b in row)
     _, a, b, n_a, n_b, shared = worst
     a, b = (x.item() if isinstance(x, np.generic) else x for x in (a, b))
     warnings.warn(
